@@ -1,0 +1,90 @@
+//! Guest SDK shared by every Rust SPT of equimorph.
+//!
+//! It compiles both natively (so each SPT's snapshot tests run without WebAssembly) and for
+//! `wasm32-unknown-unknown` (where [`export_transform!`] binds a crate to the WIT world).
+//!
+//! - [`parse`]: tree-sitter-python parsing and node helpers;
+//! - [`scope`]: Python scopes and name resolution (what may be renamed, what may not);
+//! - [`names`]: fresh identifiers that collide with nothing, from a seeded vocabulary;
+//! - [`edit`]: non-overlapping byte-range replacements applied in one pass;
+//! - [`text`]: indentation helpers that never touch the inside of string literals;
+//! - [`rng`]: the seeded RNG (ChaCha8, fixed) behind every random choice.
+
+pub mod edit;
+pub mod names;
+pub mod parse;
+pub mod pyast;
+pub mod rng;
+pub mod scope;
+pub mod text;
+
+pub use edit::Edits;
+pub use parse::{Parsed, ParseError};
+pub use rng::Rng;
+
+/// What a transform says about itself (mirrors the WIT `info` record).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Info {
+    /// Unique kebab-case name.
+    pub name: &'static str,
+    /// One line.
+    pub description: &'static str,
+    /// naming | control-flow | data-flow | expression | structure | layout
+    pub category: &'static str,
+}
+
+/// The outcome of one application: `Ok(None)` = not applicable, `Err` = the input could not be handled.
+pub type Outcome = Result<Option<String>, String>;
+
+/// Parses `source`, runs `rewrite` on it and turns the edit list into the output program.
+///
+/// Returns `Ok(None)` when `rewrite` produced no edits or the edits leave the text unchanged.
+pub fn run(source: &str, seed: u64, rewrite: impl FnOnce(&Parsed, &mut Rng) -> Edits) -> Outcome {
+    let parsed = Parsed::new(source).map_err(|e| e.to_string())?;
+    let mut rng = Rng::new(seed);
+    let edits = rewrite(&parsed, &mut rng);
+    if edits.is_empty() {
+        return Ok(None);
+    }
+    let out = edits.apply(source).map_err(|e| e.to_string())?;
+    if out == source {
+        Ok(None)
+    } else {
+        Ok(Some(out))
+    }
+}
+
+/// Binds a transform crate to the WIT world `transform` when built for WebAssembly.
+///
+/// `$info` is an expression of type [`Info`], `$apply` a `fn(&str, u64) -> Outcome`.
+/// The invoking crate must depend on `wit-bindgen` and sit one level below `transforms/`.
+#[macro_export]
+macro_rules! export_transform {
+    ($info:expr, $apply:path) => {
+        #[cfg(target_arch = "wasm32")]
+        mod __equimorph_component {
+            wit_bindgen::generate!({ world: "transform", path: "../wit" });
+
+            struct Component;
+
+            impl Guest for Component {
+                fn info() -> Info {
+                    let i: $crate::Info = $info;
+                    Info {
+                        name: i.name.to_string(),
+                        description: i.description.to_string(),
+                        category: i.category.to_string(),
+                    }
+                }
+
+                fn apply(source: String, seed: u64) -> Result<Option<String>, String> {
+                    $apply(&source, seed)
+                }
+            }
+
+            export!(Component);
+        }
+    };
+}
+
+pub mod testing;

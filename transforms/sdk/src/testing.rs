@@ -1,0 +1,133 @@
+//! Test helpers shared by the SPT crates (native builds only).
+//!
+//! [`fixture_tests!`](crate::fixture_tests) generates, for a crate with a `fixtures/` folder of
+//! Python programs, snapshot tests of its outputs (seeds 0 and 1), a determinism test (same seed, same bytes;
+//! some seeds differ), and a
+//! behaviour test that runs every fixture and every output with `python3` and compares stdout
+//! and exit status.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The `.py` files of `dir`, sorted.
+pub fn fixture_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "py"));
+    files.sort();
+    files
+}
+
+/// Runs `source` with `python3 -I` in a temporary directory; returns (exit code, stdout, stderr).
+pub fn run_python(source: &str) -> (i32, String, String) {
+    let dir = std::env::temp_dir().join(format!("equimorph-sdk-{}-{}", std::process::id(), unique()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("prog.py");
+    std::fs::write(&file, source).expect("write program");
+    let out = Command::new("python3")
+        .arg("-I")
+        .arg(&file)
+        .current_dir(&dir)
+        .env_clear()
+        .env("PYTHONHASHSEED", "0")
+        .output()
+        .expect("python3 runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Renders an outcome for a snapshot.
+pub fn render(out: &crate::Outcome) -> String {
+    match out {
+        Ok(Some(s)) => s.clone(),
+        Ok(None) => "<not applicable>".to_string(),
+        Err(e) => format!("<error: {e}>"),
+    }
+}
+
+/// Generates the standard tests of an SPT crate (see the module docs).
+#[macro_export]
+macro_rules! fixture_tests {
+    ($apply:path) => {
+        fn __fixtures() -> Vec<(String, String)> {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+            let files = $crate::testing::fixture_files(&dir);
+            assert!(!files.is_empty(), "no fixtures in {}", dir.display());
+            files
+                .into_iter()
+                .map(|f| {
+                    let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+                    (stem, std::fs::read_to_string(&f).unwrap())
+                })
+                .collect()
+        }
+
+        #[test]
+        fn snapshots_of_fixtures() {
+            let mut settings = insta::Settings::clone_current();
+            settings.set_snapshot_path(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots"));
+            settings.set_prepend_module_to_snapshot(false);
+            settings.bind(|| {
+                for (stem, src) in __fixtures() {
+                    for seed in [0u64, 1] {
+                        let out = $apply(&src, seed);
+                        insta::assert_snapshot!(format!("{stem}-seed{seed}"), $crate::testing::render(&out));
+                    }
+                }
+            });
+        }
+
+        #[test]
+        fn same_seed_same_bytes_and_outputs_parse() {
+            let mut applied = 0;
+            let mut differs = false;
+            for (stem, src) in __fixtures() {
+                let mut seen = std::collections::HashSet::new();
+                for seed in 0u64..8 {
+                    let a = $apply(&src, seed);
+                    let b = $apply(&src, seed);
+                    assert_eq!(a, b, "{stem}: seed {seed} is not deterministic");
+                    if let Ok(Some(out)) = &a {
+                        applied += 1;
+                        assert!($crate::Parsed::new(out).is_ok(), "{stem} seed {seed}: output does not parse:\n{out}");
+                        assert_ne!(out, &src, "{stem}: unchanged output must be reported as not applicable");
+                        seen.insert(out.clone());
+                    }
+                }
+                differs |= seen.len() > 1;
+            }
+            assert!(applied > 0, "the transform applied to no fixture");
+            assert!(differs, "different seeds never gave different outputs on any fixture");
+        }
+
+        #[test]
+        fn outputs_behave_like_fixtures() {
+            for (stem, src) in __fixtures() {
+                let expected = $crate::testing::run_python(&src);
+                assert_eq!(expected.0, 0, "{stem}: fixture itself fails: {}", expected.2);
+                for seed in 0u64..4 {
+                    if let Ok(Some(out)) = $apply(&src, seed) {
+                        let got = $crate::testing::run_python(&out);
+                        assert_eq!(
+                            (got.0, &got.1),
+                            (expected.0, &expected.1),
+                            "{stem} seed {seed}: behaviour changed.\n--- output program ---\n{out}\n--- stderr ---\n{}",
+                            got.2
+                        );
+                    }
+                }
+            }
+        }
+    };
+}

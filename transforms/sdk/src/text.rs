@@ -1,0 +1,119 @@
+//! Indentation helpers. Lines that begin inside a string literal are never touched: their
+//! leading whitespace is part of the string's value.
+
+use crate::parse::{descendants, Parsed};
+use tree_sitter::Node;
+
+/// Byte offset of the start of the line containing `byte`.
+pub fn line_start(src: &str, byte: usize) -> usize {
+    src[..byte].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// Byte offset just past the end of the line containing `byte` (after its `\n`, if any).
+pub fn line_end(src: &str, byte: usize) -> usize {
+    src[byte..].find('\n').map_or(src.len(), |i| byte + i + 1)
+}
+
+/// The leading whitespace of the line containing `byte`.
+pub fn line_indent(src: &str, byte: usize) -> &str {
+    let start = line_start(src, byte);
+    let rest = &src[start..];
+    let n = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    &rest[..n]
+}
+
+/// Whether only spaces or tabs stand between the start of `byte`'s line and `byte`.
+pub fn starts_line(src: &str, byte: usize) -> bool {
+    src[line_start(src, byte)..byte].chars().all(|c| c == ' ' || c == '\t')
+}
+
+/// Whether only spaces, tabs or a comment stand between `byte` and the end of its line.
+pub fn ends_line(src: &str, byte: usize) -> bool {
+    let rest = &src[byte..line_end(src, byte)];
+    let rest = rest.trim_start_matches([' ', '\t']);
+    rest.is_empty() || rest.starts_with('\n') || rest.starts_with('#') || rest.starts_with("\r\n")
+}
+
+/// The indentation unit of the program: the first extra indentation a block adds over its
+/// parent statement, or four spaces when the program has no indented block.
+pub fn indent_unit(parsed: &Parsed) -> String {
+    let src = parsed.source.as_str();
+    for block in parsed.nodes_of_kind("block") {
+        let (Some(parent), true) = (block.parent(), starts_line(src, block.start_byte())) else {
+            continue;
+        };
+        let outer = line_indent(src, parent.start_byte());
+        let inner = line_indent(src, block.start_byte());
+        if inner.len() > outer.len() && inner.starts_with(outer) {
+            return inner[outer.len()..].to_string();
+        }
+    }
+    "    ".to_string()
+}
+
+/// Offsets of line starts that lie strictly inside a string literal (continuation lines of
+/// triple-quoted strings), sorted.
+pub fn string_line_starts(parsed: &Parsed) -> Vec<usize> {
+    let src = parsed.source.as_str();
+    let mut out = Vec::new();
+    for node in descendants(parsed.root()) {
+        if node.kind() != "string" {
+            continue;
+        }
+        let text = &src[node.byte_range()];
+        for (i, _) in text.match_indices('\n') {
+            out.push(node.start_byte() + i + 1);
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The statements of `block` as text whose every line starts with `indent`: the block's own
+/// indentation is replaced by `indent`; lines inside strings are left exactly as they are;
+/// no trailing newline.
+///
+/// Works for blocks on their own lines and for a body on its header's line (`if x: y`).
+pub fn block_text(parsed: &Parsed, block: Node<'_>, indent: &str) -> String {
+    reindent_range(parsed, block.start_byte(), block.end_byte(), indent)
+}
+
+/// Text of the bytes `start..end` (where `start` is the first non-blank of a statement) with
+/// that statement's line indentation replaced by `indent` on every line that carries it.
+pub fn reindent_range(parsed: &Parsed, start: usize, end: usize, indent: &str) -> String {
+    let src = parsed.source.as_str();
+    let own_line = starts_line(src, start);
+    let from = if own_line { line_indent(src, start).to_string() } else { String::new() };
+    let in_string = string_line_starts(parsed);
+    let text = src[start..end].trim_end();
+    let mut out = String::with_capacity(text.len() + 32);
+    out.push_str(indent);
+    let mut offset = start;
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            if in_string.binary_search(&offset).is_ok() {
+                out.push_str(line);
+            } else if line.trim().is_empty() {
+                // blank lines carry no indentation
+            } else if own_line && line.starts_with(from.as_str()) {
+                out.push_str(indent);
+                out.push_str(&line[from.len()..]);
+            } else {
+                out.push_str(line);
+            }
+        } else {
+            out.push_str(line);
+        }
+        offset += line.len() + 1;
+    }
+    out
+}
+
+/// Prefixes every non-empty line of generated `text` (which holds no multi-line string) with `indent`.
+pub fn indent_lines(text: &str, indent: &str) -> String {
+    text.split('\n')
+        .map(|l| if l.is_empty() { String::new() } else { format!("{indent}{l}") })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

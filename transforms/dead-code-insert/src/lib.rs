@@ -1,1 +1,138 @@
+//! # dead-code-insert
+//!
+//! ## What it does
+//! Inserts a small statement that has no effect before a randomly chosen statement: a branch
+//! that can never run (`if False:`, `if 3 > 7:`, a loop over `()`), or a counter loop that runs
+//! zero times. All names it uses are fresh.
+//!
+//! ## Why it preserves semantics
+//! The inserted code cannot raise even if reached: it only assigns integer literals and
+//! arithmetic on them to fresh names, compares integer literals, and loops over an empty
+//! tuple. Its names appear nowhere else, so it cannot make an existing name local (which would
+//! turn a global read into `UnboundLocalError`), and it never contains `yield`, `return`,
+//! `await`, `global` or `nonlocal`, which would change what the enclosing function is.
+//! It is never placed before a docstring (which would change `__doc__`) or a
+//! `from __future__` import (which must come first), and only at the start of a line.
+//!
+//! ## Example
+//! ```python
+//! def f(x):
+//!     return x + 1
+//! ```
+//! becomes
+//! ```python
+//! def f(x):
+//!     if 2 > 9:
+//!         score = 2 * 9
+//!     return x + 1
+//! ```
+//!
+//! ## Not applied when
+//! - the only candidate positions are in class bodies (fresh names would become attributes);
+//! - the program inspects its namespace (`globals()`, `locals()`, `vars()`, `dir()`…), since the
+//!   zero-trip loop binds a fresh name.
 
+use sdk::names::FreshNames;
+use sdk::parse::{in_class_scope, named_children, Parsed};
+use sdk::scope::ScopeInfo;
+use sdk::text::{indent_unit, line_indent, line_start, starts_line};
+use sdk::{Edits, Info, Outcome, Rng};
+use tree_sitter::Node;
+
+/// This transform's self-description.
+pub const INFO: Info = Info {
+    name: "dead-code-insert",
+    description: "Insert a statement that can never run or never has an effect",
+    category: "structure",
+};
+
+/// Applies the transform (see the crate docs).
+pub fn apply(source: &str, seed: u64) -> Outcome {
+    sdk::run(source, seed, rewrite)
+}
+
+sdk::export_transform!(crate::INFO, crate::apply);
+
+fn is_docstring(parsed: &Parsed, stmt: Node<'_>) -> bool {
+    stmt.kind() == "expression_statement"
+        && named_children(stmt).first().is_some_and(|c| c.kind() == "string" || c.kind() == "concatenated_string")
+        && stmt.prev_named_sibling().is_none_or(|p| p.kind() == "comment" && is_first_code(parsed, p))
+}
+
+fn is_first_code(_parsed: &Parsed, node: Node<'_>) -> bool {
+    let mut cur = node.prev_named_sibling();
+    while let Some(c) = cur {
+        if c.kind() != "comment" {
+            return false;
+        }
+        cur = c.prev_named_sibling();
+    }
+    true
+}
+
+/// Statements before which code may be inserted.
+fn positions<'t>(parsed: &'t Parsed) -> Vec<Node<'t>> {
+    let src = parsed.source.as_str();
+    let last_future = parsed.nodes_of_kind("future_import_statement").iter().map(|n| n.end_byte()).max().unwrap_or(0);
+    parsed
+        .nodes()
+        .into_iter()
+        .filter(|n| n.parent().is_some_and(|p| matches!(p.kind(), "module" | "block")))
+        .filter(|n| n.is_named() && n.kind() != "comment")
+        .filter(|n| n.start_byte() >= last_future && starts_line(src, n.start_byte()))
+        .filter(|n| !is_docstring(parsed, *n) && !in_class_scope(*n))
+        .collect()
+}
+
+fn dead_code(rng: &mut Rng, fresh: &mut FreshNames, unit: &str) -> String {
+    let a = fresh.fresh(rng, None);
+    let n = rng.below(9) as i64 + 1;
+    let m = rng.below(9) as i64 + 1;
+    match rng.below(5) {
+        0 => format!("if False:\n{unit}{a} = {n}"),
+        1 => format!("if {n} > {}:\n{unit}{a} = {n} * {m}", n + m),
+        2 => {
+            let b = fresh.fresh(rng, None);
+            format!("for {a} in ():\n{unit}{b} = {a}")
+        }
+        3 => format!("{a} = {n}\nwhile {a} < {n}:\n{unit}{a} += {m}"),
+        _ => format!("while {n} == {}:\n{unit}{a} = {m}\n{unit}break", n + m),
+    }
+}
+
+fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
+    let mut edits = Edits::new();
+    let info = ScopeInfo::analyze(parsed);
+    if info.any_dynamic() {
+        return edits;
+    }
+    let spots = positions(parsed);
+    if spots.is_empty() {
+        return edits;
+    }
+    let unit = indent_unit(parsed);
+    let mut fresh = FreshNames::new(parsed);
+    let spot = spots[rng.below(spots.len())];
+    let src = parsed.source.as_str();
+    let indent = line_indent(src, spot.start_byte()).to_string();
+    let code = dead_code(rng, &mut fresh, &unit);
+    let text: String = code.lines().map(|l| format!("{indent}{l}\n")).collect();
+    edits.insert(line_start(src, spot.start_byte()), text);
+    edits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::apply;
+    sdk::fixture_tests!(apply);
+
+    #[test]
+    fn never_before_docstring_or_future_import() {
+        let src = "\"\"\"Module doc.\"\"\"\nfrom __future__ import annotations\n\n\ndef f():\n    \"\"\"Doc.\"\"\"\n    return 1\n";
+        for s in 0..32 {
+            let out = apply(src, s).unwrap().unwrap();
+            assert!(out.starts_with("\"\"\"Module doc.\"\"\"\nfrom __future__ import annotations\n"), "{out}");
+            assert!(out.contains("def f():\n    \"\"\"Doc.\"\"\"\n"), "{out}");
+        }
+    }
+}

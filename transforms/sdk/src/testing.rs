@@ -116,7 +116,7 @@ macro_rules! fixture_tests {
             for (stem, src) in __fixtures() {
                 let expected = $crate::testing::run_python(&src);
                 assert_eq!(expected.0, 0, "{stem}: fixture itself fails: {}", expected.2);
-                for seed in 0u64..4 {
+                for seed in 0u64..8 {
                     if let Ok(Some(out)) = $apply(&src, seed) {
                         let got = $crate::testing::run_python(&out);
                         assert_eq!(

@@ -1,1 +1,202 @@
+//! # stmt-swap
+//!
+//! ## What it does
+//! Swaps two adjacent assignment statements of the same block when neither depends on the
+//! other: `lo = 0` / `hi = n - 1` becomes `hi = n - 1` / `lo = 0`.
+//!
+//! ## Why it preserves semantics
+//! Both statements assign plain names (no attributes, subscripts or annotations) from
+//! expressions built only of names, literals and operators (no calls, attribute or item
+//! access, comprehensions, lambdas, `await`, `yield`, `:=` or f-strings), so neither has an
+//! effect other than its own binding. Neither reads or writes a name the other writes, so each
+//! computes the same value in either order. An expression with a name or an operator can still
+//! raise (an unbound name, `1 // 0`), and then the other statement's binding would be missing
+//! or present: so inside a `try` or `with` (where the exception could be caught and the name
+//! read later) only literal-only statements are swapped. Outside them an exception leaves the
+//! function or the program, and the binding can no longer be observed.
+//!
+//! ## Example
+//! ```python
+//! lo = 0
+//! hi = n - 1
+//! ```
+//! becomes
+//! ```python
+//! hi = n - 1
+//! lo = 0
+//! ```
+//!
+//! ## Not applied when
+//! - either statement is not a simple assignment, shares a line (`a = 1; b = 2`), or uses
+//!   augmented assignment with anything but a number;
+//! - the program inspects its namespace or its frame (`locals()`, `vars()`…) in that scope.
+//!
+//! Operators are assumed to have no side effects, which holds for every builtin type; a user
+//! class whose `__add__` prints would observe the swap (the oracle checks every candidate).
 
+use sdk::parse::{any_within, children, is_function_like, named_children, Parsed};
+use sdk::scope::ScopeInfo;
+use sdk::text::{ends_line, starts_line};
+use sdk::{Edits, Info, Outcome, Rng};
+use std::collections::HashSet;
+use tree_sitter::Node;
+
+/// This transform's self-description.
+pub const INFO: Info = Info {
+    name: "stmt-swap",
+    description: "Swap two adjacent independent assignments",
+    category: "data-flow",
+};
+
+/// Applies the transform (see the crate docs).
+pub fn apply(source: &str, seed: u64) -> Outcome {
+    sdk::run(source, seed, rewrite)
+}
+
+sdk::export_transform!(crate::INFO, crate::apply);
+
+/// Reads and writes of one simple assignment, and whether its value is literal-only.
+struct Effects {
+    reads: HashSet<String>,
+    writes: HashSet<String>,
+    literal_only: bool,
+}
+
+fn pure_expr(parsed: &Parsed, n: Node<'_>, reads: &mut HashSet<String>) -> bool {
+    match n.kind() {
+        "identifier" => {
+            reads.insert(parsed.text(n).to_string());
+            true
+        }
+        "integer" | "float" | "true" | "false" | "none" | "comment" => true,
+        "string" => !children(n).iter().any(|c| c.kind() == "interpolation"),
+        "concatenated_string" => named_children(n).into_iter().all(|c| pure_expr(parsed, c, reads)),
+        "binary_operator" | "unary_operator" | "boolean_operator" | "not_operator" | "comparison_operator"
+        | "parenthesized_expression" | "tuple" | "list" | "set" | "dictionary" | "pair" | "expression_list" => {
+            named_children(n).into_iter().all(|c| pure_expr(parsed, c, reads))
+        }
+        _ => false,
+    }
+}
+
+fn effects(parsed: &Parsed, stmt: Node<'_>) -> Option<Effects> {
+    if stmt.kind() != "expression_statement" {
+        return None;
+    }
+    let kids = named_children(stmt);
+    let [assign] = kids.as_slice() else { return None };
+    let mut reads = HashSet::new();
+    let mut writes = HashSet::new();
+    match assign.kind() {
+        "assignment" => {
+            if assign.child_by_field_name("type").is_some() {
+                return None;
+            }
+            let left = assign.child_by_field_name("left")?;
+            let right = assign.child_by_field_name("right")?;
+            let targets: Vec<Node<'_>> = match left.kind() {
+                "identifier" => vec![left],
+                "pattern_list" | "tuple_pattern" => named_children(left),
+                _ => return None,
+            };
+            for t in targets {
+                if t.kind() != "identifier" {
+                    return None;
+                }
+                writes.insert(parsed.text(t).to_string());
+            }
+            if !pure_expr(parsed, right, &mut reads) {
+                return None;
+            }
+        }
+        "augmented_assignment" => {
+            let left = assign.child_by_field_name("left")?;
+            let right = assign.child_by_field_name("right")?;
+            if left.kind() != "identifier" || !matches!(right.kind(), "integer" | "float") {
+                return None;
+            }
+            let name = parsed.text(left).to_string();
+            reads.insert(name.clone());
+            writes.insert(name);
+        }
+        _ => return None,
+    }
+    let literal_only = reads.is_empty();
+    Some(Effects { reads, writes, literal_only })
+}
+
+/// Whether `stmt` is inside a `try` or `with` of its own function (an exception could be
+/// caught and the missing binding observed).
+fn guarded(stmt: Node<'_>) -> bool {
+    let mut cur = stmt.parent();
+    while let Some(n) = cur {
+        if is_function_like(n.kind()) {
+            return false;
+        }
+        if matches!(n.kind(), "try_statement" | "with_statement") {
+            return true;
+        }
+        cur = n.parent();
+    }
+    false
+}
+
+fn own_line(parsed: &Parsed, n: Node<'_>) -> bool {
+    let src = parsed.source.as_str();
+    starts_line(src, n.start_byte()) && ends_line(src, n.end_byte())
+}
+
+fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
+    let mut edits = Edits::new();
+    let info = ScopeInfo::analyze(parsed);
+    let mut pairs: Vec<(Node<'_>, Node<'_>)> = Vec::new();
+    for block in parsed.nodes().into_iter().filter(|n| matches!(n.kind(), "module" | "block")) {
+        let stmts: Vec<Node<'_>> = named_children(block).into_iter().filter(|n| n.kind() != "comment").collect();
+        for w in stmts.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            if !own_line(parsed, a) || !own_line(parsed, b) {
+                continue;
+            }
+            let (Some(ea), Some(eb)) = (effects(parsed, a), effects(parsed, b)) else { continue };
+            let independent = ea.writes.is_disjoint(&eb.writes)
+                && ea.writes.is_disjoint(&eb.reads)
+                && eb.writes.is_disjoint(&ea.reads);
+            let raise_safe = !guarded(a) || (ea.literal_only && eb.literal_only);
+            if independent && raise_safe {
+                pairs.push((a, b));
+            }
+        }
+    }
+    if info.any_dynamic() || any_within(parsed.root(), &|n| n.kind() == "ERROR", &|_| false) {
+        pairs.clear();
+    }
+    if pairs.is_empty() {
+        return edits;
+    }
+    let (a, b) = pairs[rng.below(pairs.len())];
+    edits.replace(a.byte_range(), parsed.text(b));
+    edits.replace(b.byte_range(), parsed.text(a));
+    edits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::apply;
+    sdk::fixture_tests!(apply);
+
+    #[test]
+    fn keeps_dependent_and_effectful_pairs() {
+        for src in [
+            "a = 1\nb = a + 1\n",
+            "a = b\nb = 2\n",
+            "a = f()\nb = 2\n",
+            "x.y = 1\nb = 2\n",
+            "a = 1; b = 2\n",
+            "try:\n    a = 1\n    b = n // 0\nexcept ZeroDivisionError:\n    print(a)\n",
+        ] {
+            for s in 0..8 {
+                assert_eq!(apply(src, s), Ok(None), "{src}");
+            }
+        }
+    }
+}

@@ -1,1 +1,49 @@
-fn main() {}
+//! The `equimorph` command line: parses arguments and calls one function per subcommand.
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "equimorph",
+    version,
+    about = "Search for semantic-preserving rewrites of Python programs that fool code-clone detectors",
+    long_about = None
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List or inspect the available transforms.
+    #[command(subcommand)]
+    Transforms(commands::transforms::TransformsCommand),
+    /// Apply transforms to a program and print the result on stdout.
+    Apply(commands::apply::ApplyArgs),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("EQUIMORPH_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Transforms(c) => commands::transforms::run(c),
+        Command::Apply(a) => commands::apply::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! `equimorph apply`: run a sequence of transforms on one program.
+
+use super::common::{read_text, split_names, TransformOptions};
+use anyhow::{bail, Result};
+use clap::Args;
+use equimorph::program::{validate, Candidate};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `apply`.
+#[derive(Args)]
+pub struct ApplyArgs {
+    /// Transforms to apply, in order (comma-separated; a name may repeat).
+    #[arg(long, value_name = "NAME[,NAME...]", required = true)]
+    transform: String,
+    /// Seed of every step, or one seed per step (comma-separated).
+    #[arg(long, default_value = "0", value_name = "N[,N...]")]
+    seed: String,
+    /// The Python program, or `-` for standard input.
+    file: PathBuf,
+    #[command(flatten)]
+    transforms: TransformOptions,
+}
+
+/// Runs `apply`.
+pub fn run(args: ApplyArgs) -> Result<ExitCode> {
+    let names = split_names(&args.transform);
+    if names.is_empty() {
+        bail!("--transform needs at least one name");
+    }
+    let seeds: Vec<u64> = args
+        .seed
+        .split(',')
+        .map(|s| s.trim().parse::<u64>().map_err(|_| anyhow::anyhow!("--seed: {s:?} is not a non-negative integer")))
+        .collect::<Result<_>>()?;
+    if seeds.len() != 1 && seeds.len() != names.len() {
+        bail!("--seed has {} values for {} transforms: give one seed, or one per transform", seeds.len(), names.len());
+    }
+    let source = read_text(&args.file)?;
+    if let Err(e) = validate(&source) {
+        bail!("{} does not parse as Python: {e}", args.file.display());
+    }
+    let runtime = args.transforms.runtime()?;
+    let set = args.transforms.load(&runtime)?;
+    let steps = set.select(&names)?;
+    let mut current = source;
+    for (i, t) in steps.iter().enumerate() {
+        let seed = if seeds.len() == 1 { seeds[0] } else { seeds[i] };
+        match t.apply(&current, seed) {
+            Ok(Some(out)) => match equimorph::program::classify(&current, out) {
+                Candidate::Valid(text) => current = text,
+                Candidate::Unchanged => eprintln!("step {} ({}): not applicable (output unchanged)", i + 1, t.name),
+                Candidate::Invalid(e) => bail!("step {} ({}) produced invalid Python: {e}", i + 1, t.name),
+            },
+            Ok(None) => eprintln!("step {} ({}): not applicable", i + 1, t.name),
+            Err(e) => bail!("step {} ({}) failed: {e}", i + 1, t.name),
+        }
+    }
+    print!("{current}");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,5 @@
+//! One module per subcommand. Only this layer prints.
+
+pub mod apply;
+pub mod common;
+pub mod transforms;

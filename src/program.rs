@@ -1,0 +1,138 @@
+//! Validity of candidate programs: they must parse as Python (no ERROR or MISSING node), and a
+//! content hash identifies them for deduplication and caching.
+
+use std::cell::RefCell;
+use std::fmt;
+use thiserror::Error;
+use tree_sitter::{Node, Parser};
+
+/// Why a text is not a valid Python program.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum InvalidProgram {
+    /// A syntax error near this 1-based line and column.
+    #[error("syntax error at line {line}, column {column}")]
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column (in bytes).
+        column: usize,
+    },
+    /// The parser gave up (e.g. the grammar could not be loaded).
+    #[error("the Python parser failed: {0}")]
+    Parser(String),
+}
+
+/// A 256-bit content hash (BLAKE3) of a program's text.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProgramHash(pub [u8; 32]);
+
+impl ProgramHash {
+    /// The hash of `source`.
+    pub fn of(source: &str) -> Self {
+        ProgramHash(*blake3::hash(source.as_bytes()).as_bytes())
+    }
+
+    /// Lower-case hex.
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+}
+
+impl fmt::Debug for ProgramHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ProgramHash({})", &self.to_hex()[..16])
+    }
+}
+
+impl fmt::Display for ProgramHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// Checks that `source` parses as Python with no ERROR or MISSING node.
+pub fn validate(source: &str) -> Result<(), InvalidProgram> {
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut p = Parser::new();
+            p.set_language(&tree_sitter_python::LANGUAGE.into()).map_err(|e| InvalidProgram::Parser(e.to_string()))?;
+            *slot = Some(p);
+        }
+        let parser = slot.as_mut().ok_or_else(|| InvalidProgram::Parser("no parser".into()))?;
+        let tree = parser.parse(source, None).ok_or_else(|| InvalidProgram::Parser("no tree".into()))?;
+        match first_error(tree.root_node()) {
+            None => Ok(()),
+            Some(n) => {
+                let p = n.start_position();
+                Err(InvalidProgram::Syntax { line: p.row + 1, column: p.column + 1 })
+            }
+        }
+    })
+}
+
+fn first_error(root: Node<'_>) -> Option<Node<'_>> {
+    if !root.has_error() {
+        return None;
+    }
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.is_error() || n.is_missing() {
+            return Some(n);
+        }
+        if n.has_error() {
+            let kids: Vec<Node<'_>> = n.children(&mut cursor).collect();
+            stack.extend(kids.into_iter().rev());
+        }
+    }
+    Some(root)
+}
+
+/// What a transform's output means for the search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Candidate {
+    /// A new valid program.
+    Valid(String),
+    /// The output equals the input: the transform did not apply.
+    Unchanged,
+    /// The output does not parse.
+    Invalid(InvalidProgram),
+}
+
+/// Classifies `output`, the result of transforming `input`.
+pub fn classify(input: &str, output: String) -> Candidate {
+    if output == input {
+        return Candidate::Unchanged;
+    }
+    match validate(&output) {
+        Ok(()) => Candidate::Valid(output),
+        Err(e) => Candidate::Invalid(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_invalid_and_missing_nodes() {
+        assert_eq!(validate("x = 1\nprint(x)\n"), Ok(()));
+        assert!(matches!(validate("def f(:\n  pass\n"), Err(InvalidProgram::Syntax { line: 1, .. })));
+        // tree-sitter recovers `print(1` with a MISSING `)`: still invalid.
+        assert!(validate("print(1\n").is_err());
+        assert!(validate("if x:\npass\n").is_err());
+    }
+
+    #[test]
+    fn classify_unchanged_and_hash() {
+        assert_eq!(classify("a = 1\n", "a = 1\n".into()), Candidate::Unchanged);
+        assert!(matches!(classify("a = 1\n", "a = (\n".into()), Candidate::Invalid(_)));
+        assert_eq!(ProgramHash::of("a"), ProgramHash::of("a"));
+        assert_ne!(ProgramHash::of("a"), ProgramHash::of("b"));
+    }
+}

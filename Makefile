@@ -1,0 +1,39 @@
+# equimorph: one entry point. `make run` sets up and runs the main job; `make test` sets up and
+# runs every test (host and guests). Both install what is missing and are fast the second time.
+
+SHELL := /bin/bash
+CARGO ?= cargo
+BIN := target/release/equimorph
+
+.PHONY: run test setup transforms host guest-test host-test bench clean help
+
+help:
+	@echo "make run    - set up, build, and run the main job on the fixtures"
+	@echo "make test   - set up, build, and run all tests (host and guests)"
+	@echo "make bench  - run the benchmarks"
+
+setup:
+	@scripts/setup.sh
+
+transforms: setup
+	@scripts/build-transforms.sh
+
+host: setup
+	$(CARGO) build --release --bin equimorph
+
+run: transforms host
+	@scripts/main-job.sh
+
+guest-test: setup
+	cd transforms && $(CARGO) test --workspace
+
+host-test: transforms
+	$(CARGO) test --release --workspace
+
+test: guest-test host-test
+
+bench: transforms
+	$(CARGO) bench --bench transforms
+
+clean:
+	rm -rf build target transforms/target

@@ -7,3 +7,5 @@
 
 pub mod program;
 pub mod transform;
+pub mod oracle;
+pub mod task;

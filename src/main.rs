@@ -24,6 +24,10 @@ enum Command {
     Transforms(commands::transforms::TransformsCommand),
     /// Apply transforms to a program and print the result on stdout.
     Apply(commands::apply::ApplyArgs),
+    /// Run every original twice: ok / failing / flaky / timeout, with reasons.
+    Validate(commands::validate::ValidateArgs),
+    /// Decide whether a candidate behaves like a task's original (exit 0 yes, 1 no, 2 error).
+    Check(commands::check::CheckArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +42,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Transforms(c) => commands::transforms::run(c),
         Command::Apply(a) => commands::apply::run(a),
+        Command::Validate(a) => commands::validate::run(a),
+        Command::Check(a) => commands::check::run(a),
     };
     match result {
         Ok(code) => code,

@@ -71,3 +71,85 @@ pub fn read_text(path: &Path) -> Result<String> {
         anyhow::anyhow!("{} is not valid UTF-8 (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to())
     })
 }
+
+/// How the oracle runs programs.
+#[derive(Args, Debug, Clone)]
+pub struct OracleOptions {
+    /// Python interpreter for the tests (default: /usr/bin/python3, else python3 on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// fork: a sandboxed fork server per worker (fast); spawn: a fresh interpreter per test.
+    #[arg(long, value_enum, default_value = "fork")]
+    pub oracle_mode: equimorph::oracle::OracleMode,
+    /// Most test programs running at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// A candidate's timeout is the original's time on the test times this factor...
+    #[arg(long, default_value_t = 5.0, value_name = "X")]
+    pub timeout_factor: f64,
+    /// ...but at least this many seconds...
+    #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
+    pub timeout_floor: f64,
+    /// ...and at most this many (also the original's own limit).
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub timeout_cap: f64,
+    /// Address-space limit of a test program, in MiB.
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    pub memory_mb: u64,
+    /// Accept float tokens that differ by at most this (absolute or relative).
+    #[arg(long, value_name = "TOL")]
+    pub float_tolerance: Option<f64>,
+}
+
+impl OracleOptions {
+    /// Starts the oracle these options describe.
+    pub fn oracle(&self) -> Result<equimorph::oracle::Oracle> {
+        use equimorph::oracle::{Oracle, OracleConfig};
+        let mut config = OracleConfig { mode: self.oracle_mode, ..OracleConfig::default() };
+        if let Some(p) = &self.python {
+            config.python = p.clone();
+        }
+        if let Some(j) = self.jobs {
+            if j == 0 {
+                bail!("--jobs must be at least 1");
+            }
+            config.jobs = j;
+        }
+        if !(self.timeout_floor > 0.0 && self.timeout_cap >= self.timeout_floor && self.timeout_factor > 0.0) {
+            bail!("timeouts must satisfy 0 < --timeout-floor <= --timeout-cap and --timeout-factor > 0");
+        }
+        config.timeout_factor = self.timeout_factor;
+        config.timeout_floor = Duration::from_secs_f64(self.timeout_floor);
+        config.timeout_cap = Duration::from_secs_f64(self.timeout_cap);
+        config.limits.address_space = self.memory_mb << 20;
+        config.float_tolerance = self.float_tolerance;
+        let oracle = Oracle::new(config)?;
+        for w in &oracle.isolation().warnings {
+            eprintln!("warning: sandbox: {w}");
+        }
+        Ok(oracle)
+    }
+}
+
+/// Loads tasks, printing each load problem on stderr.
+pub fn load_tasks(path: &Path, format: Option<equimorph::task::TaskFormat>) -> Result<equimorph::task::TaskSet> {
+    let set = equimorph::task::load(path, format)?;
+    for p in &set.problems {
+        eprintln!("warning: {p}");
+    }
+    Ok(set)
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal or `quiet`.
+pub fn progress(len: u64, quiet: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(len);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg} (ETA {eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    pb
+}

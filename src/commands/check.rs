@@ -1,0 +1,64 @@
+//! `equimorph check`: A(x, x') for one candidate, with the first differing test.
+
+use super::common::{load_tasks, read_text, OracleOptions};
+use anyhow::{anyhow, Result};
+use clap::Args;
+use equimorph::oracle::ValidationStatus;
+use equimorph::task::TaskFormat;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `check`.
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Task file or directory.
+    tasks: PathBuf,
+    /// The task's id.
+    #[arg(long)]
+    id: String,
+    /// The candidate program (`-` for stdin).
+    #[arg(long)]
+    candidate: PathBuf,
+    /// Input format (default: guessed from the path).
+    #[arg(long, value_enum)]
+    format: Option<TaskFormat>,
+    /// Print the decision as JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    oracle: OracleOptions,
+}
+
+/// Runs `check`: exit 0 = equivalent, 1 = not equivalent, 2 = error.
+pub fn run(args: CheckArgs) -> Result<ExitCode> {
+    let set = load_tasks(&args.tasks, args.format)?;
+    let task = set.get(&args.id).ok_or_else(|| anyhow!("no task with id {:?} in {}", args.id, args.tasks.display()))?;
+    let candidate = read_text(&args.candidate)?;
+    let oracle = args.oracle.oracle()?;
+    let validation = oracle.validate(task);
+    let Some(reference) = validation.reference.as_ref().filter(|_| validation.status == ValidationStatus::Ok) else {
+        return Err(anyhow!(
+            "the original of {:?} is {:?}: {}",
+            task.id,
+            validation.status,
+            validation.reason.unwrap_or_default()
+        ));
+    };
+    let decision = oracle.check(task, reference, &candidate);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&decision)?);
+    } else if decision.equivalent {
+        println!("equivalent: all {} tests behave like the original", reference.runs.len());
+    } else if let Some(f) = &decision.failure {
+        println!("NOT equivalent: test {} differs", f.test);
+        if !f.input.is_empty() {
+            println!("--- input ---\n{}", f.input.trim_end());
+        }
+        println!("--- expected ({:?}) ---\n{}", f.expected_class, f.expected.trim_end());
+        println!("--- got ({:?}) ---\n{}", f.got_class, f.got.trim_end());
+        if !f.stderr_tail.trim().is_empty() {
+            println!("--- stderr (tail) ---\n{}", f.stderr_tail.trim_end());
+        }
+    }
+    Ok(if decision.equivalent { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,0 +1,377 @@
+//! The equivalence oracle A(x, x'): runs a task's tests on the original and on a candidate in
+//! sandboxed subprocesses and compares what they do.
+//!
+//! - The original's behaviour (stdout, exit class, time) is recorded once per test
+//!   ([`Oracle::reference`]).
+//! - A candidate is equivalent iff, for every test, its normalised stdout equals the
+//!   original's and its exit class is the same; for `test_code`, it must exit 0. The first
+//!   failing test ends the check.
+//! - Decisions are cached by (task id, candidate hash); runs are capped at `jobs` at once.
+
+mod compare;
+mod runner;
+mod sandbox;
+
+pub use compare::{normalize, outputs_equal};
+pub use runner::{ExitClass, RunRequest, RunResult};
+pub use sandbox::{default_python, Isolation, ResourceLimits};
+
+use crate::program::ProgramHash;
+use crate::task::Task;
+use runner::{Executor, ForkPool, RunSettings, Semaphore};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// How programs are started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OracleMode {
+    /// Fork a prepared interpreter (sandboxed fork server) per test: fast.
+    Fork,
+    /// Spawn a fresh `python3 -I` per test.
+    Spawn,
+}
+
+/// Oracle settings.
+#[derive(Debug, Clone)]
+pub struct OracleConfig {
+    /// The interpreter.
+    pub python: PathBuf,
+    /// Fork server or plain spawning.
+    pub mode: OracleMode,
+    /// Most programs running at once.
+    pub jobs: usize,
+    /// Candidate timeout = original's time × factor, clamped to [floor, cap].
+    pub timeout_factor: f64,
+    /// Smallest candidate timeout.
+    pub timeout_floor: Duration,
+    /// Largest timeout (also the original's own limit).
+    pub timeout_cap: Duration,
+    /// rlimits of every run.
+    pub limits: ResourceLimits,
+    /// Bytes of output after which a run is killed.
+    pub output_cap: usize,
+    /// Opt-in tolerance for float tokens.
+    pub float_tolerance: Option<f64>,
+}
+
+impl Default for OracleConfig {
+    fn default() -> Self {
+        OracleConfig {
+            python: default_python(),
+            mode: OracleMode::Fork,
+            jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            timeout_factor: 5.0,
+            timeout_floor: Duration::from_secs(1),
+            timeout_cap: Duration::from_secs(10),
+            limits: ResourceLimits::default(),
+            output_cap: 8 << 20,
+            float_tolerance: None,
+        }
+    }
+}
+
+/// Why the oracle could not work at all.
+#[derive(Debug, Error)]
+pub enum OracleError {
+    /// The interpreter is missing.
+    #[error("Python interpreter {0} not found (pass --python)")]
+    NoPython(PathBuf),
+    /// The fork server could not start.
+    #[error("the fork server cannot start here: {0} (try --oracle-mode spawn)")]
+    ForkServer(String),
+}
+
+/// The original's behaviour on one test.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReferenceRun {
+    /// Its stdout.
+    pub stdout: String,
+    /// How it ended.
+    pub class: ExitClass,
+    /// Its wall time.
+    pub seconds: f64,
+}
+
+/// The original's behaviour on every test of a task (test_code counts as one test, last).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reference {
+    /// One entry per test.
+    pub runs: Vec<ReferenceRun>,
+}
+
+/// The first test a candidate failed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TestFailure {
+    /// 0-based index of the test (test_code is last).
+    pub test: usize,
+    /// The test's input (empty for test_code).
+    pub input: String,
+    /// What the original printed.
+    pub expected: String,
+    /// What the candidate printed.
+    pub got: String,
+    /// The original's exit class.
+    pub expected_class: ExitClass,
+    /// The candidate's exit class.
+    pub got_class: ExitClass,
+    /// The candidate's stderr tail.
+    pub stderr_tail: String,
+}
+
+/// A(x, x') with detail.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Decision {
+    /// Whether the candidate behaves like the original on every test.
+    pub equivalent: bool,
+    /// The first failing test, if any.
+    pub failure: Option<TestFailure>,
+    /// Tests executed for this decision (0 when cached).
+    pub tests_run: usize,
+    /// Whether the decision came from the cache.
+    pub cached: bool,
+}
+
+/// How an original fares on its own tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValidationStatus {
+    /// Passes, deterministically.
+    Ok,
+    /// Fails its expected outputs or its test_code.
+    Failing,
+    /// Two runs differ.
+    Flaky,
+    /// Runs past the time cap.
+    Timeout,
+}
+
+/// The verdict on an original, with a reason when not ok.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Validation {
+    /// The task id.
+    pub id: String,
+    /// The verdict.
+    pub status: ValidationStatus,
+    /// Why, when not ok.
+    pub reason: Option<String>,
+    /// The recorded reference (from the first run), when ok.
+    #[serde(skip)]
+    pub reference: Option<Reference>,
+}
+
+/// Counters for the search and the report.
+#[derive(Debug, Default)]
+struct Counters {
+    runs: AtomicU64,
+    checks: AtomicU64,
+    cache_hits: AtomicU64,
+    nanos: AtomicU64,
+}
+
+/// A snapshot of the oracle's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct OracleStats {
+    /// Program executions.
+    pub runs: u64,
+    /// Candidate checks decided by running tests.
+    pub checks: u64,
+    /// Checks answered from the cache.
+    pub cache_hits: u64,
+    /// Wall time spent in runs (summed over parallel runs).
+    pub run_seconds: f64,
+}
+
+/// The oracle.
+pub struct Oracle {
+    config: OracleConfig,
+    isolation: Isolation,
+    executor: Executor,
+    cache: Mutex<HashMap<(String, ProgramHash), Decision>>,
+    counters: Counters,
+}
+
+impl Oracle {
+    /// Detects the sandbox and starts the executor.
+    pub fn new(config: OracleConfig) -> Result<Self, OracleError> {
+        let python_ok = config.python.is_file() || config.python.components().count() == 1;
+        if !python_ok {
+            return Err(OracleError::NoPython(config.python.clone()));
+        }
+        let (launcher, isolation) = sandbox::detect(&config.python, &config.limits);
+        let settings = RunSettings {
+            launcher,
+            python: config.python.clone(),
+            limits: config.limits,
+            output_cap: config.output_cap,
+        };
+        let executor = match config.mode {
+            OracleMode::Fork => {
+                let pool = ForkPool::new(settings, config.jobs);
+                pool.warm_up().map_err(|e| OracleError::ForkServer(e.to_string()))?;
+                Executor::Fork(pool)
+            }
+            OracleMode::Spawn => Executor::Spawn { settings, permits: Semaphore::new(config.jobs) },
+        };
+        Ok(Oracle { config, isolation, executor, cache: Mutex::new(HashMap::new()), counters: Counters::default() })
+    }
+
+    /// The isolation in force.
+    pub fn isolation(&self) -> &Isolation {
+        &self.isolation
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &OracleConfig {
+        &self.config
+    }
+
+    /// Runs one program on one input.
+    pub fn run(&self, source: &str, stdin: &str, timeout: Duration) -> RunResult {
+        let start = Instant::now();
+        let r = self.executor.run(RunRequest { source, stdin, timeout });
+        self.counters.runs.fetch_add(1, Ordering::Relaxed);
+        self.counters.nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        r
+    }
+
+    /// The program to run and the stdin of test `i` of `task` for program text `source`.
+    fn test_program<'a>(task: &'a Task, source: &str, i: usize) -> (String, &'a str) {
+        if i < task.tests.len() {
+            (source.to_string(), task.tests[i].input.as_str())
+        } else {
+            let code = task.test_code.as_deref().unwrap_or("");
+            (format!("{source}\n\n{code}"), "")
+        }
+    }
+
+    /// Runs the original once per test with the cap as timeout.
+    pub fn reference(&self, task: &Task) -> Reference {
+        let runs = (0..task.test_count())
+            .map(|i| {
+                let (prog, stdin) = Self::test_program(task, &task.source, i);
+                let r = self.run(&prog, stdin, self.config.timeout_cap);
+                ReferenceRun { stdout: r.stdout, class: r.class, seconds: r.seconds }
+            })
+            .collect();
+        Reference { runs }
+    }
+
+    /// Runs the original twice and classifies it.
+    pub fn validate(&self, task: &Task) -> Validation {
+        let verdict = |status, reason: String| Validation {
+            id: task.id.clone(),
+            status,
+            reason: Some(reason),
+            reference: None,
+        };
+        if task.test_count() == 0 {
+            return verdict(ValidationStatus::Failing, "the task has no tests".into());
+        }
+        let first = self.reference(task);
+        for (i, run) in first.runs.iter().enumerate() {
+            if run.class == ExitClass::Timeout {
+                return verdict(ValidationStatus::Timeout, format!("test {i} ran past {:?}", self.config.timeout_cap));
+            }
+            if matches!(run.class, ExitClass::Crash | ExitClass::OutputLimit) {
+                return verdict(ValidationStatus::Failing, format!("test {i}: {:?}", run.class));
+            }
+            if i < task.tests.len() {
+                if let Some(expected) = &task.tests[i].output {
+                    if !outputs_equal(expected, &run.stdout, self.config.float_tolerance) {
+                        return verdict(
+                            ValidationStatus::Failing,
+                            format!("test {i}: expected {:?}, got {:?}", clip(expected), clip(&run.stdout)),
+                        );
+                    }
+                }
+            } else if run.class != ExitClass::Success {
+                let rerun = self.run(&Self::test_program(task, &task.source, i).0, "", self.config.timeout_cap);
+                return verdict(
+                    ValidationStatus::Failing,
+                    format!("test_code fails ({:?}): {}", run.class, last_line(&rerun.stderr_tail)),
+                );
+            }
+        }
+        let second = self.reference(task);
+        for (i, (a, b)) in first.runs.iter().zip(&second.runs).enumerate() {
+            if a.class != b.class || !outputs_equal(&a.stdout, &b.stdout, self.config.float_tolerance) {
+                return verdict(
+                    ValidationStatus::Flaky,
+                    format!("test {i}: two runs differ ({:?} vs {:?})", clip(&a.stdout), clip(&b.stdout)),
+                );
+            }
+        }
+        Validation { id: task.id.clone(), status: ValidationStatus::Ok, reason: None, reference: Some(first) }
+    }
+
+    /// The timeout of a candidate on a test the original ran in `seconds`.
+    pub fn candidate_timeout(&self, seconds: f64) -> Duration {
+        let t = Duration::from_secs_f64((seconds * self.config.timeout_factor).max(0.0));
+        t.clamp(self.config.timeout_floor, self.config.timeout_cap)
+    }
+
+    /// A(x, x'): whether `candidate` behaves like the original of `task` (whose behaviour is
+    /// `reference`). Cached by (task id, candidate hash).
+    pub fn check(&self, task: &Task, reference: &Reference, candidate: &str) -> Decision {
+        let key = (task.id.clone(), ProgramHash::of(candidate));
+        if let Some(d) = self.cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            self.counters.cache_hits.fetch_add(1, Ordering::Relaxed);
+            return Decision { cached: true, tests_run: 0, ..d.clone() };
+        }
+        self.counters.checks.fetch_add(1, Ordering::Relaxed);
+        let mut decision = Decision { equivalent: true, failure: None, tests_run: 0, cached: false };
+        for (i, expected) in reference.runs.iter().enumerate() {
+            let (prog, stdin) = Self::test_program(task, candidate, i);
+            let got = self.run(&prog, stdin, self.candidate_timeout(expected.seconds));
+            decision.tests_run += 1;
+            let same = got.class == expected.class
+                && (i >= task.tests.len() || outputs_equal(&expected.stdout, &got.stdout, self.config.float_tolerance));
+            if !same {
+                decision.equivalent = false;
+                decision.failure = Some(TestFailure {
+                    test: i,
+                    input: stdin.to_string(),
+                    expected: expected.stdout.clone(),
+                    got: got.stdout,
+                    expected_class: expected.class,
+                    got_class: got.class,
+                    stderr_tail: got.stderr_tail,
+                });
+                break;
+            }
+        }
+        self.cache.lock().unwrap_or_else(|p| p.into_inner()).insert(key, decision.clone());
+        decision
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> OracleStats {
+        OracleStats {
+            runs: self.counters.runs.load(Ordering::Relaxed),
+            checks: self.counters.checks.load(Ordering::Relaxed),
+            cache_hits: self.counters.cache_hits.load(Ordering::Relaxed),
+            run_seconds: self.counters.nanos.load(Ordering::Relaxed) as f64 / 1e9,
+        }
+    }
+}
+
+/// A shared oracle.
+pub type SharedOracle = Arc<Oracle>;
+
+fn clip(s: &str) -> String {
+    if s.chars().count() > 200 {
+        format!("{}…", s.chars().take(200).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+fn last_line(s: &str) -> String {
+    s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
+}

@@ -1,0 +1,51 @@
+//! HumanEval (`HumanEval.jsonl` or `.jsonl.gz`): `task_id`, `prompt`, `canonical_solution`,
+//! `test` (defines `check(candidate)`), `entry_point`.
+
+use super::{utf8_lines, Task, TaskError, TaskSet};
+use serde::Deserialize;
+use std::io::Read;
+use std::path::Path;
+
+#[derive(Deserialize)]
+struct Record {
+    task_id: String,
+    prompt: String,
+    canonical_solution: String,
+    test: String,
+    entry_point: String,
+}
+
+pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
+    let raw = std::fs::read(path).map_err(|source| TaskError::Io { path: path.to_path_buf(), source })?;
+    let bytes = if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(raw.as_slice())
+            .read_to_end(&mut out)
+            .map_err(|e| TaskError::Layout { path: path.to_path_buf(), message: format!("not a valid gzip file: {e}") })?;
+        out
+    } else {
+        raw
+    };
+    let mut set = TaskSet::default();
+    for (n, line) in utf8_lines(&bytes) {
+        let line = match line {
+            Ok(l) if l.trim().is_empty() => continue,
+            Ok(l) => l,
+            Err(msg) => {
+                set.push_problem(path, Some(n), msg);
+                continue;
+            }
+        };
+        match serde_json::from_str::<Record>(line) {
+            Ok(r) => set.tasks.push(Task {
+                id: r.task_id,
+                source: format!("{}{}", r.prompt, r.canonical_solution),
+                tests: Vec::new(),
+                test_code: Some(format!("{}\n\ncheck({})\n", r.test.trim_end(), r.entry_point)),
+                entry_point: Some(r.entry_point),
+            }),
+            Err(e) => set.push_problem(path, Some(n), format!("malformed HumanEval record: {e}")),
+        }
+    }
+    Ok(set)
+}

@@ -1,0 +1,28 @@
+//! equimorph's task JSONL: `{"id", "source", "tests"?, "test_code"?, "entry_point"?}` per line.
+
+use super::{utf8_lines, Task, TaskError, TaskSet};
+use std::path::Path;
+
+pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
+    let bytes = std::fs::read(path).map_err(|source| TaskError::Io { path: path.to_path_buf(), source })?;
+    let mut set = TaskSet::default();
+    for (n, line) in utf8_lines(&bytes) {
+        let line = match line {
+            Ok(l) if l.trim().is_empty() => continue,
+            Ok(l) => l,
+            Err(msg) => {
+                set.push_problem(path, Some(n), msg);
+                continue;
+            }
+        };
+        match serde_json::from_str::<Task>(line) {
+            Ok(task) if task.id.trim().is_empty() => set.push_problem(path, Some(n), "task has an empty id"),
+            Ok(task) if task.tests.is_empty() && task.test_code.is_none() => {
+                set.push_problem(path, Some(n), format!("task {:?} has neither tests nor test_code", task.id))
+            }
+            Ok(task) => set.tasks.push(task),
+            Err(e) => set.push_problem(path, Some(n), format!("malformed task: {e}")),
+        }
+    }
+    Ok(set)
+}

@@ -39,10 +39,13 @@ pub fn load_component(engine: &Engine, cache_dir: Option<&Path>, bytes: &[u8]) -
         return Component::new(engine, bytes);
     };
     let path = cache_path(dir, engine, bytes);
-    if path.is_file() {
+    if let Ok(artifact) = std::fs::read(&path) {
+        // Read into memory rather than mmap the file: another process replacing or truncating
+        // the file must not pull code pages out from under us.
         // SAFETY: files in the cache directory are written only by `store` below, from
-        // `Component::serialize` of this engine configuration (the key covers it).
-        if let Ok(c) = unsafe { Component::deserialize_file(engine, &path) } {
+        // `Component::serialize` of this engine configuration (the key covers it); wasmtime
+        // still checks the header and refuses artifacts of another version or configuration.
+        if let Ok(c) = unsafe { Component::deserialize(engine, &artifact) } {
             return Ok(c);
         }
         tracing::warn!("ignoring unreadable cached component {}", path.display());

@@ -1,0 +1,73 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use equimorph::oracle::{Oracle, OracleConfig, OracleMode};
+use equimorph::task::{Task, TaskSet};
+use equimorph::transform::{Limits, TransformRuntime, TransformSet};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The built default transforms (fails with a hint when they are missing).
+pub fn transforms_dir() -> PathBuf {
+    let d = root().join("build/transforms");
+    assert!(d.is_dir(), "{} is missing: run `make transforms` (or `make test`)", d.display());
+    d
+}
+
+/// The built test-only guests.
+pub fn test_transforms_dir() -> PathBuf {
+    let d = root().join("build/test-transforms");
+    assert!(d.is_dir(), "{} is missing: run `make transforms` (or `make test`)", d.display());
+    d
+}
+
+/// A runtime with a private cache directory.
+pub fn runtime(limits: Limits) -> (TransformRuntime, tempfile::TempDir) {
+    let cache = tempfile::tempdir().expect("temp dir");
+    let rt = TransformRuntime::new(limits, Some(cache.path().to_path_buf())).expect("runtime");
+    (rt, cache)
+}
+
+/// The default transform set, loaded once per test binary.
+pub fn default_set() -> &'static TransformSet {
+    static SET: OnceLock<(TransformSet, tempfile::TempDir)> = OnceLock::new();
+    &SET.get_or_init(|| {
+        let (rt, cache) = runtime(Limits::default());
+        (TransformSet::load_dir(&rt, &transforms_dir()).expect("default transforms load"), cache)
+    })
+    .0
+}
+
+/// The fixture tasks.
+pub fn fixture_tasks() -> TaskSet {
+    let set = equimorph::task::load(&root().join("fixtures/tasks.jsonl"), None).expect("fixtures load");
+    assert!(set.problems.is_empty(), "{:?}", set.problems);
+    set
+}
+
+/// One fixture task.
+pub fn fixture(id: &str) -> Task {
+    fixture_tasks().get(id).cloned().unwrap_or_else(|| panic!("no fixture {id}"))
+}
+
+/// An oracle for tests: short timeouts.
+pub fn oracle(mode: OracleMode) -> Oracle {
+    Oracle::new(OracleConfig {
+        mode,
+        timeout_floor: Duration::from_secs(1),
+        timeout_cap: Duration::from_secs(5),
+        ..OracleConfig::default()
+    })
+    .expect("oracle starts")
+}
+
+/// Reads a fixture file.
+pub fn read(path: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(root().join(path)).expect("fixture readable")
+}

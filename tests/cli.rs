@@ -1,0 +1,109 @@
+//! The command line as a user meets it: help, listing, apply, and clear errors.
+
+mod common;
+
+use std::process::{Command, Output, Stdio};
+
+fn equimorph(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_equimorph"));
+    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.env("EQUIMORPH_TRANSFORMS", common::transforms_dir());
+    let mut child = cmd.spawn().expect("binary runs");
+    if let Some(input) = stdin {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(input).unwrap();
+    } else {
+        drop(child.stdin.take());
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn every_command_has_help() {
+    for args in [
+        vec!["--help"],
+        vec!["transforms", "list", "--help"],
+        vec!["apply", "--help"],
+        vec!["validate", "--help"],
+        vec!["check", "--help"],
+    ] {
+        let out = equimorph(&args, None);
+        assert!(out.status.success(), "{args:?}");
+        assert!(text(&out.stdout).contains("Usage:"), "{args:?}");
+    }
+}
+
+#[test]
+fn transforms_list_as_table_and_json() {
+    let out = equimorph(&["transforms", "list", "--json"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 8);
+    for r in &rows {
+        for k in ["name", "category", "description", "file"] {
+            assert!(r[k].is_string(), "{k} in {r}");
+        }
+    }
+    let table = text(&equimorph(&["transforms", "list"], None).stdout);
+    assert!(table.starts_with("NAME") && table.contains("for-to-while"));
+}
+
+#[test]
+fn apply_prints_the_program_and_reports_steps_that_did_not_apply() {
+    let src = b"for i in range(3):\n    print(i)\n";
+    let out = equimorph(&["apply", "--transform", "for-to-while,stmt-swap", "--seed", "1", "-"], Some(src));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("while "), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("step 2 (stmt-swap): not applicable"), "{}", text(&out.stderr));
+    let seeds = equimorph(&["apply", "--transform", "var-rename,var-rename", "--seed", "1,2", "-"], Some(src));
+    assert!(seeds.status.success());
+}
+
+#[test]
+fn apply_errors_are_clear_and_non_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_utf8 = dir.path().join("latin1.py");
+    std::fs::write(&bad_utf8, b"print('caf\xe9')\n").unwrap();
+    let cases: Vec<(Vec<String>, Option<&[u8]>, &str)> = vec![
+        (vec!["apply".into(), "--transform".into(), "nope".into(), "-".into()], Some(b"x = 1\n"), "unknown transform \"nope\""),
+        (vec!["apply".into(), "--transform".into(), "var-rename".into(), "/no/such/file.py".into()], None, "cannot read /no/such/file.py"),
+        (vec!["apply".into(), "--transform".into(), "var-rename".into(), bad_utf8.display().to_string()], None, "not valid UTF-8"),
+        (vec!["apply".into(), "--transform".into(), "var-rename".into(), "-".into()], Some(b"def f(:\n"), "does not parse as Python"),
+        (vec!["apply".into(), "--transform".into(), "var-rename".into(), "--seed".into(), "x".into(), "-".into()], Some(b"x = 1\n"), "not a non-negative integer"),
+    ];
+    for (args, stdin, needle) in cases {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = equimorph(&a, stdin);
+        assert!(!out.status.success(), "{a:?} should fail");
+        assert!(text(&out.stderr).contains(needle), "{a:?}: {}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn validate_json_and_check_exit_codes() {
+    let tasks = common::root().join("fixtures/tasks.jsonl");
+    let tasks = tasks.to_str().unwrap();
+    let out = equimorph(&["validate", tasks, "--json"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"].as_u64(), Some(common::fixture_tasks().tasks.len() as u64));
+    assert_eq!(v["failing"].as_array().map(Vec::len), Some(0));
+    assert_eq!(v["isolation"]["launcher"], "bubblewrap");
+
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.py");
+    std::fs::write(&good, "x, y = map(int, input().split())\nprint(y + x)\n").unwrap();
+    let bad = dir.path().join("bad.py");
+    std::fs::write(&bad, "x, y = map(int, input().split())\nprint(y - x)\n").unwrap();
+    let code = |cand: &str, id: &str| equimorph(&["check", tasks, "--id", id, "--candidate", cand], None).status.code();
+    assert_eq!(code(good.to_str().unwrap(), "sum-two"), Some(0));
+    assert_eq!(code(bad.to_str().unwrap(), "sum-two"), Some(1));
+    assert_eq!(code(bad.to_str().unwrap(), "no-such-id"), Some(2));
+    assert_eq!(code("/no/such.py", "sum-two"), Some(2));
+    let shown = text(&equimorph(&["check", tasks, "--id", "sum-two", "--candidate", bad.to_str().unwrap()], None).stdout);
+    assert!(shown.contains("NOT equivalent: test 0") && shown.contains("--- input ---"), "{shown}");
+}

@@ -53,35 +53,50 @@ pub fn apply(source: &str, seed: u64) -> Outcome {
 
 sdk::export_transform!(crate::INFO, crate::apply);
 
-fn is_docstring(parsed: &Parsed, stmt: Node<'_>) -> bool {
-    stmt.kind() == "expression_statement"
+/// Whether `stmt`, the `index`-th named child of its block, is a docstring (the first
+/// statement, comments aside, and a string expression).
+fn is_docstring(stmt: Node<'_>, earlier_are_comments: bool) -> bool {
+    earlier_are_comments
+        && stmt.kind() == "expression_statement"
         && named_children(stmt).first().is_some_and(|c| c.kind() == "string" || c.kind() == "concatenated_string")
-        && stmt.prev_named_sibling().is_none_or(|p| p.kind() == "comment" && is_first_code(parsed, p))
 }
 
-fn is_first_code(_parsed: &Parsed, node: Node<'_>) -> bool {
-    let mut cur = node.prev_named_sibling();
-    while let Some(c) = cur {
-        if c.kind() != "comment" {
-            return false;
-        }
-        cur = c.prev_named_sibling();
+/// Whether code in `block` runs in a class body's scope.
+fn block_in_class_scope(block: Node<'_>) -> bool {
+    if block.kind() == "module" {
+        return false;
     }
-    true
+    in_class_scope(block)
 }
 
 /// Statements before which code may be inserted.
 fn positions<'t>(parsed: &'t Parsed) -> Vec<Node<'t>> {
     let src = parsed.source.as_str();
-    let last_future = parsed.nodes_of_kind("future_import_statement").iter().map(|n| n.end_byte()).max().unwrap_or(0);
-    parsed
-        .nodes()
-        .into_iter()
-        .filter(|n| n.parent().is_some_and(|p| matches!(p.kind(), "module" | "block")))
-        .filter(|n| n.is_named() && n.kind() != "comment")
-        .filter(|n| n.start_byte() >= last_future && starts_line(src, n.start_byte()))
-        .filter(|n| !is_docstring(parsed, *n) && !in_class_scope(*n))
-        .collect()
+    let all = parsed.nodes();
+    let last_future = all
+        .iter()
+        .filter(|n| n.kind() == "future_import_statement")
+        .map(|n| n.end_byte())
+        .max()
+        .unwrap_or(0);
+    let mut out = Vec::new();
+    for block in all.iter().filter(|n| matches!(n.kind(), "module" | "block")) {
+        if block_in_class_scope(*block) {
+            continue;
+        }
+        let mut only_comments_so_far = true;
+        for stmt in named_children(*block) {
+            if stmt.kind() == "comment" {
+                continue;
+            }
+            let first = only_comments_so_far;
+            only_comments_so_far = false;
+            if stmt.start_byte() >= last_future && starts_line(src, stmt.start_byte()) && !is_docstring(stmt, first) {
+                out.push(stmt);
+            }
+        }
+    }
+    out
 }
 
 fn dead_code(rng: &mut Rng, fresh: &mut FreshNames, unit: &str) -> String {

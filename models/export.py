@@ -270,6 +270,7 @@ def main():
         quantize_dynamic(path, os.path.join(a.out, "model_int8.onnx"), per_channel=True, weight_type=QuantType.QInt8)
         int8 = [l.replace('model = "model.onnx"', 'model = "model_int8.onnx"') for l in lines]
         int8[0] = int8[0][:-1] + '-int8"'
+        int8.append("max_batch = 1")
         open(os.path.join(a.out, "equimorph-int8.toml"), "w").write("\n".join(int8) + "\n")
         print("wrote model_int8.onnx and equimorph-int8.toml")
     print(f"exported {arch} ({cfg['num_hidden_layers']} layers, hidden {cfg['hidden_size']}) to {a.out}")

@@ -9,3 +9,4 @@ pub mod program;
 pub mod transform;
 pub mod oracle;
 pub mod task;
+pub mod detector;

@@ -28,6 +28,8 @@ enum Command {
     Validate(commands::validate::ValidateArgs),
     /// Decide whether a candidate behaves like a task's original (exit 0 yes, 1 no, 2 error).
     Check(commands::check::CheckArgs),
+    /// Pairwise clone similarity M (and distance L = 1 - M) of files, with a detector.
+    Score(commands::score::ScoreArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         Command::Apply(a) => commands::apply::run(a),
         Command::Validate(a) => commands::validate::run(a),
         Command::Check(a) => commands::check::run(a),
+        Command::Score(a) => commands::score::run(a),
     };
     match result {
         Ok(code) => code,

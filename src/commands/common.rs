@@ -153,3 +153,40 @@ pub fn progress(len: u64, quiet: bool) -> indicatif::ProgressBar {
     );
     pb
 }
+
+/// Which detector and where it runs.
+#[derive(Args, Debug, Clone)]
+pub struct DetectorArgs {
+    /// minilm (default), minilm-int8, onnx:PATH (a model directory), jaccard, sourcerercc, nicad.
+    #[arg(long, default_value = "minilm", value_name = "SPEC")]
+    pub detector: String,
+    /// cpu, or cuda (the CUDA execution provider of onnxruntime-gpu).
+    #[arg(long, default_value = "cpu", value_name = "cpu|cuda[:N]")]
+    pub device: String,
+    /// ONNX Runtime intra-op threads (default: the core count).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Sequences per inference call.
+    #[arg(long, default_value_t = 32, value_name = "N")]
+    pub batch_size: usize,
+}
+
+impl DetectorArgs {
+    /// Builds the detector.
+    pub fn open(&self) -> Result<Box<dyn equimorph::detector::Detector>> {
+        use equimorph::detector::{Device, DetectorOptions};
+        let device = match self.device.as_str() {
+            "cpu" => Device::Cpu,
+            "cuda" => Device::Cuda(0),
+            d if d.starts_with("cuda:") => Device::Cuda(
+                d[5..].parse().map_err(|_| anyhow::anyhow!("--device {d:?}: expected cuda:N with N a GPU index"))?,
+            ),
+            d => bail!("--device {d:?}: expected cpu or cuda[:N]"),
+        };
+        let mut options = DetectorOptions { device, batch_size: self.batch_size.max(1), ..DetectorOptions::default() };
+        if let Some(t) = self.threads {
+            options.threads = t.max(1);
+        }
+        Ok(equimorph::detector::open(&self.detector, options)?)
+    }
+}

@@ -3,5 +3,6 @@
 pub mod apply;
 pub mod check;
 pub mod common;
+pub mod score;
 pub mod transforms;
 pub mod validate;

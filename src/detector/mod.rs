@@ -1,0 +1,186 @@
+//! Clone detectors: M(x, x') ∈ [0, 1], the likelihood that two programs are clones; the
+//! search maximises L = 1 − M.
+//!
+//! - ONNX models through ONNX Runtime ([`onnx`]): embedding (bi-encoder), cross-encoder and
+//!   siamese (CodeXGLUE BigCloneBench head), on CPU or CUDA;
+//! - classic detectors without a model ([`classic`]): token-multiset Jaccard, SourcererCC-style
+//!   overlap, NiCad-style line similarity (which also gives the clone-type tag).
+
+pub mod classic;
+pub mod model;
+pub mod onnx;
+
+use std::path::PathBuf;
+use thiserror::Error;
+
+pub use classic::CloneType;
+
+/// Why a detector could not be built or could not score.
+#[derive(Debug, Error)]
+pub enum DetectorError {
+    /// The detector spec is not understood.
+    #[error("unknown detector {0:?}: use minilm, minilm-int8, onnx:PATH, jaccard, sourcerercc or nicad")]
+    Spec(String),
+    /// ONNX Runtime is missing or does not load.
+    #[error("{0}")]
+    Runtime(String),
+    /// A model file or description is missing or wrong.
+    #[error("model {path}: {message}")]
+    Model {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The model's inputs/outputs do not match its description.
+    #[error("model {path} does not match its description: {message}")]
+    Mismatch {
+        /// The description file.
+        path: PathBuf,
+        /// What differs.
+        message: String,
+    },
+    /// The tokenizer does not load.
+    #[error("tokenizer {path} does not load: {message}")]
+    Tokenizer {
+        /// The tokenizer file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The requested device cannot be used.
+    #[error("{0}")]
+    Device(String),
+    /// Inference failed.
+    #[error("inference failed: {0}")]
+    Inference(String),
+}
+
+/// Where models run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Device {
+    /// ONNX Runtime's CPU execution provider.
+    Cpu,
+    /// The CUDA execution provider on this GPU.
+    Cuda(i32),
+}
+
+/// Counters of a detector.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct DetectorStats {
+    /// Sequences run through the model.
+    pub sequences: u64,
+    /// Inference calls.
+    pub batches: u64,
+    /// Inputs cut to the model's maximum length.
+    pub truncated: u64,
+    /// Time inside inference.
+    pub inference_seconds: f64,
+}
+
+/// A clone detector.
+pub trait Detector: Send + Sync {
+    /// Display name.
+    fn name(&self) -> &str;
+
+    /// Whether M(a, b) = M(b, a) by construction.
+    fn symmetric(&self) -> bool;
+
+    /// M(anchor, c) for each candidate (the raw model or measure).
+    fn similarities(&self, anchor: &str, candidates: &[&str]) -> Result<Vec<f32>, DetectorError>;
+
+    /// M(anchor, c) for each candidate, where a text identical to the anchor is a clone of it
+    /// by definition (M = 1) and is not sent to the model.
+    fn score(&self, anchor: &str, candidates: &[&str]) -> Result<Vec<f32>, DetectorError> {
+        let others: Vec<&str> = candidates.iter().copied().filter(|c| *c != anchor).collect();
+        let mut scored = self.similarities(anchor, &others)?.into_iter();
+        Ok(candidates
+            .iter()
+            .map(|c| if *c == anchor { 1.0 } else { scored.next().unwrap_or(0.0) })
+            .collect())
+    }
+
+    /// Counters so far.
+    fn stats(&self) -> DetectorStats {
+        DetectorStats::default()
+    }
+}
+
+/// A classic detector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Classic {
+    /// Token-multiset Jaccard.
+    Jaccard,
+    /// SourcererCC-style overlap.
+    SourcererCC,
+    /// NiCad-style line similarity.
+    Nicad,
+}
+
+impl Detector for Classic {
+    fn name(&self) -> &str {
+        match self {
+            Classic::Jaccard => "jaccard",
+            Classic::SourcererCC => "sourcerercc",
+            Classic::Nicad => "nicad",
+        }
+    }
+
+    fn symmetric(&self) -> bool {
+        true
+    }
+
+    fn similarities(&self, anchor: &str, candidates: &[&str]) -> Result<Vec<f32>, DetectorError> {
+        let f = match self {
+            Classic::Jaccard => classic::jaccard,
+            Classic::SourcererCC => classic::sourcerercc,
+            Classic::Nicad => classic::nicad,
+        };
+        Ok(candidates.iter().map(|c| f(anchor, c)).collect())
+    }
+}
+
+/// Options for building a detector from a spec.
+#[derive(Debug, Clone, Copy)]
+pub struct DetectorOptions {
+    /// CPU or CUDA.
+    pub device: Device,
+    /// Intra-op threads (default: the core count).
+    pub threads: usize,
+    /// Sequences per inference call.
+    pub batch_size: usize,
+}
+
+impl Default for DetectorOptions {
+    fn default() -> Self {
+        DetectorOptions {
+            device: Device::Cpu,
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            batch_size: 32,
+        }
+    }
+}
+
+/// Builds the detector named by `spec`: `minilm` (default model), `minilm-int8`, `onnx:PATH`
+/// (a model directory or its `.toml`), `jaccard`, `sourcerercc`, `nicad`.
+pub fn open(spec: &str, options: DetectorOptions) -> Result<Box<dyn Detector>, DetectorError> {
+    let onnx_options = onnx::OnnxOptions { device: options.device, threads: options.threads, batch_size: options.batch_size };
+    let onnx_at = |path: PathBuf| -> Result<Box<dyn Detector>, DetectorError> {
+        if !path.exists() {
+            return Err(DetectorError::Model {
+                path,
+                message: "not found (the default models are installed by `make setup`)".into(),
+            });
+        }
+        Ok(Box::new(onnx::OnnxDetector::open(&path, onnx_options)?))
+    };
+    match spec {
+        "minilm" => onnx_at(model::models_dir().join("minilm")),
+        "minilm-int8" => onnx_at(model::models_dir().join("minilm/equimorph-int8.toml")),
+        "jaccard" => Ok(Box::new(Classic::Jaccard)),
+        "sourcerercc" => Ok(Box::new(Classic::SourcererCC)),
+        "nicad" => Ok(Box::new(Classic::Nicad)),
+        s if s.starts_with("onnx:") && s.len() > 5 => onnx_at(PathBuf::from(&s[5..])),
+        s => Err(DetectorError::Spec(s.to_string())),
+    }
+}

@@ -1,0 +1,145 @@
+//! Model directories (`model.onnx`, `tokenizer.json`, `equimorph.toml`) and the ONNX Runtime
+//! shared library.
+
+use super::DetectorError;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// What a model is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    /// Bi-encoder: M = max(0, cos(e(x), e(x'))).
+    Embedding,
+    /// The pair as one sequence: M = softmax(logits)[clone].
+    CrossEncoder,
+    /// Both encoded, first-token vectors concatenated, dense → tanh → 2-way (CodeXGLUE BCB).
+    Siamese,
+}
+
+/// `equimorph.toml` of a model directory.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Display name.
+    pub name: String,
+    /// What the model is.
+    pub kind: ModelKind,
+    /// ONNX file, relative to the directory.
+    pub model: String,
+    /// HF tokenizers file, relative to the directory.
+    pub tokenizer: String,
+    /// `mean` or `cls` (informational: pooling is part of the graph).
+    #[serde(default = "default_pooling")]
+    pub pooling: String,
+    /// Longer inputs are truncated to this many tokens.
+    pub max_length: usize,
+    /// Graph inputs fed by equimorph (subset of input_ids, attention_mask, token_type_ids).
+    pub inputs: Vec<String>,
+    /// Output holding pooled embeddings.
+    #[serde(default)]
+    pub embedding_output: Option<String>,
+    /// Output holding per-token states.
+    #[serde(default)]
+    pub hidden_output: Option<String>,
+    /// Output holding classification logits (cross-encoder).
+    #[serde(default)]
+    pub logits_output: Option<String>,
+    /// Separate head graph (siamese).
+    #[serde(default)]
+    pub head: Option<String>,
+    /// Largest batch for this model (1 for dynamically quantised int8 models, whose activation
+    /// scales span the whole batch: batch 1 keeps their vectors reproducible).
+    #[serde(default)]
+    pub max_batch: Option<usize>,
+    /// Index of the "clone" class in the logits.
+    #[serde(default = "default_clone_label")]
+    pub clone_label: usize,
+}
+
+fn default_pooling() -> String {
+    "mean".into()
+}
+
+fn default_clone_label() -> usize {
+    1
+}
+
+/// A model directory with its parsed configuration.
+#[derive(Debug, Clone)]
+pub struct ModelDir {
+    /// The directory.
+    pub dir: PathBuf,
+    /// The configuration file that was read.
+    pub config_file: PathBuf,
+    /// Its content.
+    pub config: ModelConfig,
+}
+
+impl ModelDir {
+    /// Opens `path`: a model directory (reads `equimorph.toml`) or a `.toml` file in one.
+    pub fn open(path: &Path) -> Result<Self, DetectorError> {
+        let (dir, file) = if path.is_dir() {
+            (path.to_path_buf(), path.join("equimorph.toml"))
+        } else {
+            (path.parent().unwrap_or(Path::new(".")).to_path_buf(), path.to_path_buf())
+        };
+        let text = std::fs::read_to_string(&file).map_err(|e| DetectorError::Model {
+            path: file.clone(),
+            message: format!("cannot read the model description: {e}"),
+        })?;
+        let config: ModelConfig =
+            toml::from_str(&text).map_err(|e| DetectorError::Model { path: file.clone(), message: e.to_string() })?;
+        Ok(ModelDir { dir, config_file: file, config })
+    }
+
+    /// Path of a file named by the configuration.
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+}
+
+/// equimorph's data directory: `$EQUIMORPH_HOME`, else `.equimorph` in the source tree.
+pub fn home() -> PathBuf {
+    std::env::var_os("EQUIMORPH_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".equimorph"))
+}
+
+/// Where the default models live.
+pub fn models_dir() -> PathBuf {
+    home().join("models")
+}
+
+/// The ONNX Runtime version equimorph is built against.
+pub const ORT_VERSION: &str = "1.31.1";
+
+/// The runtime library: `$ORT_DYLIB_PATH`, else the one `make setup` installs.
+pub fn runtime_library() -> PathBuf {
+    std::env::var_os("ORT_DYLIB_PATH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home().join(format!("onnxruntime/libonnxruntime.so.{ORT_VERSION}")))
+}
+
+/// The process-wide ONNX Runtime environment (the library can be loaded once per process).
+pub fn environment() -> Result<&'static ort::environment::Environment, DetectorError> {
+    static ENV: OnceLock<Result<ort::environment::Environment, String>> = OnceLock::new();
+    let lib = runtime_library();
+    ENV.get_or_init(|| {
+        if !lib.is_file() {
+            return Err(format!(
+                "ONNX Runtime not found at {} (install it with `make setup`, or set ORT_DYLIB_PATH to a \
+                 libonnxruntime.so {ORT_VERSION})",
+                lib.display()
+            ));
+        }
+        ort::init_from(&lib)
+            .map_err(|e| format!("cannot load ONNX Runtime from {}: {e}", lib.display()))?
+            .with_name("equimorph")
+            .build()
+            .map_err(|e| format!("cannot start ONNX Runtime from {}: {e}", lib.display()))
+    })
+    .as_ref()
+    .map_err(|e| DetectorError::Runtime(e.clone()))
+}

@@ -107,3 +107,33 @@ fn validate_json_and_check_exit_codes() {
     let shown = text(&equimorph(&["check", tasks, "--id", "sum-two", "--candidate", bad.to_str().unwrap()], None).stdout);
     assert!(shown.contains("NOT equivalent: test 0") && shown.contains("--- input ---"), "{shown}");
 }
+
+#[test]
+fn score_prints_a_matrix_and_names_every_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.py");
+    let b = dir.path().join("b.txt");
+    std::fs::write(&a, "x = 1\nprint(x)\n").unwrap();
+    std::fs::write(&b, "not python at all {{{").unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let out = equimorph(&["score", "--json", "--detector", "jaccard", a, b], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["similarity"][0][0], 1.0);
+    assert_eq!(v["similarity"][0][1], v["similarity"][1][0]);
+    assert_eq!(v["files"].as_array().unwrap().len(), 2);
+    let table = text(&equimorph(&["score", a, b], None).stdout);
+    assert!(table.contains("detector: minilm") && table.contains("[1]"), "{table}");
+
+    let missing = equimorph(&["score", a, "/no/such.py"], None);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("/no/such.py"));
+    let bogus = equimorph(&["score", "--detector", "bogus", a, b], None);
+    assert!(text(&bogus.stderr).contains("unknown detector \"bogus\""));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_equimorph"));
+    let no_runtime = cmd.args(["score", a, b]).env("ORT_DYLIB_PATH", "/no/libonnxruntime.so").output().unwrap();
+    assert_eq!(no_runtime.status.code(), Some(2));
+    assert!(text(&no_runtime.stderr).contains("make setup"), "{}", text(&no_runtime.stderr));
+    let device = equimorph(&["score", "--device", "tpu", a, b], None);
+    assert!(text(&device.stderr).contains("expected cpu or cuda"));
+}

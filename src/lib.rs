@@ -10,3 +10,5 @@ pub mod transform;
 pub mod oracle;
 pub mod task;
 pub mod detector;
+pub mod search;
+pub mod report;

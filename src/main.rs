@@ -30,6 +30,10 @@ enum Command {
     Check(commands::check::CheckArgs),
     /// Pairwise clone similarity M (and distance L = 1 - M) of files, with a detector.
     Score(commands::score::ScoreArgs),
+    /// Search every task for the equivalent program the detector finds least similar.
+    Attack(Box<commands::attack::AttackArgs>),
+    /// Re-render summary.json, report.md and report.html of an attack directory.
+    Report(commands::report::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +51,8 @@ fn main() -> ExitCode {
         Command::Validate(a) => commands::validate::run(a),
         Command::Check(a) => commands::check::run(a),
         Command::Score(a) => commands::score::run(a),
+        Command::Attack(a) => commands::attack::run(*a),
+        Command::Report(a) => commands::report::run(a),
     };
     match result {
         Ok(code) => code,

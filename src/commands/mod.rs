@@ -1,8 +1,10 @@
 //! One module per subcommand. Only this layer prints.
 
 pub mod apply;
+pub mod attack;
 pub mod check;
 pub mod common;
+pub mod report;
 pub mod score;
 pub mod transforms;
 pub mod validate;

@@ -1,0 +1,202 @@
+//! Renders a [`Summary`] as Markdown and as one self-contained HTML page with inline SVG plots.
+
+use super::summary::Summary;
+use std::fmt::Write;
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// The Markdown report.
+pub fn markdown(s: &Summary) -> String {
+    let mut o = String::new();
+    let r = &s.run;
+    let _ = writeln!(o, "# equimorph attack report\n");
+    let _ = writeln!(
+        o,
+        "Detector **{}**, {} search (beam {}, {} iterations, seed {}), {} transforms, tasks `{}`.\n",
+        r.detector,
+        r.strategy,
+        r.beam,
+        r.iterations,
+        r.seed,
+        r.transforms.len(),
+        r.tasks
+    );
+    let _ = writeln!(o, "| measure | value |\n|---|---|");
+    let _ = writeln!(o, "| tasks attacked / skipped / errors | {} / {} / {} |", s.attacked, s.skipped.len(), s.errors.len());
+    let _ = writeln!(o, "| worst-case distance L (mean ± std) | {:.4} ± {:.4} |", s.mean_distance, s.std_distance);
+    let _ = writeln!(o, "| success rate (best M < {}) | {:.1} % |", r.threshold, s.success_rate * 100.0);
+    let _ = writeln!(o, "| median candidates scored per task | {} |", s.median_scored);
+    let _ = writeln!(o, "| median oracle checks per task | {} |", s.median_oracle_checked);
+    let t = &s.seconds;
+    let _ = writeln!(
+        o,
+        "| time: transforms / detector / oracle / total | {:.1} s / {:.1} s / {:.1} s / {:.1} s (detector {:.0} %) |\n",
+        t.transform,
+        t.detector,
+        t.oracle,
+        t.total,
+        s.detector_share * 100.0
+    );
+    let _ = writeln!(o, "## Transforms in winning sequences\n\n| transform | uses |\n|---|---|");
+    let mut usage: Vec<_> = s.transform_usage.iter().collect();
+    usage.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (name, n) in usage {
+        let _ = writeln!(o, "| {name} | {n} |");
+    }
+    let _ = writeln!(o, "\n## Clone types of best vs original (NiCad-style)\n\n| type | tasks |\n|---|---|");
+    for (k, v) in &s.clone_types {
+        let _ = writeln!(o, "| {k} | {v} |");
+    }
+    if !s.mean_distance_per_iteration.is_empty() {
+        let _ = writeln!(o, "\n## Mean best distance per iteration\n");
+        let row: Vec<String> = s.mean_distance_per_iteration.iter().map(|d| format!("{d:.4}")).collect();
+        let _ = writeln!(o, "{}", row.join(" → "));
+    }
+    if !s.skipped.is_empty() || !s.errors.is_empty() {
+        let _ = writeln!(o, "\n## Not attacked\n\n| task | status | reason |\n|---|---|---|");
+        for (id, why) in &s.skipped {
+            let _ = writeln!(o, "| {id} | skipped | {} |", why.replace('|', "\\|").replace('\n', " "));
+        }
+        for (id, why) in &s.errors {
+            let _ = writeln!(o, "| {id} | error | {} |", why.replace('|', "\\|").replace('\n', " "));
+        }
+    }
+    o
+}
+
+const W: f64 = 520.0;
+const H: f64 = 220.0;
+const PAD: f64 = 36.0;
+
+fn svg_open(title: &str) -> String {
+    format!(
+        "<figure><figcaption>{}</figcaption><svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" \
+         xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"11\">\
+         <line x1=\"{PAD}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#444\"/>\
+         <line x1=\"{PAD}\" y1=\"{PAD}\" x2=\"{PAD}\" y2=\"{}\" stroke=\"#444\"/>",
+        esc(title),
+        H - PAD,
+        W - 10.0,
+        H - PAD,
+        H - PAD
+    )
+}
+
+fn histogram(distances: &[f64]) -> String {
+    let bins = 10usize;
+    let mut counts = vec![0usize; bins];
+    for d in distances {
+        counts[((d * bins as f64) as usize).min(bins - 1)] += 1;
+    }
+    let max = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let bw = (W - PAD - 10.0) / bins as f64;
+    let mut o = svg_open("Distribution of final distances L = 1 − M");
+    for (i, c) in counts.iter().enumerate() {
+        let h = (H - 2.0 * PAD) * *c as f64 / max;
+        let x = PAD + i as f64 * bw;
+        let _ = write!(
+            o,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"#4a7fb5\"><title>{c} tasks</title></rect>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{:.1}</text>",
+            x + 1.0,
+            H - PAD - h,
+            bw - 2.0,
+            x,
+            H - PAD + 14.0,
+            i as f64 / bins as f64
+        );
+        if *c > 0 {
+            let _ = write!(o, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{c}</text>", x + bw / 2.0, H - PAD - h - 3.0);
+        }
+    }
+    let _ = write!(o, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">1.0</text></svg></figure>", W - 10.0, H - PAD + 14.0);
+    o
+}
+
+fn line_chart(values: &[f64]) -> String {
+    let mut o = svg_open("Mean best distance after each iteration");
+    if values.is_empty() {
+        return o + "</svg></figure>";
+    }
+    let max = values.iter().copied().fold(0.0f64, f64::max).max(1e-6);
+    let n = values.len().max(2) - 1;
+    let pts: Vec<String> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let x = PAD + (W - PAD - 10.0) * i as f64 / n as f64;
+            let y = H - PAD - (H - 2.0 * PAD) * v / max;
+            format!("{x:.1},{y:.1}")
+        })
+        .collect();
+    let _ = write!(o, "<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\" points=\"{}\"/>", pts.join(" "));
+    for (i, (p, v)) in pts.iter().zip(values).enumerate() {
+        let (x, y) = p.split_once(',').unwrap_or(("0", "0"));
+        let _ = write!(
+            o,
+            "<circle cx=\"{x}\" cy=\"{y}\" r=\"3\" fill=\"#c0392b\"><title>iteration {}: {v:.4}</title></circle>\
+             <text x=\"{x}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            i + 1,
+            H - PAD + 14.0,
+            i + 1
+        );
+    }
+    let _ = write!(o, "<text x=\"4\" y=\"{:.1}\">{max:.3}</text><text x=\"4\" y=\"{:.1}\">0</text></svg></figure>", PAD, H - PAD);
+    o
+}
+
+fn bars(usage: &[(&String, &u64)]) -> String {
+    let mut o = svg_open("Transforms in winning sequences");
+    let max = usage.iter().map(|(_, n)| **n).max().unwrap_or(1).max(1) as f64;
+    let bh = (H - 2.0 * PAD) / usage.len().max(1) as f64;
+    for (i, (name, n)) in usage.iter().enumerate() {
+        let w = (W - 160.0) * **n as f64 / max;
+        let y = PAD + i as f64 * bh;
+        let _ = write!(
+            o,
+            "<rect x=\"130\" y=\"{:.1}\" width=\"{w:.1}\" height=\"{:.1}\" fill=\"#27ae60\"/>\
+             <text x=\"126\" y=\"{:.1}\" text-anchor=\"end\">{}</text><text x=\"{:.1}\" y=\"{:.1}\">{n}</text>",
+            y + 1.0,
+            bh - 2.0,
+            y + bh / 2.0 + 4.0,
+            esc(name),
+            134.0 + w,
+            y + bh / 2.0 + 4.0
+        );
+    }
+    o + "</svg></figure>"
+}
+
+/// The HTML page (no external resources).
+pub fn html(s: &Summary) -> String {
+    let mut usage: Vec<_> = s.transform_usage.iter().collect();
+    usage.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let md = markdown(s);
+    let table: String = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| measure") && !l.starts_with("|---"))
+        .take(6)
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").collect();
+            format!("<tr><th>{}</th><td>{}</td></tr>", esc(cells[0].trim()), esc(cells.get(1).unwrap_or(&"").trim()))
+        })
+        .collect();
+    format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>equimorph report</title><style>\
+         body{{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}}\
+         table{{border-collapse:collapse}}th,td{{border:1px solid #ccc;padding:4px 8px;text-align:left}}\
+         figure{{display:inline-block;margin:1em}}figcaption{{font-weight:bold}}</style></head><body>\
+         <h1>equimorph attack report</h1><p>Detector <b>{}</b>, {} search (beam {}, {} iterations, seed {}).</p>\
+         <table>{table}</table>{}{}{}</body></html>\n",
+        esc(&s.run.detector),
+        esc(&s.run.strategy),
+        s.run.beam,
+        s.run.iterations,
+        s.run.seed,
+        histogram(&s.distances),
+        line_chart(&s.mean_distance_per_iteration),
+        bars(&usage)
+    )
+}

@@ -1,0 +1,152 @@
+//! `results.jsonl`: one line per task, appended atomically; resumable.
+
+use crate::search::{Counts, StageSeconds, Step};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// A task's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Attacked.
+    Ok,
+    /// Not attacked (its original is not ok), with a reason.
+    Skipped,
+    /// The attack failed, with a reason.
+    Error,
+}
+
+/// One line of `results.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultLine {
+    /// Task id.
+    pub id: String,
+    /// ok / skipped / error.
+    pub status: Status,
+    /// Why, when not ok.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The original program.
+    pub original: String,
+    /// The least similar equivalent program found.
+    #[serde(default)]
+    pub best: Option<String>,
+    /// M(original, best).
+    #[serde(default)]
+    pub similarity: Option<f32>,
+    /// L = 1 − M.
+    #[serde(default)]
+    pub distance: Option<f32>,
+    /// The transform sequence that produced `best`, in application order.
+    #[serde(default)]
+    pub transforms: Vec<Step>,
+    /// Iterations run.
+    #[serde(default)]
+    pub iterations: usize,
+    /// Counters.
+    #[serde(default)]
+    pub counts: Counts,
+    /// Time per stage (the only fields that vary between identical runs).
+    #[serde(default)]
+    pub seconds: StageSeconds,
+    /// NiCad-style clone type of best vs original.
+    #[serde(default)]
+    pub clone_type: Option<String>,
+    /// Best M after each iteration.
+    #[serde(default)]
+    pub best_per_iteration: Vec<f32>,
+    /// Why the search stopped early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+/// Problems with a results file.
+#[derive(Debug, Error)]
+pub enum ResultsError {
+    /// I/O.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A complete line does not parse.
+    #[error("{path}:{line}: not a result line: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// Why.
+        message: String,
+    },
+}
+
+/// Reads every complete line of `path`.
+pub fn read(path: &Path) -> Result<Vec<ResultLine>, ResultsError> {
+    let text = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(ResultsError::Io { path: path.to_path_buf(), source }),
+    };
+    let complete = match text.iter().rposition(|&b| b == b'\n') {
+        Some(i) => &text[..=i],
+        None => &text[..0],
+    };
+    let mut out = Vec::new();
+    for (i, line) in complete.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let parsed: ResultLine = serde_json::from_slice(line).map_err(|e| ResultsError::Parse {
+            path: path.to_path_buf(),
+            line: i + 1,
+            message: e.to_string(),
+        })?;
+        out.push(parsed);
+    }
+    Ok(out)
+}
+
+/// An append-only results file.
+pub struct ResultsWriter {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl ResultsWriter {
+    /// Opens `path` for appending; a torn last line (from a killed run) is cut off first.
+    /// Returns the writer and the ids already done.
+    pub fn open(path: &Path) -> Result<(Self, Vec<ResultLine>), ResultsError> {
+        let io = |source| ResultsError::Io { path: path.to_path_buf(), source };
+        if let Ok(bytes) = std::fs::read(path) {
+            let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            if keep < bytes.len() {
+                let f = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
+                f.set_len(keep as u64).map_err(io)?;
+            }
+        }
+        let done = read(path)?;
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
+        Ok((ResultsWriter { path: path.to_path_buf(), file }, done))
+    }
+
+    /// Appends one line with a single write (never interleaved or torn by another writer) and
+    /// syncs it to disk.
+    pub fn append(&mut self, line: &ResultLine) -> Result<(), ResultsError> {
+        let io = |source| ResultsError::Io { path: self.path.clone(), source };
+        let mut bytes = serde_json::to_vec(line).map_err(|e| io(std::io::Error::other(e)))?;
+        bytes.push(b'\n');
+        self.file.write_all(&bytes).map_err(io)?;
+        self.file.sync_data().map_err(io)
+    }
+}
+
+/// Ids present in `lines`.
+pub fn ids(lines: &[ResultLine]) -> HashSet<String> {
+    lines.iter().map(|l| l.id.clone()).collect()
+}

@@ -1,0 +1,142 @@
+//! The run summary: the paper's Table 2 figure (mean ± std worst-case distance), success
+//! rate, costs, transform usage and where the time went.
+
+use super::results::{ResultLine, Status};
+use crate::search::StageSeconds;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How the run was configured (`run.json`).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct RunInfo {
+    /// Detector name.
+    pub detector: String,
+    /// Success threshold on M.
+    pub threshold: f32,
+    /// beam / greedy / random.
+    pub strategy: String,
+    /// Beam width.
+    pub beam: usize,
+    /// Iterations.
+    pub iterations: usize,
+    /// Run seed.
+    pub seed: u64,
+    /// Transform names.
+    pub transforms: Vec<String>,
+    /// Task file.
+    pub tasks: String,
+}
+
+/// Aggregates over a results file.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct Summary {
+    /// The configuration.
+    pub run: RunInfo,
+    /// Lines in the results file.
+    pub tasks: usize,
+    /// Tasks attacked.
+    pub attacked: usize,
+    /// Tasks skipped (original not ok), with reasons.
+    pub skipped: Vec<(String, String)>,
+    /// Tasks whose attack failed, with reasons.
+    pub errors: Vec<(String, String)>,
+    /// Mean worst-case distance L over attacked tasks.
+    pub mean_distance: f64,
+    /// Its standard deviation.
+    pub std_distance: f64,
+    /// Fraction of attacked tasks whose best M is below the threshold.
+    pub success_rate: f64,
+    /// Median candidates scored per task.
+    pub median_scored: f64,
+    /// Median oracle checks per task.
+    pub median_oracle_checked: f64,
+    /// Occurrences of each transform in winning sequences.
+    pub transform_usage: BTreeMap<String, u64>,
+    /// Tasks per clone type of best vs original.
+    pub clone_types: BTreeMap<String, u64>,
+    /// Summed time per stage.
+    pub seconds: StageSeconds,
+    /// Share of search time spent in the detector.
+    pub detector_share: f64,
+    /// Mean best distance after each iteration (tasks that stopped early keep their last value).
+    pub mean_distance_per_iteration: Vec<f64>,
+    /// Final distance of each attacked task (for the histogram).
+    pub distances: Vec<f64>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+impl Summary {
+    /// Summarises `lines` of a run configured as `run`.
+    pub fn of(lines: &[ResultLine], run: RunInfo) -> Summary {
+        let ok: Vec<&ResultLine> = lines.iter().filter(|l| l.status == Status::Ok).collect();
+        let distances: Vec<f64> = ok.iter().map(|l| f64::from(l.distance.unwrap_or(0.0))).collect();
+        let n = distances.len().max(1) as f64;
+        let mean = distances.iter().sum::<f64>() / n;
+        let var = if distances.len() > 1 {
+            distances.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (distances.len() - 1) as f64
+        } else {
+            0.0
+        };
+        let successes = ok.iter().filter(|l| l.similarity.is_some_and(|m| m < run.threshold)).count();
+        let mut usage = BTreeMap::new();
+        let mut types = BTreeMap::new();
+        let mut seconds = StageSeconds::default();
+        for l in &ok {
+            for s in &l.transforms {
+                *usage.entry(s.name.clone()).or_insert(0) += 1;
+            }
+            if let Some(t) = &l.clone_type {
+                *types.entry(t.clone()).or_insert(0) += 1;
+            }
+            seconds.transform += l.seconds.transform;
+            seconds.detector += l.seconds.detector;
+            seconds.oracle += l.seconds.oracle;
+            seconds.total += l.seconds.total;
+        }
+        let longest = ok.iter().map(|l| l.best_per_iteration.len()).max().unwrap_or(0);
+        let per_iteration = (0..longest)
+            .map(|i| {
+                ok.iter()
+                    .map(|l| {
+                        let v = l.best_per_iteration.get(i).or(l.best_per_iteration.last()).copied().unwrap_or(1.0);
+                        1.0 - f64::from(v)
+                    })
+                    .sum::<f64>()
+                    / n
+            })
+            .collect();
+        let reasons = |s: Status| -> Vec<(String, String)> {
+            lines.iter().filter(|l| l.status == s).map(|l| (l.id.clone(), l.reason.clone().unwrap_or_default())).collect()
+        };
+        Summary {
+            run,
+            tasks: lines.len(),
+            attacked: ok.len(),
+            skipped: reasons(Status::Skipped),
+            errors: reasons(Status::Error),
+            mean_distance: if ok.is_empty() { 0.0 } else { mean },
+            std_distance: var.sqrt(),
+            success_rate: if ok.is_empty() { 0.0 } else { successes as f64 / ok.len() as f64 },
+            median_scored: median(ok.iter().map(|l| l.counts.scored as f64).collect()),
+            median_oracle_checked: median(ok.iter().map(|l| l.counts.oracle_checked as f64).collect()),
+            transform_usage: usage,
+            clone_types: types,
+            detector_share: if seconds.total > 0.0 { seconds.detector / seconds.total } else { 0.0 },
+            seconds,
+            mean_distance_per_iteration: per_iteration,
+            distances,
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! Search for the equivalent program a detector finds least similar (Auto-SPT, Algorithm 1),
+//! with a lazy oracle; greedy and random-walk baselines.
+//!
+//! Beam search: a beam of B programs, starting with the original. Each iteration expands every
+//! member with every transform (seeds derived from the run seed, the iteration, the parent and
+//! the transform), drops invalid outputs and anything already seen in this search, scores the
+//! new candidates in batches, sorts them by M (ties by content hash) and runs the oracle in that
+//! order until B candidates pass. Because scoring is cheap next to running tests and the order
+//! is fixed, the B selected are exactly those Algorithm 1 would select after checking every
+//! candidate (`OracleOrder::All` does that, for the proof), with far fewer oracle calls.
+
+use crate::detector::{Detector, DetectorError};
+use crate::oracle::{Oracle, Reference};
+use crate::program::{classify, Candidate as Classified, ProgramHash};
+use crate::task::Task;
+use crate::transform::LoadedTransform;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// Which search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// Beam search (Algorithm 1).
+    Beam,
+    /// Beam search with B = 1.
+    Greedy,
+    /// A random walk of N accepted steps.
+    Random,
+}
+
+/// When the oracle runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum OracleOrder {
+    /// In distance order until B pass (default).
+    Lazy,
+    /// On every candidate, then select (Algorithm 1 as written).
+    All,
+}
+
+/// Search settings.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchConfig {
+    /// The search.
+    pub strategy: Strategy,
+    /// Beam width B.
+    pub beam: usize,
+    /// Iterations N.
+    pub iterations: usize,
+    /// Run seed.
+    pub seed: u64,
+    /// Lazy or naive oracle.
+    pub oracle_order: OracleOrder,
+    /// Stop after scoring this many candidates.
+    pub max_scored: Option<usize>,
+    /// Stop after this many oracle checks.
+    pub max_oracle: Option<usize>,
+    /// Stop a task after this long.
+    #[serde(skip)]
+    pub time_per_task: Option<Duration>,
+    /// Stop once the best M falls below this.
+    pub stop_below: Option<f32>,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            strategy: Strategy::Beam,
+            beam: 5,
+            iterations: 10,
+            seed: 0,
+            oracle_order: OracleOrder::Lazy,
+            max_scored: None,
+            max_oracle: None,
+            time_per_task: None,
+            stop_below: None,
+        }
+    }
+}
+
+/// One step of a transform sequence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    /// Transform name.
+    pub name: String,
+    /// Seed it was applied with.
+    pub seed: u64,
+}
+
+/// A program reached by a sequence of transforms.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Found {
+    /// Its text.
+    pub text: String,
+    /// M(original, text).
+    pub similarity: f32,
+    /// How it was reached from the original.
+    pub steps: Vec<Step>,
+}
+
+/// Counters of one task's search.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Transform applications.
+    pub generated: u64,
+    /// Applications that gave a new, parseable program.
+    pub valid: u64,
+    /// Valid outputs not seen before in this search.
+    pub unique: u64,
+    /// Candidates scored by the detector.
+    pub scored: u64,
+    /// Candidates checked by the oracle (cache hits included).
+    pub oracle_checked: u64,
+    /// Candidates the oracle accepted.
+    pub accepted: u64,
+}
+
+/// Wall time per stage.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageSeconds {
+    /// Applying transforms (and validity checks).
+    pub transform: f64,
+    /// Detector scoring.
+    pub detector: f64,
+    /// Oracle checks.
+    pub oracle: f64,
+    /// The whole search.
+    pub total: f64,
+}
+
+/// The outcome of one task's search.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResult {
+    /// The least similar equivalent program found (the original when none was).
+    pub best: Found,
+    /// Iterations run.
+    pub iterations: usize,
+    /// Counters.
+    pub counts: Counts,
+    /// Time per stage.
+    pub seconds: StageSeconds,
+    /// Best M after each iteration.
+    pub best_per_iteration: Vec<f32>,
+    /// Content hashes of each iteration's selected beam (for the lazy = naive proof).
+    #[serde(skip)]
+    pub beams: Vec<Vec<ProgramHash>>,
+    /// Why the search stopped early, if it did.
+    pub stopped: Option<String>,
+}
+
+/// Why a search failed.
+#[derive(Debug, Error)]
+pub enum SearchError {
+    /// The detector failed.
+    #[error("detector: {0}")]
+    Detector(#[from] DetectorError),
+}
+
+/// The seed of applying `transform` to `parent` in `iteration` of a run seeded `seed`.
+pub fn derive_seed(seed: u64, iteration: usize, parent: &ProgramHash, transform: &str) -> u64 {
+    let mut h = blake3::Hasher::new();
+    h.update(&seed.to_le_bytes());
+    h.update(&(iteration as u64).to_le_bytes());
+    h.update(&parent.0);
+    h.update(transform.as_bytes());
+    let out = h.finalize();
+    u64::from_le_bytes(out.as_bytes()[..8].try_into().unwrap_or([0; 8]))
+}
+
+#[derive(Clone)]
+struct Node {
+    text: String,
+    hash: ProgramHash,
+    similarity: f32,
+    steps: Vec<Step>,
+}
+
+/// Runs searches for one transform set, detector and oracle.
+pub struct Searcher<'a> {
+    transforms: &'a [LoadedTransform],
+    detector: &'a dyn Detector,
+    oracle: &'a Oracle,
+    config: SearchConfig,
+}
+
+impl<'a> Searcher<'a> {
+    /// A searcher.
+    pub fn new(
+        transforms: &'a [LoadedTransform],
+        detector: &'a dyn Detector,
+        oracle: &'a Oracle,
+        config: SearchConfig,
+    ) -> Self {
+        Searcher { transforms, detector, oracle, config }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Searches for `task` (whose original behaves as `reference`).
+    pub fn run(&self, task: &Task, reference: &Reference) -> Result<SearchResult, SearchError> {
+        match self.config.strategy {
+            Strategy::Random => self.random_walk(task, reference),
+            Strategy::Beam | Strategy::Greedy => self.beam(task, reference),
+        }
+    }
+
+    fn start(&self, task: &Task) -> (Node, SearchResult) {
+        let origin = Node { text: task.source.clone(), hash: ProgramHash::of(&task.source), similarity: 1.0, steps: vec![] };
+        let result = SearchResult {
+            best: Found { text: origin.text.clone(), similarity: 1.0, steps: vec![] },
+            iterations: 0,
+            counts: Counts::default(),
+            seconds: StageSeconds::default(),
+            best_per_iteration: Vec::new(),
+            beams: Vec::new(),
+            stopped: None,
+        };
+        (origin, result)
+    }
+
+    /// Applies every transform to every member; returns new valid unique candidates in a fixed
+    /// order (member, then transform).
+    fn expand(&self, beam: &[Node], iteration: usize, seen: &mut HashSet<ProgramHash>, r: &mut SearchResult) -> Vec<Node> {
+        let t0 = Instant::now();
+        let jobs: Vec<(usize, usize)> =
+            (0..beam.len()).flat_map(|m| (0..self.transforms.len()).map(move |t| (m, t))).collect();
+        let outputs: Vec<Option<Node>> = jobs
+            .par_iter()
+            .map(|&(m, t)| {
+                let parent = &beam[m];
+                let tr = &self.transforms[t];
+                let seed = derive_seed(self.config.seed, iteration, &parent.hash, &tr.name);
+                match tr.apply(&parent.text, seed) {
+                    Ok(Some(out)) => match classify(&parent.text, out) {
+                        Classified::Valid(text) => {
+                            let mut steps = parent.steps.clone();
+                            steps.push(Step { name: tr.name.clone(), seed });
+                            Some(Node { hash: ProgramHash::of(&text), text, similarity: f32::NAN, steps })
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            })
+            .collect();
+        r.counts.generated += jobs.len() as u64;
+        let mut fresh = Vec::new();
+        for node in outputs.into_iter().flatten() {
+            r.counts.valid += 1;
+            if seen.insert(node.hash) {
+                fresh.push(node);
+            }
+        }
+        r.counts.unique += fresh.len() as u64;
+        r.seconds.transform += t0.elapsed().as_secs_f64();
+        fresh
+    }
+
+    fn score(&self, task: &Task, nodes: &mut [Node], r: &mut SearchResult) -> Result<(), SearchError> {
+        let t0 = Instant::now();
+        let texts: Vec<&str> = nodes.iter().map(|n| n.text.as_str()).collect();
+        let ms = self.detector.score(&task.source, &texts)?;
+        for (n, m) in nodes.iter_mut().zip(ms) {
+            n.similarity = m;
+        }
+        r.counts.scored += nodes.len() as u64;
+        r.seconds.detector += t0.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    fn oracle_budget_left(&self, r: &SearchResult) -> usize {
+        self.config.max_oracle.map_or(usize::MAX, |m| m.saturating_sub(r.counts.oracle_checked as usize))
+    }
+
+    /// Checks `nodes` (sorted by distance) and returns the first `want` that pass, in order.
+    fn select(&self, task: &Task, reference: &Reference, nodes: Vec<Node>, want: usize, r: &mut SearchResult) -> Vec<Node> {
+        let t0 = Instant::now();
+        let check = |n: &Node| self.oracle.check(task, reference, &n.text).equivalent;
+        let mut accepted = Vec::new();
+        match self.config.oracle_order {
+            OracleOrder::All => {
+                let budget = self.oracle_budget_left(r).min(nodes.len());
+                let verdicts: Vec<bool> = nodes[..budget].par_iter().map(check).collect();
+                r.counts.oracle_checked += budget as u64;
+                r.counts.accepted += verdicts.iter().filter(|v| **v).count() as u64;
+                accepted = nodes.into_iter().zip(verdicts).filter(|(_, ok)| *ok).map(|(n, _)| n).take(want).collect();
+            }
+            OracleOrder::Lazy => {
+                let mut next = 0;
+                while accepted.len() < want && next < nodes.len() {
+                    let budget = self.oracle_budget_left(r);
+                    if budget == 0 {
+                        break;
+                    }
+                    let k = (want - accepted.len()).min(nodes.len() - next).min(budget);
+                    let chunk = &nodes[next..next + k];
+                    let verdicts: Vec<bool> = chunk.par_iter().map(check).collect();
+                    r.counts.oracle_checked += k as u64;
+                    for (n, ok) in chunk.iter().zip(verdicts) {
+                        if ok {
+                            r.counts.accepted += 1;
+                            if accepted.len() < want {
+                                accepted.push(n.clone());
+                            }
+                        }
+                    }
+                    next += k;
+                }
+            }
+        }
+        r.seconds.oracle += t0.elapsed().as_secs_f64();
+        accepted
+    }
+
+    fn beam(&self, task: &Task, reference: &Reference) -> Result<SearchResult, SearchError> {
+        let start = Instant::now();
+        let width = if self.config.strategy == Strategy::Greedy { 1 } else { self.config.beam.max(1) };
+        let (origin, mut r) = self.start(task);
+        let mut seen: HashSet<ProgramHash> = HashSet::from([origin.hash]);
+        let mut beam = vec![origin];
+        for it in 0..self.config.iterations {
+            if let Some(reason) = self.budget_exhausted(&r, start) {
+                r.stopped = Some(reason);
+                break;
+            }
+            let mut fresh = self.expand(&beam, it, &mut seen, &mut r);
+            if let Some(max) = self.config.max_scored {
+                fresh.truncate(max.saturating_sub(r.counts.scored as usize));
+            }
+            self.score(task, &mut fresh, &mut r)?;
+            fresh.sort_by(|a, b| a.similarity.total_cmp(&b.similarity).then_with(|| a.hash.cmp(&b.hash)));
+            let selected = self.select(task, reference, fresh, width, &mut r);
+            r.iterations = it + 1;
+            if selected.is_empty() {
+                r.best_per_iteration.push(r.best.similarity);
+                r.stopped = Some("no equivalent candidate left".into());
+                break;
+            }
+            if let Some(top) = selected.first() {
+                if top.similarity < r.best.similarity {
+                    r.best = Found { text: top.text.clone(), similarity: top.similarity, steps: top.steps.clone() };
+                }
+            }
+            r.best_per_iteration.push(r.best.similarity);
+            r.beams.push(selected.iter().map(|n| n.hash).collect());
+            beam = selected;
+            if self.config.stop_below.is_some_and(|t| r.best.similarity < t) {
+                r.stopped = Some(format!("best M fell below {}", self.config.stop_below.unwrap_or_default()));
+                break;
+            }
+        }
+        r.seconds.total = start.elapsed().as_secs_f64();
+        Ok(r)
+    }
+
+    fn budget_exhausted(&self, r: &SearchResult, start: Instant) -> Option<String> {
+        if self.config.time_per_task.is_some_and(|t| start.elapsed() >= t) {
+            return Some("time budget reached".into());
+        }
+        if self.config.max_scored.is_some_and(|m| r.counts.scored as usize >= m) {
+            return Some("scoring budget reached".into());
+        }
+        if self.config.max_oracle.is_some_and(|m| r.counts.oracle_checked as usize >= m) {
+            return Some("oracle budget reached".into());
+        }
+        None
+    }
+
+    /// A random walk: each step tries the transforms in a seeded random order and moves to the
+    /// first new, valid, equivalent program; N steps.
+    fn random_walk(&self, task: &Task, reference: &Reference) -> Result<SearchResult, SearchError> {
+        let start = Instant::now();
+        let (origin, mut r) = self.start(task);
+        let mut seen: HashSet<ProgramHash> = HashSet::from([origin.hash]);
+        let mut current = origin;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(self.config.seed ^ u64::from_le_bytes(current.hash.0[..8].try_into().unwrap_or([0; 8])));
+        for it in 0..self.config.iterations {
+            if let Some(reason) = self.budget_exhausted(&r, start) {
+                r.stopped = Some(reason);
+                break;
+            }
+            let mut order: Vec<usize> = (0..self.transforms.len()).collect();
+            order.shuffle(&mut rng);
+            let mut moved = false;
+            for t in order {
+                let tr = &self.transforms[t];
+                let seed = derive_seed(self.config.seed, it, &current.hash, &tr.name);
+                let t0 = Instant::now();
+                r.counts.generated += 1;
+                let out = tr.apply(&current.text, seed).ok().flatten().map(|o| classify(&current.text, o));
+                r.seconds.transform += t0.elapsed().as_secs_f64();
+                let Some(Classified::Valid(text)) = out else { continue };
+                r.counts.valid += 1;
+                let hash = ProgramHash::of(&text);
+                if !seen.insert(hash) {
+                    continue;
+                }
+                r.counts.unique += 1;
+                let mut steps = current.steps.clone();
+                steps.push(Step { name: tr.name.clone(), seed });
+                let mut node = vec![Node { text, hash, similarity: f32::NAN, steps }];
+                self.score(task, &mut node, &mut r)?;
+                if let Some(n) = self.select(task, reference, node, 1, &mut r).pop() {
+                    current = n;
+                    moved = true;
+                    break;
+                }
+            }
+            r.iterations = it + 1;
+            if current.similarity < r.best.similarity {
+                r.best = Found { text: current.text.clone(), similarity: current.similarity, steps: current.steps.clone() };
+            }
+            r.best_per_iteration.push(r.best.similarity);
+            r.beams.push(vec![current.hash]);
+            if !moved {
+                r.stopped = Some("no transform gave a new equivalent program".into());
+                break;
+            }
+            if self.config.stop_below.is_some_and(|t| r.best.similarity < t) {
+                r.stopped = Some("best M fell below the threshold".into());
+                break;
+            }
+        }
+        r.seconds.total = start.elapsed().as_secs_f64();
+        Ok(r)
+    }
+}

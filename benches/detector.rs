@@ -13,7 +13,10 @@ fn main() {
     let tasks = equimorph::task::load(&root.join("fixtures/tasks.jsonl"), None).expect("fixtures");
     let programs: Vec<String> = tasks.tasks.iter().map(|t| t.source.clone()).collect();
     let refs: Vec<&str> = programs.iter().map(String::as_str).collect();
-    let rounds: usize = std::env::var("EQUIMORPH_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    let rounds: usize = std::env::var("EQUIMORPH_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
     let dir = models_dir().join("minilm");
     let mut fp32_scores = Vec::new();
     for (label, path, batches) in [
@@ -22,8 +25,15 @@ fn main() {
     ] {
         for batch in batches {
             let t = Instant::now();
-            let det = OnnxDetector::open(&path, OnnxOptions { device: Device::Cpu, threads: 2, batch_size: batch })
-                .expect("run `make setup` first");
+            let det = OnnxDetector::open(
+                &path,
+                OnnxOptions {
+                    device: Device::Cpu,
+                    threads: 2,
+                    batch_size: batch,
+                },
+            )
+            .expect("run `make setup` first");
             let startup = t.elapsed();
             det.score("warm = 1\n", &refs[..4]).expect("warm-up");
             let before = det.stats();
@@ -49,7 +59,10 @@ fn main() {
                     .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>())
                     .collect();
                 let min = cos.iter().copied().fold(f32::INFINITY, f32::min);
-                println!("int8 vs fp32 embedding cosine: min {min:.4} over {} programs", cos.len());
+                println!(
+                    "int8 vs fp32 embedding cosine: min {min:.4} over {} programs",
+                    cos.len()
+                );
             }
         }
     }

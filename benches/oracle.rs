@@ -9,11 +9,18 @@ use std::time::{Duration, Instant};
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let n: usize = std::env::var("EQUIMORPH_BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
+    let n: usize = std::env::var("EQUIMORPH_BENCH_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400);
     let tasks = equimorph::task::load(&root.join("fixtures/tasks.jsonl"), None).expect("fixtures");
     let mut rows = Vec::new();
     for mode in [OracleMode::Spawn, OracleMode::Fork] {
-        let oracle = Oracle::new(OracleConfig { mode, ..OracleConfig::default() }).expect("oracle");
+        let oracle = Oracle::new(OracleConfig {
+            mode,
+            ..OracleConfig::default()
+        })
+        .expect("oracle");
         let jobs = oracle.config().jobs;
         // Warm every worker once.
         (0..jobs * 2).into_par_iter().for_each(|_| {
@@ -21,12 +28,20 @@ fn main() {
         });
         let start = Instant::now();
         (0..n).into_par_iter().for_each(|i| {
-            let r = oracle.run("print(input())\n", &format!("{i}\n"), Duration::from_secs(5));
+            let r = oracle.run(
+                "print(input())\n",
+                &format!("{i}\n"),
+                Duration::from_secs(5),
+            );
             assert_eq!(r.stdout, format!("{i}\n"));
         });
         let per_sec = n as f64 / start.elapsed().as_secs_f64();
         let start = Instant::now();
-        let ok = tasks.tasks.par_iter().filter(|t| oracle.validate(t).status == equimorph::oracle::ValidationStatus::Ok).count();
+        let ok = tasks
+            .tasks
+            .par_iter()
+            .filter(|t| oracle.validate(t).status == equimorph::oracle::ValidationStatus::Ok)
+            .count();
         let validate = start.elapsed().as_secs_f64();
         println!(
             "{mode:?}: {per_sec:.0} trivial test executions/s ({jobs} workers); validate fixtures: {ok}/{} ok in {validate:.2} s",

@@ -14,15 +14,19 @@ fn rate(n: usize, d: Duration) -> f64 {
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = root.join("build/transforms");
-    let source = std::fs::read_to_string(root.join("fixtures/bench/program100.py")).expect("bench program");
+    let source =
+        std::fs::read_to_string(root.join("fixtures/bench/program100.py")).expect("bench program");
     let cache = tempfile::tempdir().expect("temp dir");
 
     let t = Instant::now();
-    let rt = TransformRuntime::new(Limits::default(), Some(cache.path().to_path_buf())).expect("runtime");
-    let set = TransformSet::load_dir(&rt, &dir).expect("build the transforms first: make transforms");
+    let rt = TransformRuntime::new(Limits::default(), Some(cache.path().to_path_buf()))
+        .expect("runtime");
+    let set =
+        TransformSet::load_dir(&rt, &dir).expect("build the transforms first: make transforms");
     let cold = t.elapsed();
     let t = Instant::now();
-    let rt2 = TransformRuntime::new(Limits::default(), Some(cache.path().to_path_buf())).expect("runtime");
+    let rt2 = TransformRuntime::new(Limits::default(), Some(cache.path().to_path_buf()))
+        .expect("runtime");
     let _set2 = TransformSet::load_dir(&rt2, &dir).expect("reload");
     let warm = t.elapsed();
     println!(
@@ -35,17 +39,34 @@ fn main() {
     );
 
     // Host overhead per call: a guest that does no parsing (fresh store + instance + call).
-    let hostile = rt.load(&root.join("build/test-transforms/hostile.wasm")).expect("test guest");
+    let hostile = rt
+        .load(&root.join("build/test-transforms/hostile.wasm"))
+        .expect("test guest");
     let start = Instant::now();
     for i in 0..2000u64 {
         let _ = hostile.apply("x = 1\n", i);
     }
-    println!("host overhead per call (trivial guest): {:.1} us", start.elapsed().as_secs_f64() * 1e6 / 2000.0);
+    println!(
+        "host overhead per call (trivial guest): {:.1} us",
+        start.elapsed().as_secs_f64() * 1e6 / 2000.0
+    );
 
-    let n: usize = std::env::var("EQUIMORPH_BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(2000);
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
-    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
-    println!("{:<18} {:>12} {:>12} {:>8} {:>10}", "transform", "1 thread/s", "2 threads/s", "ratio", "applies?");
+    let n: usize = std::env::var("EQUIMORPH_BENCH_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("pool");
+    println!(
+        "{:<18} {:>12} {:>12} {:>8} {:>10}",
+        "transform", "1 thread/s", "2 threads/s", "ratio", "applies?"
+    );
     for t in set.iter() {
         let applies = t.apply(&source, 0).map(|o| o.is_some()).unwrap_or(false);
         let mut rates = Vec::new();
@@ -58,21 +79,35 @@ fn main() {
             });
             rates.push(rate(n, start.elapsed()));
         }
-        println!("{:<18} {:>12.0} {:>12.0} {:>7.2}x {:>10}", t.name, rates[0], rates[1], rates[1] / rates[0], applies);
+        println!(
+            "{:<18} {:>12.0} {:>12.0} {:>7.2}x {:>10}",
+            t.name,
+            rates[0],
+            rates[1],
+            rates[1] / rates[0],
+            applies
+        );
     }
 
     // The fixture corpus: typical small programs (mean size printed).
     let tasks = equimorph::task::load(&root.join("fixtures/tasks.jsonl"), None).expect("fixtures");
     let lines: usize = tasks.tasks.iter().map(|t| t.source.lines().count()).sum();
-    let work: Vec<(&str, usize)> = tasks.tasks.iter().flat_map(|t| (0..set.len()).map(move |k| (t.source.as_str(), k))).collect();
+    let work: Vec<(&str, usize)> = tasks
+        .tasks
+        .iter()
+        .flat_map(|t| (0..set.len()).map(move |k| (t.source.as_str(), k)))
+        .collect();
     let all: Vec<_> = set.iter().collect();
     let mut rates = Vec::new();
     for pool in [&one, &two] {
         let start = Instant::now();
         pool.install(|| {
-            (0..4).into_par_iter().flat_map(|_| work.par_iter()).for_each(|(src, k)| {
-                let _ = all[*k].apply(src, 1);
-            })
+            (0..4)
+                .into_par_iter()
+                .flat_map(|_| work.par_iter())
+                .for_each(|(src, k)| {
+                    let _ = all[*k].apply(src, 1);
+                })
         });
         rates.push(rate(work.len() * 4, start.elapsed()));
     }

@@ -5,10 +5,10 @@
 //! sandboxes → [`program`] keeps valid unique candidates → [`detector`] scores them →
 //! [`oracle`] checks equivalence → [`search`] composes transforms → [`report`] renders results.
 
-pub mod program;
-pub mod transform;
-pub mod oracle;
-pub mod task;
 pub mod detector;
-pub mod search;
+pub mod oracle;
+pub mod program;
 pub mod report;
+pub mod search;
+pub mod task;
+pub mod transform;

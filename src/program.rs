@@ -60,16 +60,24 @@ pub fn validate(source: &str) -> Result<(), InvalidProgram> {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
             let mut p = Parser::new();
-            p.set_language(&tree_sitter_python::LANGUAGE.into()).map_err(|e| InvalidProgram::Parser(e.to_string()))?;
+            p.set_language(&tree_sitter_python::LANGUAGE.into())
+                .map_err(|e| InvalidProgram::Parser(e.to_string()))?;
             *slot = Some(p);
         }
-        let parser = slot.as_mut().ok_or_else(|| InvalidProgram::Parser("no parser".into()))?;
-        let tree = parser.parse(source, None).ok_or_else(|| InvalidProgram::Parser("no tree".into()))?;
+        let parser = slot
+            .as_mut()
+            .ok_or_else(|| InvalidProgram::Parser("no parser".into()))?;
+        let tree = parser
+            .parse(source, None)
+            .ok_or_else(|| InvalidProgram::Parser("no tree".into()))?;
         match first_error(tree.root_node()) {
             None => Ok(()),
             Some(n) => {
                 let p = n.start_position();
-                Err(InvalidProgram::Syntax { line: p.row + 1, column: p.column + 1 })
+                Err(InvalidProgram::Syntax {
+                    line: p.row + 1,
+                    column: p.column + 1,
+                })
             }
         }
     })
@@ -122,7 +130,10 @@ mod tests {
     #[test]
     fn valid_invalid_and_missing_nodes() {
         assert_eq!(validate("x = 1\nprint(x)\n"), Ok(()));
-        assert!(matches!(validate("def f(:\n  pass\n"), Err(InvalidProgram::Syntax { line: 1, .. })));
+        assert!(matches!(
+            validate("def f(:\n  pass\n"),
+            Err(InvalidProgram::Syntax { line: 1, .. })
+        ));
         // tree-sitter recovers `print(1` with a MISSING `)`: still invalid.
         assert!(validate("print(1\n").is_err());
         assert!(validate("if x:\npass\n").is_err());
@@ -131,7 +142,10 @@ mod tests {
     #[test]
     fn classify_unchanged_and_hash() {
         assert_eq!(classify("a = 1\n", "a = 1\n".into()), Candidate::Unchanged);
-        assert!(matches!(classify("a = 1\n", "a = (\n".into()), Candidate::Invalid(_)));
+        assert!(matches!(
+            classify("a = 1\n", "a = (\n".into()),
+            Candidate::Invalid(_)
+        ));
         assert_eq!(ProgramHash::of("a"), ProgramHash::of("a"));
         assert_ne!(ProgramHash::of("a"), ProgramHash::of("b"));
     }

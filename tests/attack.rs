@@ -36,7 +36,15 @@ fn subset(n: usize) -> (tempfile::TempDir, PathBuf) {
 fn lazy_oracle_selects_exactly_what_algorithm_1_selects_with_fewer_checks() {
     let set = common::default_set();
     let transforms: Vec<_> = set.iter().cloned().collect();
-    let det = OnnxDetector::open(&tiny_model(), OnnxOptions { device: Device::Cpu, threads: 2, batch_size: 16 }).unwrap();
+    let det = OnnxDetector::open(
+        &tiny_model(),
+        OnnxOptions {
+            device: Device::Cpu,
+            threads: 2,
+            batch_size: 16,
+        },
+    )
+    .unwrap();
     let (mut lazy_checks, mut naive_checks) = (0, 0);
     for task in common::fixture_tasks().tasks.iter().take(10) {
         let mut results = Vec::new();
@@ -44,8 +52,18 @@ fn lazy_oracle_selects_exactly_what_algorithm_1_selects_with_fewer_checks() {
             // A fresh oracle each time, so neither run benefits from the other's cache.
             let oracle = common::oracle(OracleMode::Fork);
             let reference = oracle.validate(task).reference.expect("fixture ok");
-            let config = SearchConfig { beam: 3, iterations: 3, seed: 11, oracle_order: order, ..SearchConfig::default() };
-            results.push(Searcher::new(&transforms, &det, &oracle, config).run(task, &reference).unwrap());
+            let config = SearchConfig {
+                beam: 3,
+                iterations: 3,
+                seed: 11,
+                oracle_order: order,
+                ..SearchConfig::default()
+            };
+            results.push(
+                Searcher::new(&transforms, &det, &oracle, config)
+                    .run(task, &reference)
+                    .unwrap(),
+            );
         }
         let (lazy, naive) = (&results[0], &results[1]);
         assert_eq!(lazy.beams, naive.beams, "{}: beams differ", task.id);
@@ -54,13 +72,23 @@ fn lazy_oracle_selects_exactly_what_algorithm_1_selects_with_fewer_checks() {
         lazy_checks += lazy.counts.oracle_checked;
         naive_checks += naive.counts.oracle_checked;
     }
-    assert!(lazy_checks * 2 < naive_checks, "lazy {lazy_checks} vs naive {naive_checks} oracle checks");
+    assert!(
+        lazy_checks * 2 < naive_checks,
+        "lazy {lazy_checks} vs naive {naive_checks} oracle checks"
+    );
 }
 
 fn attack(tasks: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     let spec = format!("onnx:{}", tiny_model().display());
     Command::new(env!("CARGO_BIN_EXE_equimorph"))
-        .args(["attack", tasks.to_str().unwrap(), "--out", out.to_str().unwrap(), "--detector", &spec])
+        .args([
+            "attack",
+            tasks.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--detector",
+            &spec,
+        ])
         .args(["--beam", "2", "--iterations", "2", "--seed", "5", "--quiet"])
         .args(extra)
         .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
@@ -89,18 +117,31 @@ fn same_seed_same_results_every_answer_verified_and_resume_after_sigkill() {
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
     let out = attack(&tasks, a.path(), &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(attack(&tasks, b.path(), &[]).status.success());
     let first = comparable(a.path());
     assert_eq!(first.len(), 12);
-    assert_eq!(first, comparable(b.path()), "same seed and inputs must give the same results");
+    assert_eq!(
+        first,
+        comparable(b.path()),
+        "same seed and inputs must give the same results"
+    );
     for f in ["summary.json", "report.md", "report.html", "run.json"] {
         assert!(a.path().join(f).is_file(), "{f} missing");
     }
-    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(a.path().join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.path().join("summary.json")).unwrap())
+            .unwrap();
     assert_eq!(summary["attacked"], 12);
     let html = std::fs::read_to_string(a.path().join("report.html")).unwrap();
-    assert!(html.contains("<svg") && !html.contains("http://") || html.contains("xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(
+        html.contains("<svg") && !html.contains("http://")
+            || html.contains("xmlns=\"http://www.w3.org/2000/svg\"")
+    );
 
     // Every answer passes the oracle and the task's own tests.
     let oracle = common::oracle(OracleMode::Fork);
@@ -109,18 +150,40 @@ fn same_seed_same_results_every_answer_verified_and_resume_after_sigkill() {
         assert_eq!(line.status, Status::Ok);
         let task = fixtures.get(&line.id).unwrap();
         let best = line.best.clone().unwrap();
-        let as_task = Task { source: best.clone(), ..task.clone() };
-        assert_eq!(oracle.validate(&as_task).status, ValidationStatus::Ok, "{}: best fails its own tests", line.id);
+        let as_task = Task {
+            source: best.clone(),
+            ..task.clone()
+        };
+        assert_eq!(
+            oracle.validate(&as_task).status,
+            ValidationStatus::Ok,
+            "{}: best fails its own tests",
+            line.id
+        );
         let reference = oracle.reference(task);
-        assert!(oracle.check(task, &reference, &best).equivalent, "{}", line.id);
-        assert!(line.similarity.unwrap() <= 1.0 && (line.distance.unwrap() - (1.0 - line.similarity.unwrap())).abs() < 1e-6);
+        assert!(
+            oracle.check(task, &reference, &best).equivalent,
+            "{}",
+            line.id
+        );
+        assert!(
+            line.similarity.unwrap() <= 1.0
+                && (line.distance.unwrap() - (1.0 - line.similarity.unwrap())).abs() < 1e-6
+        );
     }
 
     // Kill a run part-way (SIGKILL), tear its last line by hand, resume: same final results.
     let c = tempfile::tempdir().unwrap();
     let spec = format!("onnx:{}", tiny_model().display());
     let mut child = Command::new(env!("CARGO_BIN_EXE_equimorph"))
-        .args(["attack", tasks.to_str().unwrap(), "--out", c.path().to_str().unwrap(), "--detector", &spec])
+        .args([
+            "attack",
+            tasks.to_str().unwrap(),
+            "--out",
+            c.path().to_str().unwrap(),
+            "--detector",
+            &spec,
+        ])
         .args(["--beam", "2", "--iterations", "2", "--seed", "5", "--quiet"])
         .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
         .stdout(Stdio::null())
@@ -129,7 +192,9 @@ fn same_seed_same_results_every_answer_verified_and_resume_after_sigkill() {
         .unwrap();
     let res = c.path().join("results.jsonl");
     let t = Instant::now();
-    while results::read(&res).map(|l| l.len()).unwrap_or(0) < 3 && t.elapsed() < Duration::from_secs(120) {
+    while results::read(&res).map(|l| l.len()).unwrap_or(0) < 3
+        && t.elapsed() < Duration::from_secs(120)
+    {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.kill().unwrap();
@@ -137,11 +202,24 @@ fn same_seed_same_results_every_answer_verified_and_resume_after_sigkill() {
     let partial = results::read(&res).unwrap().len();
     assert!((3..12).contains(&partial), "killed after {partial} tasks");
     use std::io::Write;
-    std::fs::OpenOptions::new().append(true).open(&res).unwrap().write_all(b"{\"id\": \"torn").unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&res)
+        .unwrap()
+        .write_all(b"{\"id\": \"torn")
+        .unwrap();
     let resumed = attack(&tasks, c.path(), &[]);
-    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
     assert!(String::from_utf8_lossy(&resumed.stderr).contains("resuming"));
-    assert_eq!(comparable(c.path()), first, "resumed run differs from an uninterrupted one");
+    assert_eq!(
+        comparable(c.path()),
+        first,
+        "resumed run differs from an uninterrupted one"
+    );
 }
 
 #[test]
@@ -149,23 +227,41 @@ fn failing_originals_are_skipped_with_a_reason_and_the_run_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let tasks = dir.path().join("tasks.jsonl");
     let good = common::fixture("sum-two");
-    let bad = Task { id: "broken".into(), source: "print(int(input()) + 1)\n".into(), ..good.clone() };
+    let bad = Task {
+        id: "broken".into(),
+        source: "print(int(input()) + 1)\n".into(),
+        ..good.clone()
+    };
     let flaky = Task {
         id: "random".into(),
         source: "import os\nprint(os.urandom(4).hex())\n".into(),
-        tests: vec![equimorph::task::TestCase { input: String::new(), output: None }],
+        tests: vec![equimorph::task::TestCase {
+            input: String::new(),
+            output: None,
+        }],
         ..good.clone()
     };
-    let text = [&bad, &good, &flaky].iter().map(|t| serde_json::to_string(t).unwrap() + "\n").collect::<String>() + "{oops\n";
+    let text = [&bad, &good, &flaky]
+        .iter()
+        .map(|t| serde_json::to_string(t).unwrap() + "\n")
+        .collect::<String>()
+        + "{oops\n";
     std::fs::write(&tasks, text).unwrap();
     let out = tempfile::tempdir().unwrap();
     let o = attack(&tasks, out.path(), &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("tasks.jsonl:4"), "malformed line reported");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("tasks.jsonl:4"),
+        "malformed line reported"
+    );
     let lines = results::read(&out.path().join("results.jsonl")).unwrap();
     let by_id: std::collections::HashMap<_, _> = lines.iter().map(|l| (l.id.as_str(), l)).collect();
     assert_eq!(by_id["broken"].status, Status::Skipped);
-    assert!(by_id["broken"].reason.as_deref().unwrap().contains("failing"));
+    assert!(by_id["broken"]
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("failing"));
     assert_eq!(by_id["random"].status, Status::Skipped);
     assert!(by_id["random"].reason.as_deref().unwrap().contains("flaky"));
     assert_eq!(by_id["sum-two"].status, Status::Ok);
@@ -177,11 +273,22 @@ fn failing_originals_are_skipped_with_a_reason_and_the_run_goes_on() {
 fn bad_options_give_clear_errors() {
     let (_d, tasks) = subset(2);
     let out = tempfile::tempdir().unwrap();
-    let o = attack(&tasks, out.path(), &["--transforms", "var-rename,no-such-transform"]);
+    let o = attack(
+        &tasks,
+        out.path(),
+        &["--transforms", "var-rename,no-such-transform"],
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown transform \"no-such-transform\""));
     let o = Command::new(env!("CARGO_BIN_EXE_equimorph"))
-        .args(["attack", tasks.to_str().unwrap(), "--out", out.path().to_str().unwrap(), "--detector", "gpt-judge"])
+        .args([
+            "attack",
+            tasks.to_str().unwrap(),
+            "--out",
+            out.path().to_str().unwrap(),
+            "--detector",
+            "gpt-judge",
+        ])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
@@ -190,6 +297,9 @@ fn bad_options_give_clear_errors() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--beam"));
     let o = attack(&tasks, out.path(), &["--transforms", "/no/such/dir"]);
     assert!(!o.status.success());
-    let o = Command::new(env!("CARGO_BIN_EXE_equimorph")).args(["report", out.path().join("nope").to_str().unwrap()]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_equimorph"))
+        .args(["report", out.path().join("nope").to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("no results.jsonl"));
 }

@@ -6,7 +6,10 @@ use std::process::{Command, Output, Stdio};
 
 fn equimorph(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_equimorph"));
-    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     cmd.env("EQUIMORPH_TRANSFORMS", common::transforms_dir());
     let mut child = cmd.spawn().expect("binary runs");
     if let Some(input) = stdin {
@@ -55,11 +58,39 @@ fn transforms_list_as_table_and_json() {
 #[test]
 fn apply_prints_the_program_and_reports_steps_that_did_not_apply() {
     let src = b"for i in range(3):\n    print(i)\n";
-    let out = equimorph(&["apply", "--transform", "for-to-while,stmt-swap", "--seed", "1", "-"], Some(src));
+    let out = equimorph(
+        &[
+            "apply",
+            "--transform",
+            "for-to-while,stmt-swap",
+            "--seed",
+            "1",
+            "-",
+        ],
+        Some(src),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("while "), "{}", text(&out.stdout));
-    assert!(text(&out.stderr).contains("step 2 (stmt-swap): not applicable"), "{}", text(&out.stderr));
-    let seeds = equimorph(&["apply", "--transform", "var-rename,var-rename", "--seed", "1,2", "-"], Some(src));
+    assert!(
+        text(&out.stdout).contains("while "),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stderr).contains("step 2 (stmt-swap): not applicable"),
+        "{}",
+        text(&out.stderr)
+    );
+    let seeds = equimorph(
+        &[
+            "apply",
+            "--transform",
+            "var-rename,var-rename",
+            "--seed",
+            "1,2",
+            "-",
+        ],
+        Some(src),
+    );
     assert!(seeds.status.success());
 }
 
@@ -68,18 +99,70 @@ fn apply_errors_are_clear_and_non_zero() {
     let dir = tempfile::tempdir().unwrap();
     let bad_utf8 = dir.path().join("latin1.py");
     std::fs::write(&bad_utf8, b"print('caf\xe9')\n").unwrap();
-    let cases: Vec<(Vec<String>, Option<&[u8]>, &str)> = vec![
-        (vec!["apply".into(), "--transform".into(), "nope".into(), "-".into()], Some(b"x = 1\n"), "unknown transform \"nope\""),
-        (vec!["apply".into(), "--transform".into(), "var-rename".into(), "/no/such/file.py".into()], None, "cannot read /no/such/file.py"),
-        (vec!["apply".into(), "--transform".into(), "var-rename".into(), bad_utf8.display().to_string()], None, "not valid UTF-8"),
-        (vec!["apply".into(), "--transform".into(), "var-rename".into(), "-".into()], Some(b"def f(:\n"), "does not parse as Python"),
-        (vec!["apply".into(), "--transform".into(), "var-rename".into(), "--seed".into(), "x".into(), "-".into()], Some(b"x = 1\n"), "not a non-negative integer"),
+    type Case<'a> = (Vec<String>, Option<&'a [u8]>, &'a str);
+    let cases: Vec<Case> = vec![
+        (
+            vec![
+                "apply".into(),
+                "--transform".into(),
+                "nope".into(),
+                "-".into(),
+            ],
+            Some(b"x = 1\n"),
+            "unknown transform \"nope\"",
+        ),
+        (
+            vec![
+                "apply".into(),
+                "--transform".into(),
+                "var-rename".into(),
+                "/no/such/file.py".into(),
+            ],
+            None,
+            "cannot read /no/such/file.py",
+        ),
+        (
+            vec![
+                "apply".into(),
+                "--transform".into(),
+                "var-rename".into(),
+                bad_utf8.display().to_string(),
+            ],
+            None,
+            "not valid UTF-8",
+        ),
+        (
+            vec![
+                "apply".into(),
+                "--transform".into(),
+                "var-rename".into(),
+                "-".into(),
+            ],
+            Some(b"def f(:\n"),
+            "does not parse as Python",
+        ),
+        (
+            vec![
+                "apply".into(),
+                "--transform".into(),
+                "var-rename".into(),
+                "--seed".into(),
+                "x".into(),
+                "-".into(),
+            ],
+            Some(b"x = 1\n"),
+            "not a non-negative integer",
+        ),
     ];
     for (args, stdin, needle) in cases {
         let a: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = equimorph(&a, stdin);
         assert!(!out.status.success(), "{a:?} should fail");
-        assert!(text(&out.stderr).contains(needle), "{a:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(needle),
+            "{a:?}: {}",
+            text(&out.stderr)
+        );
     }
 }
 
@@ -90,7 +173,10 @@ fn validate_json_and_check_exit_codes() {
     let out = equimorph(&["validate", tasks, "--json"], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["ok"].as_u64(), Some(common::fixture_tasks().tasks.len() as u64));
+    assert_eq!(
+        v["ok"].as_u64(),
+        Some(common::fixture_tasks().tasks.len() as u64)
+    );
     assert_eq!(v["failing"].as_array().map(Vec::len), Some(0));
     assert_eq!(v["isolation"]["launcher"], "bubblewrap");
 
@@ -99,13 +185,33 @@ fn validate_json_and_check_exit_codes() {
     std::fs::write(&good, "x, y = map(int, input().split())\nprint(y + x)\n").unwrap();
     let bad = dir.path().join("bad.py");
     std::fs::write(&bad, "x, y = map(int, input().split())\nprint(y - x)\n").unwrap();
-    let code = |cand: &str, id: &str| equimorph(&["check", tasks, "--id", id, "--candidate", cand], None).status.code();
+    let code = |cand: &str, id: &str| {
+        equimorph(&["check", tasks, "--id", id, "--candidate", cand], None)
+            .status
+            .code()
+    };
     assert_eq!(code(good.to_str().unwrap(), "sum-two"), Some(0));
     assert_eq!(code(bad.to_str().unwrap(), "sum-two"), Some(1));
     assert_eq!(code(bad.to_str().unwrap(), "no-such-id"), Some(2));
     assert_eq!(code("/no/such.py", "sum-two"), Some(2));
-    let shown = text(&equimorph(&["check", tasks, "--id", "sum-two", "--candidate", bad.to_str().unwrap()], None).stdout);
-    assert!(shown.contains("NOT equivalent: test 0") && shown.contains("--- input ---"), "{shown}");
+    let shown = text(
+        &equimorph(
+            &[
+                "check",
+                tasks,
+                "--id",
+                "sum-two",
+                "--candidate",
+                bad.to_str().unwrap(),
+            ],
+            None,
+        )
+        .stdout,
+    );
+    assert!(
+        shown.contains("NOT equivalent: test 0") && shown.contains("--- input ---"),
+        "{shown}"
+    );
 }
 
 #[test]
@@ -123,7 +229,10 @@ fn score_prints_a_matrix_and_names_every_problem() {
     assert_eq!(v["similarity"][0][1], v["similarity"][1][0]);
     assert_eq!(v["files"].as_array().unwrap().len(), 2);
     let table = text(&equimorph(&["score", a, b], None).stdout);
-    assert!(table.contains("detector: minilm") && table.contains("[1]"), "{table}");
+    assert!(
+        table.contains("detector: minilm") && table.contains("[1]"),
+        "{table}"
+    );
 
     let missing = equimorph(&["score", a, "/no/such.py"], None);
     assert_eq!(missing.status.code(), Some(2));
@@ -131,9 +240,17 @@ fn score_prints_a_matrix_and_names_every_problem() {
     let bogus = equimorph(&["score", "--detector", "bogus", a, b], None);
     assert!(text(&bogus.stderr).contains("unknown detector \"bogus\""));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_equimorph"));
-    let no_runtime = cmd.args(["score", a, b]).env("ORT_DYLIB_PATH", "/no/libonnxruntime.so").output().unwrap();
+    let no_runtime = cmd
+        .args(["score", a, b])
+        .env("ORT_DYLIB_PATH", "/no/libonnxruntime.so")
+        .output()
+        .unwrap();
     assert_eq!(no_runtime.status.code(), Some(2));
-    assert!(text(&no_runtime.stderr).contains("make setup"), "{}", text(&no_runtime.stderr));
+    assert!(
+        text(&no_runtime.stderr).contains("make setup"),
+        "{}",
+        text(&no_runtime.stderr)
+    );
     let device = equimorph(&["score", "--device", "tpu", a, b], None);
     assert!(text(&device.stderr).contains("expected cpu or cuda"));
 }

@@ -42,8 +42,16 @@ fn run_all(mode: OracleMode) {
     assert_eq!(v.status, ValidationStatus::Ok);
     let reference = v.reference.unwrap();
     let healthy = || {
-        let d = oracle.check(&task, &reference, &format!("{}\n# still fine {:?}\n", task.source, Instant::now()));
-        assert!(d.equivalent, "the oracle must keep working: {:?}", d.failure);
+        let d = oracle.check(
+            &task,
+            &reference,
+            &format!("{}\n# still fine {:?}\n", task.source, Instant::now()),
+        );
+        assert!(
+            d.equivalent,
+            "the oracle must keep working: {:?}",
+            d.failure
+        );
     };
     for name in [
         "fork_bomb",
@@ -67,7 +75,9 @@ fn run_all(mode: OracleMode) {
         // Look at what it did, directly.
         let r = oracle.run(&src, "", Duration::from_secs(2));
         match name {
-            "fork_bomb" | "infinite_loop" | "sleep" => assert_eq!(r.class, ExitClass::Timeout, "{name}"),
+            "fork_bomb" | "infinite_loop" | "sleep" => {
+                assert_eq!(r.class, ExitClass::Timeout, "{name}")
+            }
             "memory_hog" => {
                 assert_eq!(r.class, ExitClass::Error, "{name}");
                 assert!(r.stderr_tail.contains("MemoryError"), "{}", r.stderr_tail);
@@ -75,8 +85,15 @@ fn run_all(mode: OracleMode) {
             "huge_stdout" => assert_eq!(r.class, ExitClass::OutputLimit),
             "network" => assert_eq!(r.stdout.trim(), "blocked blocked blocked"),
             "write_outside" => assert!(r.stdout.starts_with("wrote: "), "{}", r.stdout),
-            "read_env" => assert!(!r.stdout.contains("hunter2"), "environment leaked: {}", r.stdout),
-            "kill_parent" => assert!(matches!(r.class, ExitClass::Crash | ExitClass::Signal | ExitClass::Success)),
+            "read_env" => assert!(
+                !r.stdout.contains("hunter2"),
+                "environment leaked: {}",
+                r.stdout
+            ),
+            "kill_parent" => assert!(matches!(
+                r.class,
+                ExitClass::Crash | ExitClass::Signal | ExitClass::Success
+            )),
             "close_stdout" => assert_ne!(r.class, ExitClass::Success),
             "daemon" => {
                 assert_eq!(r.class, ExitClass::Success);
@@ -85,11 +102,23 @@ fn run_all(mode: OracleMode) {
             _ => unreachable!(),
         }
         std::thread::sleep(Duration::from_millis(50));
-        assert_eq!(stray_sleepers(), Vec::<u32>::new(), "{name} left a process behind");
-        assert_eq!(canaries(), Vec::<std::path::PathBuf>::new(), "{name} wrote outside its directory");
+        assert_eq!(
+            stray_sleepers(),
+            Vec::<u32>::new(),
+            "{name} left a process behind"
+        );
+        assert_eq!(
+            canaries(),
+            Vec::<std::path::PathBuf>::new(),
+            "{name} wrote outside its directory"
+        );
         healthy();
     }
-    assert!(oracle.isolation().warnings.is_empty(), "{:?}", oracle.isolation());
+    assert!(
+        oracle.isolation().warnings.is_empty(),
+        "{:?}",
+        oracle.isolation()
+    );
 }
 
 #[test]

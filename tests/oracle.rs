@@ -10,7 +10,13 @@ fn validate_all(mode: OracleMode) {
     let oracle = common::oracle(mode);
     for task in &common::fixture_tasks().tasks {
         let v = oracle.validate(task);
-        assert_eq!(v.status, ValidationStatus::Ok, "{} in {mode:?}: {:?}", task.id, v.reason);
+        assert_eq!(
+            v.status,
+            ValidationStatus::Ok,
+            "{} in {mode:?}: {:?}",
+            task.id,
+            v.reason
+        );
     }
 }
 
@@ -28,7 +34,9 @@ fn verdict(mode: OracleMode, task: &Task, candidate: &str) -> bool {
     let oracle = common::oracle(mode);
     let v = oracle.validate(task);
     assert_eq!(v.status, ValidationStatus::Ok, "{:?}", v.reason);
-    oracle.check(task, v.reference.as_ref().unwrap(), candidate).equivalent
+    oracle
+        .check(task, v.reference.as_ref().unwrap(), candidate)
+        .equivalent
 }
 
 #[test]
@@ -37,27 +45,58 @@ fn equivalent_rewrites_are_accepted_and_wrong_variants_rejected() {
     let src = task.source.clone();
     for mode in [OracleMode::Fork, OracleMode::Spawn] {
         // Equivalent: renamed variable, reordered independent branches, trailing spaces.
-        assert!(verdict(mode, &task, &src.replace("n = int(input())", "limit = int(input())").replace("n + 1", "limit + 1")));
-        assert!(verdict(mode, &task, &src.replace("print(i)", "print(str(i) + '   ')")));
+        assert!(verdict(
+            mode,
+            &task,
+            &src.replace("n = int(input())", "limit = int(input())")
+                .replace("n + 1", "limit + 1")
+        ));
+        assert!(verdict(
+            mode,
+            &task,
+            &src.replace("print(i)", "print(str(i) + '   ')")
+        ));
         // Off by one.
         assert!(!verdict(mode, &task, &src.replace("n + 1", "n")));
         // Swapped branch.
-        assert!(!verdict(mode, &task, &src.replace("print(\"Fizz\")", "print(\"TMP\")").replace("print(\"Buzz\")", "print(\"Fizz\")").replace("print(\"TMP\")", "print(\"Buzz\")")));
+        assert!(!verdict(
+            mode,
+            &task,
+            &src.replace("print(\"Fizz\")", "print(\"TMP\")")
+                .replace("print(\"Buzz\")", "print(\"Fizz\")")
+                .replace("print(\"TMP\")", "print(\"Buzz\")")
+        ));
         // Changed constant.
         assert!(!verdict(mode, &task, &src.replace("i % 15", "i % 30")));
         // An extra space inside a line.
-        assert!(!verdict(mode, &task, &src.replace("print(i)", "print(' ' + str(i))")));
+        assert!(!verdict(
+            mode,
+            &task,
+            &src.replace("print(i)", "print(' ' + str(i))")
+        ));
     }
 }
 
 #[test]
 fn test_code_tasks_need_exit_zero_and_exit_class_matters() {
     let task = common::fixture("early-return");
-    assert!(verdict(OracleMode::Fork, &task, &task.source.replace("return -1", "return -2 + 1")));
-    assert!(!verdict(OracleMode::Fork, &task, &task.source.replace("return -1", "return None")));
+    assert!(verdict(
+        OracleMode::Fork,
+        &task,
+        &task.source.replace("return -1", "return -2 + 1")
+    ));
+    assert!(!verdict(
+        OracleMode::Fork,
+        &task,
+        &task.source.replace("return -1", "return None")
+    ));
     // stdin/stdout task whose candidate crashes after printing the right output.
     let sum = common::fixture("sum-two");
-    assert!(!verdict(OracleMode::Fork, &sum, &format!("{}raise SystemExit(3)\n", sum.source)));
+    assert!(!verdict(
+        OracleMode::Fork,
+        &sum,
+        &format!("{}raise SystemExit(3)\n", sum.source)
+    ));
 }
 
 #[test]
@@ -65,9 +104,16 @@ fn the_first_failing_test_is_reported_with_its_input() {
     let task = common::fixture("sum-two");
     let oracle = common::oracle(OracleMode::Fork);
     let reference = oracle.reference(&task);
-    let d = oracle.check(&task, &reference, "a, b = map(int, input().split())\nprint(a + b if a > 0 else -1)\n");
+    let d = oracle.check(
+        &task,
+        &reference,
+        "a, b = map(int, input().split())\nprint(a + b if a > 0 else -1)\n",
+    );
     let f = d.failure.expect("a failure");
-    assert_eq!((f.test, f.input.as_str(), f.expected.trim(), f.got.trim()), (1, "-5 5\n", "0", "-1"));
+    assert_eq!(
+        (f.test, f.input.as_str(), f.expected.trim(), f.got.trim()),
+        (1, "-5 5\n", "0", "-1")
+    );
 }
 
 #[test]
@@ -80,15 +126,25 @@ fn cache_hits_give_the_same_decision_without_a_new_process() {
     let runs = oracle.stats().runs;
     let second = oracle.check(&task, &reference, &wrong);
     assert!(!first.cached && second.cached);
-    assert_eq!((first.equivalent, first.failure.clone()), (second.equivalent, second.failure.clone()));
-    assert_eq!(oracle.stats().runs, runs, "a cache hit must not run anything");
+    assert_eq!(
+        (first.equivalent, first.failure.clone()),
+        (second.equivalent, second.failure.clone())
+    );
+    assert_eq!(
+        oracle.stats().runs,
+        runs,
+        "a cache hit must not run anything"
+    );
     assert_eq!(oracle.stats().cache_hits, 1);
 }
 
 #[test]
 fn validate_classifies_failing_flaky_and_timeout_originals() {
     let oracle = common::oracle(OracleMode::Fork);
-    let case = |input: &str, output: Option<&str>| TestCase { input: input.into(), output: output.map(String::from) };
+    let case = |input: &str, output: Option<&str>| TestCase {
+        input: input.into(),
+        output: output.map(String::from),
+    };
     let failing = Task {
         id: "failing".into(),
         source: "print(int(input()) + 1)\n".into(),
@@ -129,8 +185,12 @@ fn validate_classifies_failing_flaky_and_timeout_originals() {
 fn both_modes_see_the_same_program_behaviour() {
     let probe = "import sys\nprint(sys.argv[0].endswith('prog.py'), __name__, sorted(k for k in globals() if not k.startswith('__')))\nprint(input()[::-1])\nsys.exit(4)\n";
     let a = common::oracle(OracleMode::Fork).run(probe, "abc\n", std::time::Duration::from_secs(5));
-    let b = common::oracle(OracleMode::Spawn).run(probe, "abc\n", std::time::Duration::from_secs(5));
-    assert_eq!((a.class, a.code, a.stdout.clone()), (b.class, b.code, b.stdout.clone()));
+    let b =
+        common::oracle(OracleMode::Spawn).run(probe, "abc\n", std::time::Duration::from_secs(5));
+    assert_eq!(
+        (a.class, a.code, a.stdout.clone()),
+        (b.class, b.code, b.stdout.clone())
+    );
     assert_eq!(a.class, ExitClass::Error);
     assert_eq!(a.stdout, "True __main__ ['sys']\ncba\n");
 }

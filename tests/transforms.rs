@@ -25,7 +25,15 @@ fn the_eight_transforms_load_with_their_info() {
     assert_eq!(set.names(), EXPECTED);
     for t in set.iter() {
         assert!(
-            ["naming", "control-flow", "data-flow", "expression", "structure", "layout"].contains(&t.category.as_str()),
+            [
+                "naming",
+                "control-flow",
+                "data-flow",
+                "expression",
+                "structure",
+                "layout"
+            ]
+            .contains(&t.category.as_str()),
             "{}: {}",
             t.name,
             t.category
@@ -41,25 +49,37 @@ fn every_output_on_every_fixture_is_valid_and_equivalent() {
     let oracle = common::oracle(OracleMode::Fork);
     let mut applied = std::collections::HashMap::<String, usize>::new();
     let jobs: Vec<(usize, String, u64)> = (0..tasks.tasks.len())
-        .flat_map(|i| set.names().into_iter().flat_map(move |n| (0..3u64).map(move |s| (i, n.clone(), s))))
+        .flat_map(|i| {
+            set.names()
+                .into_iter()
+                .flat_map(move |n| (0..3u64).map(move |s| (i, n.clone(), s)))
+        })
         .collect();
     let results: Vec<(String, String, Option<String>)> = jobs
         .par_iter()
         .map(|(i, name, seed)| {
             let task = &tasks.tasks[*i];
             let t = set.get(name).expect("present");
-            let out = t.apply(&task.source, *seed).unwrap_or_else(|e| panic!("{name} on {}: {e}", task.id));
+            let out = t
+                .apply(&task.source, *seed)
+                .unwrap_or_else(|e| panic!("{name} on {}: {e}", task.id));
             (task.id.clone(), name.clone(), out.map(|o| (o, *seed)))
         })
         .map(|(id, name, out)| {
-            let Some((out, seed)) = out else { return (id, name, None) };
+            let Some((out, seed)) = out else {
+                return (id, name, None);
+            };
             let task = tasks.get(&id).expect("task");
             match classify(&task.source, out) {
                 Candidate::Valid(text) => {
                     let v = oracle.validate(task);
                     assert_eq!(v.status, ValidationStatus::Ok, "{id}: {:?}", v.reason);
                     let d = oracle.check(task, v.reference.as_ref().expect("reference"), &text);
-                    assert!(d.equivalent, "{name} seed {seed} broke {id}:\n{text}\n{:?}", d.failure);
+                    assert!(
+                        d.equivalent,
+                        "{name} seed {seed} broke {id}:\n{text}\n{:?}",
+                        d.failure
+                    );
                     (id, name, Some(text))
                 }
                 Candidate::Unchanged => panic!("{name} on {id}: unchanged output must be Ok(None)"),
@@ -73,7 +93,10 @@ fn every_output_on_every_fixture_is_valid_and_equivalent() {
         }
     }
     for name in EXPECTED {
-        assert!(applied.get(*name).copied().unwrap_or(0) >= 3, "{name} applied to too few fixtures: {applied:?}");
+        assert!(
+            applied.get(*name).copied().unwrap_or(0) >= 3,
+            "{name} applied to too few fixtures: {applied:?}"
+        );
     }
 }
 
@@ -87,8 +110,14 @@ fn same_seed_same_bytes_in_the_sandbox_and_threads_agree() {
         .take(12)
         .flat_map(|t| EXPECTED.iter().map(move |n| (t.source.as_str(), *n, 5u64)))
         .collect();
-    let sequential: Vec<_> = work.iter().map(|(s, n, seed)| set.get(n).unwrap().apply(s, *seed)).collect();
-    let parallel: Vec<_> = work.par_iter().map(|(s, n, seed)| set.get(n).unwrap().apply(s, *seed)).collect();
+    let sequential: Vec<_> = work
+        .iter()
+        .map(|(s, n, seed)| set.get(n).unwrap().apply(s, *seed))
+        .collect();
+    let parallel: Vec<_> = work
+        .par_iter()
+        .map(|(s, n, seed)| set.get(n).unwrap().apply(s, *seed))
+        .collect();
     assert_eq!(sequential, parallel);
     let src = &tasks.get("primes-sieve").unwrap().source;
     let vr = set.get("var-rename").unwrap();
@@ -102,10 +131,16 @@ fn compiled_components_are_cached_on_disk_and_a_corrupt_cache_is_ignored() {
     let file = common::transforms_dir().join("var-rename.wasm");
     let rt = TransformRuntime::new(Limits::default(), Some(cache.path().to_path_buf())).unwrap();
     let first = rt.load(&file).unwrap();
-    let cached: Vec<_> = std::fs::read_dir(cache.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    let cached: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(cached.len(), 1, "one artifact expected: {cached:?}");
     let name = cached[0].file_name().unwrap().to_string_lossy().to_string();
-    assert!(name.contains("wasmtime48.0.8"), "key names the wasmtime version: {name}");
+    assert!(
+        name.contains("wasmtime48.0.8"),
+        "key names the wasmtime version: {name}"
+    );
     // A second runtime loads from the cache and behaves identically.
     let rt2 = TransformRuntime::new(Limits::default(), Some(cache.path().to_path_buf())).unwrap();
     let second = rt2.load(&file).unwrap();
@@ -113,7 +148,10 @@ fn compiled_components_are_cached_on_disk_and_a_corrupt_cache_is_ignored() {
     assert_eq!(first.apply(src, 3), second.apply(src, 3));
     // A corrupt artifact is recompiled, not trusted.
     std::fs::write(&cached[0], b"garbage").unwrap();
-    let third = TransformRuntime::new(Limits::default(), Some(cache.path().to_path_buf())).unwrap().load(&file).unwrap();
+    let third = TransformRuntime::new(Limits::default(), Some(cache.path().to_path_buf()))
+        .unwrap()
+        .load(&file)
+        .unwrap();
     assert_eq!(first.apply(src, 3), third.apply(src, 3));
 }
 
@@ -125,25 +163,40 @@ fn duplicate_names_and_unknown_names_are_clear_errors() {
     std::fs::copy(&src, dir.path().join("a.wasm")).unwrap();
     std::fs::copy(&src, dir.path().join("b.wasm")).unwrap();
     match TransformSet::load_dir(&rt, dir.path()) {
-        Err(LoadError::DuplicateName { name, first, second }) => {
+        Err(LoadError::DuplicateName {
+            name,
+            first,
+            second,
+        }) => {
             assert_eq!(name, "stmt-swap");
             assert!(first.ends_with("a.wasm") && second.ends_with("b.wasm"));
         }
         other => panic!("expected a duplicate-name error, got {other:?}"),
     }
-    let err = common::default_set().select(&["nope".to_string()]).unwrap_err().to_string();
+    let err = common::default_set()
+        .select(&["nope".to_string()])
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("nope") && err.contains("var-rename"), "{err}");
     let empty = tempfile::tempdir().unwrap();
-    assert!(matches!(TransformSet::load_dir(&rt, empty.path()), Err(LoadError::Directory { .. })));
+    assert!(matches!(
+        TransformSet::load_dir(&rt, empty.path()),
+        Err(LoadError::Directory { .. })
+    ));
     std::fs::write(empty.path().join("junk.wasm"), b"\0asm not really").unwrap();
-    assert!(matches!(TransformSet::load_dir(&rt, empty.path()), Err(LoadError::Invalid { .. })));
+    assert!(matches!(
+        TransformSet::load_dir(&rt, empty.path()),
+        Err(LoadError::Invalid { .. })
+    ));
 }
 
 #[test]
 fn guest_errors_on_unparsable_input_are_typed() {
     let t = common::default_set().get("var-rename").unwrap();
     match t.apply("def f(:\n", 0) {
-        Err(equimorph::transform::ApplyError::Guest(msg)) => assert!(msg.contains("parse"), "{msg}"),
+        Err(equimorph::transform::ApplyError::Guest(msg)) => {
+            assert!(msg.contains("parse"), "{msg}")
+        }
         other => panic!("expected a guest error, got {other:?}"),
     }
 }

@@ -31,10 +31,18 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
     let seeds: Vec<u64> = args
         .seed
         .split(',')
-        .map(|s| s.trim().parse::<u64>().map_err(|_| anyhow::anyhow!("--seed: {s:?} is not a non-negative integer")))
+        .map(|s| {
+            s.trim()
+                .parse::<u64>()
+                .map_err(|_| anyhow::anyhow!("--seed: {s:?} is not a non-negative integer"))
+        })
         .collect::<Result<_>>()?;
     if seeds.len() != 1 && seeds.len() != names.len() {
-        bail!("--seed has {} values for {} transforms: give one seed, or one per transform", seeds.len(), names.len());
+        bail!(
+            "--seed has {} values for {} transforms: give one seed, or one per transform",
+            seeds.len(),
+            names.len()
+        );
     }
     let source = read_text(&args.file)?;
     if let Err(e) = validate(&source) {
@@ -49,8 +57,14 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
         match t.apply(&current, seed) {
             Ok(Some(out)) => match equimorph::program::classify(&current, out) {
                 Candidate::Valid(text) => current = text,
-                Candidate::Unchanged => eprintln!("step {} ({}): not applicable (output unchanged)", i + 1, t.name),
-                Candidate::Invalid(e) => bail!("step {} ({}) produced invalid Python: {e}", i + 1, t.name),
+                Candidate::Unchanged => eprintln!(
+                    "step {} ({}): not applicable (output unchanged)",
+                    i + 1,
+                    t.name
+                ),
+                Candidate::Invalid(e) => {
+                    bail!("step {} ({}) produced invalid Python: {e}", i + 1, t.name)
+                }
             },
             Ok(None) => eprintln!("step {} ({}): not applicable", i + 1, t.name),
             Err(e) => bail!("step {} ({}) failed: {e}", i + 1, t.name),

@@ -101,23 +101,40 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     }
     let detector = args.detector.open()?;
     let oracle = args.oracle.oracle()?;
-    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
     let (mut writer, done) = ResultsWriter::open(&args.out.join("results.jsonl"))?;
     let done_ids = equimorph::report::results::ids(&done);
     let run_info = RunInfo {
         detector: detector.name().to_string(),
         threshold: args.threshold,
         strategy: format!("{:?}", args.strategy).to_lowercase(),
-        beam: if args.strategy == Strategy::Greedy { 1 } else { args.beam },
+        beam: if args.strategy == Strategy::Greedy {
+            1
+        } else {
+            args.beam
+        },
         iterations: args.iterations,
         seed: args.seed,
         transforms: transforms.names(),
         tasks: args.tasks.display().to_string(),
     };
-    std::fs::write(args.out.join("run.json"), serde_json::to_string_pretty(&run_info)?)?;
-    let todo: Vec<_> = set.tasks.iter().filter(|t| !done_ids.contains(&t.id)).collect();
+    std::fs::write(
+        args.out.join("run.json"),
+        serde_json::to_string_pretty(&run_info)?,
+    )?;
+    let todo: Vec<_> = set
+        .tasks
+        .iter()
+        .filter(|t| !done_ids.contains(&t.id))
+        .collect();
     if !done.is_empty() {
-        eprintln!("resuming: {} tasks already in {}, {} to go", done.len(), args.out.display(), todo.len());
+        eprintln!(
+            "resuming: {} tasks already in {}, {} to go",
+            done.len(),
+            args.out.display(),
+            todo.len()
+        );
     }
 
     let quiet = args.quiet;
@@ -151,7 +168,11 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
                         status: Status::Ok,
                         reason: None,
                         original: task.source.clone(),
-                        clone_type: Some(CloneType::of(&task.source, &r.best.text).label().to_string()),
+                        clone_type: Some(
+                            CloneType::of(&task.source, &r.best.text)
+                                .label()
+                                .to_string(),
+                        ),
                         best: Some(r.best.text),
                         similarity: Some(r.best.similarity),
                         distance: Some(1.0 - r.best.similarity),
@@ -177,7 +198,11 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         let secs = start.elapsed().as_secs_f64().max(1e-9);
         pb.set_message(format!(
             "mean best L {:.3}, {:.0} candidates/s",
-            if attacked > 0 { distance_sum / attacked as f64 } else { 0.0 },
+            if attacked > 0 {
+                distance_sum / attacked as f64
+            } else {
+                0.0
+            },
             scored as f64 / secs
         ));
     }

@@ -32,11 +32,17 @@ pub struct CheckArgs {
 /// Runs `check`: exit 0 = equivalent, 1 = not equivalent, 2 = error.
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let set = load_tasks(&args.tasks, args.format)?;
-    let task = set.get(&args.id).ok_or_else(|| anyhow!("no task with id {:?} in {}", args.id, args.tasks.display()))?;
+    let task = set
+        .get(&args.id)
+        .ok_or_else(|| anyhow!("no task with id {:?} in {}", args.id, args.tasks.display()))?;
     let candidate = read_text(&args.candidate)?;
     let oracle = args.oracle.oracle()?;
     let validation = oracle.validate(task);
-    let Some(reference) = validation.reference.as_ref().filter(|_| validation.status == ValidationStatus::Ok) else {
+    let Some(reference) = validation
+        .reference
+        .as_ref()
+        .filter(|_| validation.status == ValidationStatus::Ok)
+    else {
         return Err(anyhow!(
             "the original of {:?} is {:?}: {}",
             task.id,
@@ -48,17 +54,28 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&decision)?);
     } else if decision.equivalent {
-        println!("equivalent: all {} tests behave like the original", reference.runs.len());
+        println!(
+            "equivalent: all {} tests behave like the original",
+            reference.runs.len()
+        );
     } else if let Some(f) = &decision.failure {
         println!("NOT equivalent: test {} differs", f.test);
         if !f.input.is_empty() {
             println!("--- input ---\n{}", f.input.trim_end());
         }
-        println!("--- expected ({:?}) ---\n{}", f.expected_class, f.expected.trim_end());
+        println!(
+            "--- expected ({:?}) ---\n{}",
+            f.expected_class,
+            f.expected.trim_end()
+        );
         println!("--- got ({:?}) ---\n{}", f.got_class, f.got.trim_end());
         if !f.stderr_tail.trim().is_empty() {
             println!("--- stderr (tail) ---\n{}", f.stderr_tail.trim_end());
         }
     }
-    Ok(if decision.equivalent { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if decision.equivalent {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

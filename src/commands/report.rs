@@ -20,11 +20,18 @@ pub struct ReportArgs {
 pub fn run(args: ReportArgs) -> Result<ExitCode> {
     let results = args.dir.join("results.jsonl");
     if !results.is_file() {
-        bail!("{} has no results.jsonl (run `equimorph attack … --out {}` first)", args.dir.display(), args.dir.display());
+        bail!(
+            "{} has no results.jsonl (run `equimorph attack … --out {}` first)",
+            args.dir.display(),
+            args.dir.display()
+        );
     }
     let mut run: RunInfo = match std::fs::read_to_string(args.dir.join("run.json")) {
         Ok(t) => serde_json::from_str(&t)?,
-        Err(_) => RunInfo { threshold: 0.5, ..RunInfo::default() },
+        Err(_) => RunInfo {
+            threshold: 0.5,
+            ..RunInfo::default()
+        },
     };
     if let Some(t) = args.threshold {
         run.threshold = t;

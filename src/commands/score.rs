@@ -24,7 +24,11 @@ pub fn run(args: ScoreArgs) -> Result<ExitCode> {
     if args.files.len() < 2 {
         bail!("give at least two files to compare");
     }
-    let texts: Vec<String> = args.files.iter().map(|f| read_text(f)).collect::<Result<_>>()?;
+    let texts: Vec<String> = args
+        .files
+        .iter()
+        .map(|f| read_text(f))
+        .collect::<Result<_>>()?;
     let detector = args.detector.open()?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let mut m = Vec::with_capacity(texts.len());
@@ -34,7 +38,10 @@ pub fn run(args: ScoreArgs) -> Result<ExitCode> {
     let names: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
     let stats = detector.stats();
     if args.json {
-        let l: Vec<Vec<f32>> = m.iter().map(|r| r.iter().map(|v| 1.0 - v).collect()).collect();
+        let l: Vec<Vec<f32>> = m
+            .iter()
+            .map(|r| r.iter().map(|v| 1.0 - v).collect())
+            .collect();
         let out = serde_json::json!({
             "detector": detector.name(), "files": names, "similarity": m, "distance": l,
             "truncated": stats.truncated,
@@ -59,7 +66,10 @@ pub fn run(args: ScoreArgs) -> Result<ExitCode> {
             println!("[{i}] {n}");
         }
         if stats.truncated > 0 {
-            println!("{} inputs were truncated to the model's maximum length", stats.truncated);
+            println!(
+                "{} inputs were truncated to the model's maximum length",
+                stats.truncated
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

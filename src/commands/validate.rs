@@ -43,11 +43,16 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         })
         .collect();
     pb.finish_and_clear();
-    let of = |s: ValidationStatus| -> Vec<&Validation> { results.iter().filter(|v| v.status == s).collect() };
+    let of = |s: ValidationStatus| -> Vec<&Validation> {
+        results.iter().filter(|v| v.status == s).collect()
+    };
     let ok = of(ValidationStatus::Ok).len();
     if args.json {
         let list = |s| -> Vec<serde_json::Value> {
-            of(s).iter().map(|v| serde_json::json!({"id": v.id, "reason": v.reason})).collect()
+            of(s)
+                .iter()
+                .map(|v| serde_json::json!({"id": v.id, "reason": v.reason}))
+                .collect()
         };
         let out = serde_json::json!({
             "ok": ok,
@@ -72,7 +77,12 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         );
         for v in &results {
             if v.status != ValidationStatus::Ok {
-                println!("{:<8} {}: {}", format!("{:?}", v.status).to_lowercase(), v.id, v.reason.as_deref().unwrap_or(""));
+                println!(
+                    "{:<8} {}: {}",
+                    format!("{:?}", v.status).to_lowercase(),
+                    v.id,
+                    v.reason.as_deref().unwrap_or("")
+                );
             }
         }
         println!(
@@ -85,5 +95,9 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
             start.elapsed().as_secs_f64()
         );
     }
-    Ok(if ok == results.len() && set.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if ok == results.len() && set.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

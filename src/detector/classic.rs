@@ -24,10 +24,15 @@ enum TokenKind {
 
 fn tokens(source: &str) -> Vec<Token> {
     let mut parser = Parser::new();
-    if parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_err() {
+    if parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .is_err()
+    {
         return Vec::new();
     }
-    let Some(tree) = parser.parse(source, None) else { return Vec::new() };
+    let Some(tree) = parser.parse(source, None) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     let mut cursor = tree.root_node().walk();
     let mut line = 0usize;
@@ -35,9 +40,17 @@ fn tokens(source: &str) -> Vec<Token> {
     let mut depth_brackets = 0i32;
     loop {
         let node = cursor.node();
-        let leaf_like = node.child_count() == 0 || matches!(node.kind(), "string" | "integer" | "float");
+        let leaf_like =
+            node.child_count() == 0 || matches!(node.kind(), "string" | "integer" | "float");
         if leaf_like {
-            push_leaf(source, node, &mut out, &mut line, &mut last_row, &mut depth_brackets);
+            push_leaf(
+                source,
+                node,
+                &mut out,
+                &mut line,
+                &mut last_row,
+                &mut depth_brackets,
+            );
         } else if cursor.goto_first_child() {
             continue;
         }
@@ -52,7 +65,14 @@ fn tokens(source: &str) -> Vec<Token> {
     }
 }
 
-fn push_leaf(src: &str, node: Node<'_>, out: &mut Vec<Token>, line: &mut usize, last_row: &mut usize, brackets: &mut i32) {
+fn push_leaf(
+    src: &str,
+    node: Node<'_>,
+    out: &mut Vec<Token>,
+    line: &mut usize,
+    last_row: &mut usize,
+    brackets: &mut i32,
+) {
     let kind = node.kind();
     if kind == "comment" || node.byte_range().is_empty() {
         return;
@@ -78,7 +98,11 @@ fn push_leaf(src: &str, node: Node<'_>, out: &mut Vec<Token>, line: &mut usize, 
         _ if text.chars().all(|c| c.is_ascii_alphabetic() || c == '_') => TokenKind::Keyword,
         _ => TokenKind::Punctuation,
     };
-    out.push(Token { text: text.to_string(), kind: token_kind, line: *line });
+    out.push(Token {
+        text: text.to_string(),
+        kind: token_kind,
+        line: *line,
+    });
 }
 
 fn multiset<'a>(items: impl Iterator<Item = &'a str>) -> HashMap<&'a str, usize> {
@@ -108,7 +132,10 @@ fn min_max_sums(a: &HashMap<&str, usize>, b: &HashMap<&str, usize>) -> (usize, u
 /// Token-multiset Jaccard: Σ min / Σ max over token counts (1 for two empty texts).
 pub fn jaccard(a: &str, b: &str) -> f32 {
     let (ta, tb) = (tokens(a), tokens(b));
-    let (inter, union) = min_max_sums(&multiset(ta.iter().map(|t| t.text.as_str())), &multiset(tb.iter().map(|t| t.text.as_str())));
+    let (inter, union) = min_max_sums(
+        &multiset(ta.iter().map(|t| t.text.as_str())),
+        &multiset(tb.iter().map(|t| t.text.as_str())),
+    );
     if union == 0 {
         1.0
     } else {
@@ -136,7 +163,11 @@ pub fn sourcerercc(a: &str, b: &str) -> f32 {
 pub fn nicad_lines(source: &str) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for t in tokens(source) {
-        let text = if t.kind == TokenKind::Identifier { "x" } else { t.text.as_str() };
+        let text = if t.kind == TokenKind::Identifier {
+            "x"
+        } else {
+            t.text.as_str()
+        };
         if lines.len() <= t.line {
             lines.resize(t.line + 1, String::new());
         }
@@ -155,7 +186,11 @@ fn lcs_len(a: &[String], b: &[String]) -> usize {
     let mut cur = vec![0usize; b.len() + 1];
     for x in a {
         for (j, y) in b.iter().enumerate() {
-            cur[j + 1] = if x == y { prev[j] + 1 } else { prev[j + 1].max(cur[j]) };
+            cur[j + 1] = if x == y {
+                prev[j] + 1
+            } else {
+                prev[j + 1].max(cur[j])
+            };
         }
         std::mem::swap(&mut prev, &mut cur);
     }
@@ -239,7 +274,10 @@ mod tests {
 
     #[test]
     fn nicad_blind_renaming_and_lcs() {
-        assert_eq!(nicad_lines("total = a + b\nprint(total)\n"), ["x = x + x", "x ( x )"]);
+        assert_eq!(
+            nicad_lines("total = a + b\nprint(total)\n"),
+            ["x = x + x", "x ( x )"]
+        );
         // Renamed identifiers only: identical after blind renaming.
         assert_eq!(nicad("a = 1\nprint(a)\n", "zz = 1\nprint(zz)\n"), 1.0);
         // One of four lines changed: LCS 3 → min(3/4, 3/4).

@@ -19,7 +19,9 @@ pub use classic::CloneType;
 #[derive(Debug, Error)]
 pub enum DetectorError {
     /// The detector spec is not understood.
-    #[error("unknown detector {0:?}: use minilm, minilm-int8, onnx:PATH, jaccard, sourcerercc or nicad")]
+    #[error(
+        "unknown detector {0:?}: use minilm, minilm-int8, onnx:PATH, jaccard, sourcerercc or nicad"
+    )]
     Spec(String),
     /// ONNX Runtime is missing or does not load.
     #[error("{0}")]
@@ -92,11 +94,21 @@ pub trait Detector: Send + Sync {
     /// M(anchor, c) for each candidate, where a text identical to the anchor is a clone of it
     /// by definition (M = 1) and is not sent to the model.
     fn score(&self, anchor: &str, candidates: &[&str]) -> Result<Vec<f32>, DetectorError> {
-        let others: Vec<&str> = candidates.iter().copied().filter(|c| *c != anchor).collect();
+        let others: Vec<&str> = candidates
+            .iter()
+            .copied()
+            .filter(|c| *c != anchor)
+            .collect();
         let mut scored = self.similarities(anchor, &others)?.into_iter();
         Ok(candidates
             .iter()
-            .map(|c| if *c == anchor { 1.0 } else { scored.next().unwrap_or(0.0) })
+            .map(|c| {
+                if *c == anchor {
+                    1.0
+                } else {
+                    scored.next().unwrap_or(0.0)
+                }
+            })
             .collect())
     }
 
@@ -156,7 +168,7 @@ impl Default for DetectorOptions {
         DetectorOptions {
             device: Device::Cpu,
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            batch_size: 32,
+            batch_size: 8,
         }
     }
 }
@@ -164,7 +176,11 @@ impl Default for DetectorOptions {
 /// Builds the detector named by `spec`: `minilm` (default model), `minilm-int8`, `onnx:PATH`
 /// (a model directory or its `.toml`), `jaccard`, `sourcerercc`, `nicad`.
 pub fn open(spec: &str, options: DetectorOptions) -> Result<Box<dyn Detector>, DetectorError> {
-    let onnx_options = onnx::OnnxOptions { device: options.device, threads: options.threads, batch_size: options.batch_size };
+    let onnx_options = onnx::OnnxOptions {
+        device: options.device,
+        threads: options.threads,
+        batch_size: options.batch_size,
+    };
     let onnx_at = |path: PathBuf| -> Result<Box<dyn Detector>, DetectorError> {
         if !path.exists() {
             return Err(DetectorError::Model {

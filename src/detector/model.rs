@@ -83,15 +83,24 @@ impl ModelDir {
         let (dir, file) = if path.is_dir() {
             (path.to_path_buf(), path.join("equimorph.toml"))
         } else {
-            (path.parent().unwrap_or(Path::new(".")).to_path_buf(), path.to_path_buf())
+            (
+                path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+                path.to_path_buf(),
+            )
         };
         let text = std::fs::read_to_string(&file).map_err(|e| DetectorError::Model {
             path: file.clone(),
             message: format!("cannot read the model description: {e}"),
         })?;
-        let config: ModelConfig =
-            toml::from_str(&text).map_err(|e| DetectorError::Model { path: file.clone(), message: e.to_string() })?;
-        Ok(ModelDir { dir, config_file: file, config })
+        let config: ModelConfig = toml::from_str(&text).map_err(|e| DetectorError::Model {
+            path: file.clone(),
+            message: e.to_string(),
+        })?;
+        Ok(ModelDir {
+            dir,
+            config_file: file,
+            config,
+        })
     }
 
     /// Path of a file named by the configuration.

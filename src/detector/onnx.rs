@@ -42,12 +42,18 @@ fn session(model: &ModelDir, file: &str, options: &OnnxOptions) -> Result<Sessio
     let env = environment()?;
     let path = model.file(file);
     if !path.is_file() {
-        return Err(DetectorError::Model { path, message: "model file is missing".into() });
+        return Err(DetectorError::Model {
+            path,
+            message: "model file is missing".into(),
+        });
     }
     let build = || -> ort::Result<Session> {
         let mut builder = Session::builder(env)?.with_intra_threads(options.threads.max(1))?;
         if let Device::Cuda(id) = options.device {
-            builder = builder.with_execution_providers([ort::ep::CUDA::default().with_device_id(id).build().error_on_failure()])?;
+            builder = builder.with_execution_providers([ort::ep::CUDA::default()
+                .with_device_id(id)
+                .build()
+                .error_on_failure()])?;
         }
         builder.commit_from_file(&path)
     };
@@ -62,8 +68,13 @@ fn session(model: &ModelDir, file: &str, options: &OnnxOptions) -> Result<Sessio
         }
     }
     build().map_err(|e| match options.device {
-        Device::Cuda(_) => DetectorError::Device(format!("cannot run {} on CUDA: {e}", path.display())),
-        Device::Cpu => DetectorError::Model { path: path.clone(), message: format!("ONNX Runtime cannot load it: {e}") },
+        Device::Cuda(_) => {
+            DetectorError::Device(format!("cannot run {} on CUDA: {e}", path.display()))
+        }
+        Device::Cpu => DetectorError::Model {
+            path: path.clone(),
+            message: format!("ONNX Runtime cannot load it: {e}"),
+        },
     })
 }
 
@@ -77,26 +88,45 @@ impl OnnxDetector {
         let model = ModelDir::open(path)?;
         let cfg = &model.config;
         let tok_path = model.file(&cfg.tokenizer);
-        let mut tokenizer = Tokenizer::from_file(&tok_path)
-            .map_err(|e| DetectorError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;
+        let mut tokenizer =
+            Tokenizer::from_file(&tok_path).map_err(|e| DetectorError::Tokenizer {
+                path: tok_path.clone(),
+                message: e.to_string(),
+            })?;
         tokenizer.with_padding(None);
         tokenizer
-            .with_truncation(Some(TruncationParams { max_length: cfg.max_length, ..Default::default() }))
-            .map_err(|e| DetectorError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;
+            .with_truncation(Some(TruncationParams {
+                max_length: cfg.max_length,
+                ..Default::default()
+            }))
+            .map_err(|e| DetectorError::Tokenizer {
+                path: tok_path.clone(),
+                message: e.to_string(),
+            })?;
         let session = session(&model, &cfg.model, &options)?;
         // The graph must have exactly the inputs we feed and the outputs we read.
         let (have_in, have_out) = (names(session.inputs()), names(session.outputs()));
-        let mut wanted_out: Vec<&String> =
-            [&cfg.embedding_output, &cfg.hidden_output, &cfg.logits_output].into_iter().flatten().collect();
+        let mut wanted_out: Vec<&String> = [
+            &cfg.embedding_output,
+            &cfg.hidden_output,
+            &cfg.logits_output,
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         match cfg.kind {
             ModelKind::Embedding if cfg.embedding_output.is_none() => wanted_out.push(&cfg.model),
             ModelKind::Siamese if cfg.hidden_output.is_none() => wanted_out.push(&cfg.model),
             ModelKind::CrossEncoder if cfg.logits_output.is_none() => wanted_out.push(&cfg.model),
             _ => {}
         }
-        let inputs_ok = cfg.inputs.iter().all(|i| have_in.contains(i)) && have_in.iter().all(|i| cfg.inputs.contains(i));
+        let inputs_ok = cfg.inputs.iter().all(|i| have_in.contains(i))
+            && have_in.iter().all(|i| cfg.inputs.contains(i));
         let known = ["input_ids", "attention_mask", "token_type_ids"];
-        if !inputs_ok || !wanted_out.iter().all(|o| have_out.contains(o)) || !cfg.inputs.iter().all(|i| known.contains(&i.as_str())) {
+        if !inputs_ok
+            || !wanted_out.iter().all(|o| have_out.contains(o))
+            || !cfg.inputs.iter().all(|i| known.contains(&i.as_str()))
+        {
             return Err(DetectorError::Mismatch {
                 path: model.config_file.clone(),
                 message: format!(
@@ -107,7 +137,9 @@ impl OnnxDetector {
             });
         }
         let head = match (cfg.kind, &cfg.head) {
-            (ModelKind::Siamese, Some(h)) => Some(Mutex::new(session_checked_head(&model, h, &options)?)),
+            (ModelKind::Siamese, Some(h)) => {
+                Some(Mutex::new(session_checked_head(&model, h, &options)?))
+            }
             (ModelKind::Siamese, None) => {
                 return Err(DetectorError::Mismatch {
                     path: model.config_file.clone(),
@@ -131,7 +163,10 @@ impl OnnxDetector {
     }
 
     fn encode(&self, text: &str) -> Result<Encoding, DetectorError> {
-        let e = self.tokenizer.encode(text, true).map_err(|e| DetectorError::Inference(format!("tokenizer: {e}")))?;
+        let e = self
+            .tokenizer
+            .encode(text, true)
+            .map_err(|e| DetectorError::Inference(format!("tokenizer: {e}")))?;
         self.note_truncation(&e);
         Ok(e)
     }
@@ -153,14 +188,24 @@ impl OnnxDetector {
 
     /// Runs the encoder on `encodings` (one batch, padded to its longest) and returns the
     /// rows of `output` (for 3-D outputs, the first token of each sequence).
-    fn run_batch(&self, encodings: &[&Encoding], output: &str) -> Result<Vec<Vec<f32>>, DetectorError> {
+    fn run_batch(
+        &self,
+        encodings: &[&Encoding],
+        output: &str,
+    ) -> Result<Vec<Vec<f32>>, DetectorError> {
         let n = encodings.len();
         let len = encodings.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
         let mut ids = Array2::<i64>::zeros((n, len));
         let mut mask = Array2::<i64>::zeros((n, len));
         let mut types = Array2::<i64>::zeros((n, len));
         for (r, e) in encodings.iter().enumerate() {
-            for (c, ((&id, &m), &t)) in e.get_ids().iter().zip(e.get_attention_mask()).zip(e.get_type_ids()).enumerate() {
+            for (c, ((&id, &m), &t)) in e
+                .get_ids()
+                .iter()
+                .zip(e.get_attention_mask())
+                .zip(e.get_type_ids())
+                .enumerate()
+            {
                 ids[[r, c]] = id as i64;
                 mask[[r, c]] = m as i64;
                 types[[r, c]] = t as i64;
@@ -174,31 +219,53 @@ impl OnnxDetector {
                 "attention_mask" => mask.clone(),
                 _ => types.clone(),
             };
-            inputs.push((Cow::Owned(name.clone()), Tensor::from_array(arr).map_err(err)?.into()));
+            inputs.push((
+                Cow::Owned(name.clone()),
+                Tensor::from_array(arr).map_err(err)?.into(),
+            ));
         }
         let start = Instant::now();
         let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
         let outputs = session.run(inputs).map_err(err)?;
         let view = outputs[output].try_extract_array::<f32>().map_err(err)?;
         let rows: Vec<Vec<f32>> = match view.ndim() {
-            2 => view.axis_iter(Axis(0)).map(|r| r.iter().copied().collect()).collect(),
-            3 => view.axis_iter(Axis(0)).map(|r| r.index_axis(Axis(0), 0).iter().copied().collect()).collect(),
-            d => return Err(DetectorError::Inference(format!("output {output} has {d} dimensions"))),
+            2 => view
+                .axis_iter(Axis(0))
+                .map(|r| r.iter().copied().collect())
+                .collect(),
+            3 => view
+                .axis_iter(Axis(0))
+                .map(|r| r.index_axis(Axis(0), 0).iter().copied().collect())
+                .collect(),
+            d => {
+                return Err(DetectorError::Inference(format!(
+                    "output {output} has {d} dimensions"
+                )))
+            }
         };
         drop(outputs);
         drop(session);
-        self.nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.nanos
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
         self.sequences.fetch_add(n as u64, Ordering::Relaxed);
         self.batches.fetch_add(1, Ordering::Relaxed);
         Ok(rows)
     }
 
     /// Rows of `output` for every encoding, batched in length order to limit padding.
-    fn run_sorted(&self, encodings: &[Encoding], output: &str) -> Result<Vec<Vec<f32>>, DetectorError> {
+    fn run_sorted(
+        &self,
+        encodings: &[Encoding],
+        output: &str,
+    ) -> Result<Vec<Vec<f32>>, DetectorError> {
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| (encodings[i].len(), i));
         let mut rows = vec![Vec::new(); encodings.len()];
-        let batch = self.options.batch_size.min(self.model.config.max_batch.unwrap_or(usize::MAX)).max(1);
+        let batch = self
+            .options
+            .batch_size
+            .min(self.model.config.max_batch.unwrap_or(usize::MAX))
+            .max(1);
         for chunk in order.chunks(batch) {
             let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
             for (&i, row) in chunk.iter().zip(self.run_batch(&batch, output)?) {
@@ -213,19 +280,30 @@ impl OnnxDetector {
         let cfg = &self.model.config;
         match cfg.kind {
             ModelKind::Siamese => cfg.hidden_output.as_deref().unwrap_or("last_hidden_state"),
-            _ => cfg.embedding_output.as_deref().unwrap_or("sentence_embedding"),
+            _ => cfg
+                .embedding_output
+                .as_deref()
+                .unwrap_or("sentence_embedding"),
         }
     }
 
     /// Vectors of `texts` (uncached).
     pub fn vectors(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, DetectorError> {
-        let enc: Vec<Encoding> = texts.iter().map(|t| self.encode(t)).collect::<Result<_, _>>()?;
+        let enc: Vec<Encoding> = texts
+            .iter()
+            .map(|t| self.encode(t))
+            .collect::<Result<_, _>>()?;
         self.run_sorted(&enc, self.vector_output())
     }
 
     fn anchor_vector(&self, anchor: &str) -> Result<Vec<f32>, DetectorError> {
         let key = ProgramHash::of(anchor);
-        if let Some(v) = self.anchors.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        if let Some(v) = self
+            .anchors
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+        {
             return Ok(v.clone());
         }
         let v = self.vectors(&[anchor])?.pop().unwrap_or_default();
@@ -244,11 +322,18 @@ impl OnnxDetector {
         let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
         let sum: f32 = exps.iter().sum();
-        exps.get(self.model.config.clone_label).copied().unwrap_or(0.0) / sum
+        exps.get(self.model.config.clone_label)
+            .copied()
+            .unwrap_or(0.0)
+            / sum
     }
 }
 
-fn session_checked_head(model: &ModelDir, file: &str, options: &OnnxOptions) -> Result<Session, DetectorError> {
+fn session_checked_head(
+    model: &ModelDir,
+    file: &str,
+    options: &OnnxOptions,
+) -> Result<Session, DetectorError> {
     let s = session(model, file, options)?;
     let (i, o) = (names(s.inputs()), names(s.outputs()));
     if i != ["features"] || !o.contains(&"logits".to_string()) {
@@ -291,9 +376,21 @@ impl Detector for OnnxDetector {
                 Ok(vs.iter().map(|v| cosine(&a, v).clamp(0.0, 1.0)).collect())
             }
             ModelKind::CrossEncoder => {
-                let enc: Vec<Encoding> = candidates.iter().map(|c| self.encode_pair(anchor, c)).collect::<Result<_, _>>()?;
-                let out = self.model.config.logits_output.as_deref().unwrap_or("logits");
-                Ok(self.run_sorted(&enc, out)?.iter().map(|l| self.clone_probability(l)).collect())
+                let enc: Vec<Encoding> = candidates
+                    .iter()
+                    .map(|c| self.encode_pair(anchor, c))
+                    .collect::<Result<_, _>>()?;
+                let out = self
+                    .model
+                    .config
+                    .logits_output
+                    .as_deref()
+                    .unwrap_or("logits");
+                Ok(self
+                    .run_sorted(&enc, out)?
+                    .iter()
+                    .map(|l| self.clone_probability(l))
+                    .collect())
             }
             ModelKind::Siamese => {
                 let a = self.anchor_vector(anchor)?;
@@ -307,9 +404,14 @@ impl Detector for OnnxDetector {
                     }
                 }
                 let err = |e: ort::Error| DetectorError::Inference(e.to_string());
-                let head = self.head.as_ref().ok_or_else(|| DetectorError::Inference("no head".into()))?;
+                let head = self
+                    .head
+                    .as_ref()
+                    .ok_or_else(|| DetectorError::Inference("no head".into()))?;
                 let mut head = head.lock().unwrap_or_else(|p| p.into_inner());
-                let outputs = head.run(ort::inputs!["features" => Tensor::from_array(features).map_err(err)?]).map_err(err)?;
+                let outputs = head
+                    .run(ort::inputs!["features" => Tensor::from_array(features).map_err(err)?])
+                    .map_err(err)?;
                 let logits = outputs["logits"].try_extract_array::<f32>().map_err(err)?;
                 Ok(logits
                     .axis_iter(Axis(0))

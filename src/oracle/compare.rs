@@ -3,7 +3,10 @@
 /// Normalises output: trailing whitespace of every line and trailing blank lines are ignored.
 pub fn normalize(s: &str) -> String {
     let lines: Vec<&str> = s.split('\n').map(|l| l.trim_end()).collect();
-    let end = lines.iter().rposition(|l| !l.is_empty()).map_or(0, |i| i + 1);
+    let end = lines
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(0, |i| i + 1);
     lines[..end].join("\n")
 }
 

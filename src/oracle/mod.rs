@@ -213,12 +213,22 @@ impl Oracle {
         let executor = match config.mode {
             OracleMode::Fork => {
                 let pool = ForkPool::new(settings, config.jobs);
-                pool.warm_up().map_err(|e| OracleError::ForkServer(e.to_string()))?;
+                pool.warm_up()
+                    .map_err(|e| OracleError::ForkServer(e.to_string()))?;
                 Executor::Fork(pool)
             }
-            OracleMode::Spawn => Executor::Spawn { settings, permits: Semaphore::new(config.jobs) },
+            OracleMode::Spawn => Executor::Spawn {
+                settings,
+                permits: Semaphore::new(config.jobs),
+            },
         };
-        Ok(Oracle { config, isolation, executor, cache: Mutex::new(HashMap::new()), counters: Counters::default() })
+        Ok(Oracle {
+            config,
+            isolation,
+            executor,
+            cache: Mutex::new(HashMap::new()),
+            counters: Counters::default(),
+        })
     }
 
     /// The isolation in force.
@@ -234,9 +244,15 @@ impl Oracle {
     /// Runs one program on one input.
     pub fn run(&self, source: &str, stdin: &str, timeout: Duration) -> RunResult {
         let start = Instant::now();
-        let r = self.executor.run(RunRequest { source, stdin, timeout });
+        let r = self.executor.run(RunRequest {
+            source,
+            stdin,
+            timeout,
+        });
         self.counters.runs.fetch_add(1, Ordering::Relaxed);
-        self.counters.nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.counters
+            .nanos
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
         r
     }
 
@@ -256,7 +272,11 @@ impl Oracle {
             .map(|i| {
                 let (prog, stdin) = Self::test_program(task, &task.source, i);
                 let r = self.run(&prog, stdin, self.config.timeout_cap);
-                ReferenceRun { stdout: r.stdout, class: r.class, seconds: r.seconds }
+                ReferenceRun {
+                    stdout: r.stdout,
+                    class: r.class,
+                    seconds: r.seconds,
+                }
             })
             .collect();
         Reference { runs }
@@ -276,38 +296,67 @@ impl Oracle {
         let first = self.reference(task);
         for (i, run) in first.runs.iter().enumerate() {
             if run.class == ExitClass::Timeout {
-                return verdict(ValidationStatus::Timeout, format!("test {i} ran past {:?}", self.config.timeout_cap));
+                return verdict(
+                    ValidationStatus::Timeout,
+                    format!("test {i} ran past {:?}", self.config.timeout_cap),
+                );
             }
             if matches!(run.class, ExitClass::Crash | ExitClass::OutputLimit) {
-                return verdict(ValidationStatus::Failing, format!("test {i}: {:?}", run.class));
+                return verdict(
+                    ValidationStatus::Failing,
+                    format!("test {i}: {:?}", run.class),
+                );
             }
             if i < task.tests.len() {
                 if let Some(expected) = &task.tests[i].output {
                     if !outputs_equal(expected, &run.stdout, self.config.float_tolerance) {
                         return verdict(
                             ValidationStatus::Failing,
-                            format!("test {i}: expected {:?}, got {:?}", clip(expected), clip(&run.stdout)),
+                            format!(
+                                "test {i}: expected {:?}, got {:?}",
+                                clip(expected),
+                                clip(&run.stdout)
+                            ),
                         );
                     }
                 }
             } else if run.class != ExitClass::Success {
-                let rerun = self.run(&Self::test_program(task, &task.source, i).0, "", self.config.timeout_cap);
+                let rerun = self.run(
+                    &Self::test_program(task, &task.source, i).0,
+                    "",
+                    self.config.timeout_cap,
+                );
                 return verdict(
                     ValidationStatus::Failing,
-                    format!("test_code fails ({:?}): {}", run.class, last_line(&rerun.stderr_tail)),
+                    format!(
+                        "test_code fails ({:?}): {}",
+                        run.class,
+                        last_line(&rerun.stderr_tail)
+                    ),
                 );
             }
         }
         let second = self.reference(task);
         for (i, (a, b)) in first.runs.iter().zip(&second.runs).enumerate() {
-            if a.class != b.class || !outputs_equal(&a.stdout, &b.stdout, self.config.float_tolerance) {
+            if a.class != b.class
+                || !outputs_equal(&a.stdout, &b.stdout, self.config.float_tolerance)
+            {
                 return verdict(
                     ValidationStatus::Flaky,
-                    format!("test {i}: two runs differ ({:?} vs {:?})", clip(&a.stdout), clip(&b.stdout)),
+                    format!(
+                        "test {i}: two runs differ ({:?} vs {:?})",
+                        clip(&a.stdout),
+                        clip(&b.stdout)
+                    ),
                 );
             }
         }
-        Validation { id: task.id.clone(), status: ValidationStatus::Ok, reason: None, reference: Some(first) }
+        Validation {
+            id: task.id.clone(),
+            status: ValidationStatus::Ok,
+            reason: None,
+            reference: Some(first),
+        }
     }
 
     /// The timeout of a candidate on a test the original ran in `seconds`.
@@ -320,18 +369,33 @@ impl Oracle {
     /// `reference`). Cached by (task id, candidate hash).
     pub fn check(&self, task: &Task, reference: &Reference, candidate: &str) -> Decision {
         let key = (task.id.clone(), ProgramHash::of(candidate));
-        if let Some(d) = self.cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        if let Some(d) = self
+            .cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+        {
             self.counters.cache_hits.fetch_add(1, Ordering::Relaxed);
-            return Decision { cached: true, tests_run: 0, ..d.clone() };
+            return Decision {
+                cached: true,
+                tests_run: 0,
+                ..d.clone()
+            };
         }
         self.counters.checks.fetch_add(1, Ordering::Relaxed);
-        let mut decision = Decision { equivalent: true, failure: None, tests_run: 0, cached: false };
+        let mut decision = Decision {
+            equivalent: true,
+            failure: None,
+            tests_run: 0,
+            cached: false,
+        };
         for (i, expected) in reference.runs.iter().enumerate() {
             let (prog, stdin) = Self::test_program(task, candidate, i);
             let got = self.run(&prog, stdin, self.candidate_timeout(expected.seconds));
             decision.tests_run += 1;
             let same = got.class == expected.class
-                && (i >= task.tests.len() || outputs_equal(&expected.stdout, &got.stdout, self.config.float_tolerance));
+                && (i >= task.tests.len()
+                    || outputs_equal(&expected.stdout, &got.stdout, self.config.float_tolerance));
             if !same {
                 decision.equivalent = false;
                 decision.failure = Some(TestFailure {
@@ -346,7 +410,10 @@ impl Oracle {
                 break;
             }
         }
-        self.cache.lock().unwrap_or_else(|p| p.into_inner()).insert(key, decision.clone());
+        self.cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, decision.clone());
         decision
     }
 
@@ -373,5 +440,10 @@ fn clip(s: &str) -> String {
 }
 
 fn last_line(s: &str) -> String {
-    s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
+    s.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
 }

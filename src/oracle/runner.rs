@@ -97,7 +97,10 @@ pub struct Semaphore {
 impl Semaphore {
     /// `n` permits.
     pub fn new(n: usize) -> Self {
-        Semaphore { free: Mutex::new(n.max(1)), cv: Condvar::new() }
+        Semaphore {
+            free: Mutex::new(n.max(1)),
+            cv: Condvar::new(),
+        }
     }
 
     /// Blocks until a permit is free; released when the guard drops.
@@ -137,19 +140,35 @@ pub fn run_spawn(settings: &RunSettings, req: RunRequest<'_>) -> RunResult {
     let start = Instant::now();
     match spawn_inner(settings, req, start) {
         Ok(r) => r,
-        Err(e) => RunResult::crash(format!("could not run the sandbox: {e}"), start.elapsed().as_secs_f64()),
+        Err(e) => RunResult::crash(
+            format!("could not run the sandbox: {e}"),
+            start.elapsed().as_secs_f64(),
+        ),
     }
 }
 
-fn spawn_inner(settings: &RunSettings, req: RunRequest<'_>, start: Instant) -> std::io::Result<RunResult> {
+fn spawn_inner(
+    settings: &RunSettings,
+    req: RunRequest<'_>,
+    start: Instant,
+) -> std::io::Result<RunResult> {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::Builder::new().prefix("equimorph-run-").tempdir()?;
+    let dir = tempfile::Builder::new()
+        .prefix("equimorph-run-")
+        .tempdir()?;
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))?;
     let prog = dir.path().join("prog.py");
     std::fs::write(&prog, req.source)?;
     std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o644))?;
-    let mut cmd = command(&settings.launcher, &settings.python, &["-I", "prog.py"], Some(dir.path()));
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut cmd = command(
+        &settings.launcher,
+        &settings.python,
+        &["-I", "prog.py"],
+        Some(dir.path()),
+    );
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let limits = settings.limits;
     // SAFETY: setsid and setrlimit are async-signal-safe.
     unsafe {
@@ -225,7 +244,15 @@ fn spawn_inner(settings: &RunSettings, req: RunRequest<'_>, start: Instant) -> s
     } else if over_cap.load(Ordering::Relaxed) {
         (ExitClass::OutputLimit, None, None)
     } else if let Some(c) = status.code() {
-        (if c == 0 { ExitClass::Success } else { ExitClass::Error }, Some(c), None)
+        (
+            if c == 0 {
+                ExitClass::Success
+            } else {
+                ExitClass::Error
+            },
+            Some(c),
+            None,
+        )
     } else {
         (ExitClass::Signal, None, status.signal())
     };
@@ -259,11 +286,24 @@ fn read_exact_until(r: &mut ChildStdout, buf: &mut [u8], deadline: Instant) -> s
     while got < buf.len() {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "fork server did not answer in time"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "fork server did not answer in time",
+            ));
         }
-        let mut pfd = libc::pollfd { fd: r.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        let mut pfd = libc::pollfd {
+            fd: r.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
         // SAFETY: one valid pollfd.
-        let n = unsafe { libc::poll(&mut pfd, 1, left.as_millis().clamp(1, i32::MAX as u128) as i32) };
+        let n = unsafe {
+            libc::poll(
+                &mut pfd,
+                1,
+                left.as_millis().clamp(1, i32::MAX as u128) as i32,
+            )
+        };
         if n < 0 {
             let e = std::io::Error::last_os_error();
             if e.kind() == std::io::ErrorKind::Interrupted {
@@ -276,7 +316,10 @@ fn read_exact_until(r: &mut ChildStdout, buf: &mut [u8], deadline: Instant) -> s
         }
         let k = r.read(&mut buf[got..])?;
         if k == 0 {
-            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "fork server exited"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "fork server exited",
+            ));
         }
         got += k;
     }
@@ -287,14 +330,23 @@ impl Zygote {
     fn start(settings: &RunSettings) -> std::io::Result<Zygote> {
         let (work, work_arg, mode) = match settings.launcher {
             Launcher::Plain => {
-                let d = tempfile::Builder::new().prefix("equimorph-zygote-").tempdir()?;
+                let d = tempfile::Builder::new()
+                    .prefix("equimorph-zygote-")
+                    .tempdir()?;
                 let p = d.path().display().to_string();
                 (Some(d), p, "plain")
             }
             Launcher::Bubblewrap { .. } => (None, "/tmp".to_string(), "sandboxed"),
         };
-        let mut cmd = command(&settings.launcher, &settings.python, &["-I", "-c", ZYGOTE_SOURCE, &work_arg, mode], None);
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        let mut cmd = command(
+            &settings.launcher,
+            &settings.python,
+            &["-I", "-c", ZYGOTE_SOURCE, &work_arg, mode],
+            None,
+        );
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
         // SAFETY: setsid is async-signal-safe.
         unsafe {
             cmd.pre_exec(|| {
@@ -303,9 +355,20 @@ impl Zygote {
             });
         }
         let mut child = cmd.spawn()?;
-        let stdin = child.stdin.take().ok_or_else(|| std::io::Error::other("no stdin"))?;
-        let stdout = child.stdout.take().ok_or_else(|| std::io::Error::other("no stdout"))?;
-        let mut z = Zygote { child, stdin, stdout, _work: work };
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdin"))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdout"))?;
+        let mut z = Zygote {
+            child,
+            stdin,
+            stdout,
+            _work: work,
+        };
         let ready = z.read_frame(Instant::now() + Duration::from_secs(20))?;
         if !String::from_utf8_lossy(&ready).contains("\"ready\"") {
             return Err(std::io::Error::other("fork server did not start"));
@@ -327,8 +390,12 @@ impl Zygote {
     }
 
     fn run(&mut self, settings: &RunSettings, req: RunRequest<'_>) -> std::io::Result<RunResult> {
-        let limits: serde_json::Map<String, serde_json::Value> =
-            settings.limits.pairs().into_iter().map(|(k, v)| (k.to_string(), v.into())).collect();
+        let limits: serde_json::Map<String, serde_json::Value> = settings
+            .limits
+            .pairs()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.into()))
+            .collect();
         let header = serde_json::json!({
             "timeout": req.timeout.as_secs_f64(),
             "cap": settings.output_cap,
@@ -374,7 +441,11 @@ pub struct ForkPool {
 impl ForkPool {
     /// A pool of at most `size` servers, started on demand.
     pub fn new(settings: RunSettings, size: usize) -> Self {
-        ForkPool { idle: Mutex::new(Vec::new()), permits: Semaphore::new(size), settings }
+        ForkPool {
+            idle: Mutex::new(Vec::new()),
+            permits: Semaphore::new(size),
+            settings,
+        }
     }
 
     /// Starts one server now, to fail early when the fork server cannot run here.
@@ -393,17 +464,25 @@ impl ForkPool {
             Some(z) => z,
             None => match Zygote::start(&self.settings) {
                 Ok(z) => z,
-                Err(e) => return RunResult::crash(format!("cannot start the fork server: {e}"), 0.0),
+                Err(e) => {
+                    return RunResult::crash(format!("cannot start the fork server: {e}"), 0.0)
+                }
             },
         };
         match zygote.run(&self.settings, req) {
             Ok(r) => {
-                self.idle.lock().unwrap_or_else(|p| p.into_inner()).push(zygote);
+                self.idle
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(zygote);
                 r
             }
             // The program killed its server (or the server broke): this run failed; the server
             // is dropped (killed) and a new one starts on the next request.
-            Err(e) => RunResult::crash(format!("the fork server died during the run: {e}"), start.elapsed().as_secs_f64()),
+            Err(e) => RunResult::crash(
+                format!("the fork server died during the run: {e}"),
+                start.elapsed().as_secs_f64(),
+            ),
         }
     }
 }

@@ -61,7 +61,12 @@ pub struct ResourceLimits {
 
 impl Default for ResourceLimits {
     fn default() -> Self {
-        ResourceLimits { address_space: 1 << 30, cpu_seconds: 30, file_size: 16 << 20, processes: 512 }
+        ResourceLimits {
+            address_space: 1 << 30,
+            cpu_seconds: 30,
+            file_size: 16 << 20,
+            processes: 512,
+        }
     }
 }
 
@@ -94,7 +99,10 @@ impl ResourceLimits {
     /// Only async-signal-safe calls: meant for the child between fork and exec.
     pub unsafe fn apply(&self) -> std::io::Result<()> {
         let set = |res, v: u64| {
-            let lim = libc::rlimit { rlim_cur: v as libc::rlim_t, rlim_max: v as libc::rlim_t };
+            let lim = libc::rlimit {
+                rlim_cur: v as libc::rlim_t,
+                rlim_max: v as libc::rlim_t,
+            };
             // SAFETY: setrlimit is async-signal-safe and `lim` is a valid pointer.
             if unsafe { libc::setrlimit(res, &lim) } != 0 {
                 return Err(std::io::Error::last_os_error());
@@ -112,7 +120,9 @@ impl ResourceLimits {
 
 fn find_in_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }
 
 /// The default interpreter: `/usr/bin/python3` when present (readable by the sandbox user),
@@ -142,7 +152,14 @@ pub fn command(launcher: &Launcher, program: &Path, args: &[&str], bind: Option<
             let mut c = match drop_to {
                 Some((setpriv, uid)) => {
                     let mut c = Command::new(setpriv);
-                    c.args(["--reuid", &uid.to_string(), "--regid", &uid.to_string(), "--clear-groups", "--"]);
+                    c.args([
+                        "--reuid",
+                        &uid.to_string(),
+                        "--regid",
+                        &uid.to_string(),
+                        "--clear-groups",
+                        "--",
+                    ]);
                     c.arg(bwrap);
                     c
                 }
@@ -207,7 +224,9 @@ print(json.dumps(r))
 /// Runs the probe under `launcher`; `None` when the launcher does not work here.
 fn probe(launcher: &Launcher, python: &Path, limits: &ResourceLimits) -> Option<serde_json::Value> {
     let mut cmd = command(launcher, python, &["-I", "-c", PROBE], None);
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let limits = *limits;
     // SAFETY: only setrlimit in the child.
     unsafe {
@@ -216,7 +235,10 @@ fn probe(launcher: &Launcher, python: &Path, limits: &ResourceLimits) -> Option<
     }
     let out = cmd.output().ok()?;
     if !out.status.success() {
-        tracing::debug!("sandbox probe failed: {}", String::from_utf8_lossy(&out.stderr));
+        tracing::debug!(
+            "sandbox probe failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         return None;
     }
     let text = String::from_utf8_lossy(&out.stdout);
@@ -231,10 +253,16 @@ pub fn detect(python: &Path, limits: &ResourceLimits) -> (Launcher, Isolation) {
         let root = unsafe { libc::geteuid() } == 0;
         if root {
             if let Some(setpriv) = find_in_path("setpriv") {
-                candidates.push(Launcher::Bubblewrap { bwrap: bwrap.clone(), drop_to: Some((setpriv, NOBODY)) });
+                candidates.push(Launcher::Bubblewrap {
+                    bwrap: bwrap.clone(),
+                    drop_to: Some((setpriv, NOBODY)),
+                });
             }
         }
-        candidates.push(Launcher::Bubblewrap { bwrap, drop_to: None });
+        candidates.push(Launcher::Bubblewrap {
+            bwrap,
+            drop_to: None,
+        });
     }
     for launcher in candidates {
         if let Some(r) = probe(&launcher, python, limits) {
@@ -247,12 +275,17 @@ pub fn detect(python: &Path, limits: &ResourceLimits) -> (Launcher, Isolation) {
                 warnings.push("programs can open network connections".into());
             }
             if !filesystem_read_only {
-                warnings.push(format!("programs can write outside their temporary directory: {}", r["writable"]));
+                warnings.push(format!(
+                    "programs can write outside their temporary directory: {}",
+                    r["writable"]
+                ));
             }
             if !pid_namespace {
                 warnings.push("programs share the PID namespace".into());
             }
-            if matches!(launcher, Launcher::Bubblewrap { drop_to: None, .. }) && unsafe { libc::geteuid() } == 0 {
+            if matches!(launcher, Launcher::Bubblewrap { drop_to: None, .. })
+                && unsafe { libc::geteuid() } == 0
+            {
                 warnings.push(
                     "programs run as root inside a user namespace: RLIMIT_NPROC does not apply, fork bombs are \
                      bounded only by the timeout (is the interpreter readable by 'nobody'?)"

@@ -14,12 +14,18 @@ use std::path::Path;
 pub fn write_reports(dir: &Path, run: RunInfo) -> Result<Summary, results::ResultsError> {
     let lines = results::read(&dir.join("results.jsonl"))?;
     let summary = Summary::of(&lines, run);
-    let io = |p: &Path, e: std::io::Error| results::ResultsError::Io { path: p.to_path_buf(), source: e };
+    let io = |p: &Path, e: std::io::Error| results::ResultsError::Io {
+        path: p.to_path_buf(),
+        source: e,
+    };
     let write = |name: &str, text: String| {
         let p = dir.join(name);
         std::fs::write(&p, text).map_err(|e| io(&p, e))
     };
-    write("summary.json", serde_json::to_string_pretty(&summary).unwrap_or_default())?;
+    write(
+        "summary.json",
+        serde_json::to_string_pretty(&summary).unwrap_or_default(),
+    )?;
     write("report.md", render::markdown(&summary))?;
     write("report.html", render::html(&summary))?;
     Ok(summary)

@@ -4,7 +4,10 @@ use super::summary::Summary;
 use std::fmt::Write;
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// The Markdown report.
@@ -24,11 +27,34 @@ pub fn markdown(s: &Summary) -> String {
         r.tasks
     );
     let _ = writeln!(o, "| measure | value |\n|---|---|");
-    let _ = writeln!(o, "| tasks attacked / skipped / errors | {} / {} / {} |", s.attacked, s.skipped.len(), s.errors.len());
-    let _ = writeln!(o, "| worst-case distance L (mean ± std) | {:.4} ± {:.4} |", s.mean_distance, s.std_distance);
-    let _ = writeln!(o, "| success rate (best M < {}) | {:.1} % |", r.threshold, s.success_rate * 100.0);
-    let _ = writeln!(o, "| median candidates scored per task | {} |", s.median_scored);
-    let _ = writeln!(o, "| median oracle checks per task | {} |", s.median_oracle_checked);
+    let _ = writeln!(
+        o,
+        "| tasks attacked / skipped / errors | {} / {} / {} |",
+        s.attacked,
+        s.skipped.len(),
+        s.errors.len()
+    );
+    let _ = writeln!(
+        o,
+        "| worst-case distance L (mean ± std) | {:.4} ± {:.4} |",
+        s.mean_distance, s.std_distance
+    );
+    let _ = writeln!(
+        o,
+        "| success rate (best M < {}) | {:.1} % |",
+        r.threshold,
+        s.success_rate * 100.0
+    );
+    let _ = writeln!(
+        o,
+        "| median candidates scored per task | {} |",
+        s.median_scored
+    );
+    let _ = writeln!(
+        o,
+        "| median oracle checks per task | {} |",
+        s.median_oracle_checked
+    );
     let t = &s.seconds;
     let _ = writeln!(
         o,
@@ -39,28 +65,49 @@ pub fn markdown(s: &Summary) -> String {
         t.total,
         s.detector_share * 100.0
     );
-    let _ = writeln!(o, "## Transforms in winning sequences\n\n| transform | uses |\n|---|---|");
+    let _ = writeln!(
+        o,
+        "## Transforms in winning sequences\n\n| transform | uses |\n|---|---|"
+    );
     let mut usage: Vec<_> = s.transform_usage.iter().collect();
     usage.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     for (name, n) in usage {
         let _ = writeln!(o, "| {name} | {n} |");
     }
-    let _ = writeln!(o, "\n## Clone types of best vs original (NiCad-style)\n\n| type | tasks |\n|---|---|");
+    let _ = writeln!(
+        o,
+        "\n## Clone types of best vs original (NiCad-style)\n\n| type | tasks |\n|---|---|"
+    );
     for (k, v) in &s.clone_types {
         let _ = writeln!(o, "| {k} | {v} |");
     }
     if !s.mean_distance_per_iteration.is_empty() {
         let _ = writeln!(o, "\n## Mean best distance per iteration\n");
-        let row: Vec<String> = s.mean_distance_per_iteration.iter().map(|d| format!("{d:.4}")).collect();
+        let row: Vec<String> = s
+            .mean_distance_per_iteration
+            .iter()
+            .map(|d| format!("{d:.4}"))
+            .collect();
         let _ = writeln!(o, "{}", row.join(" → "));
     }
     if !s.skipped.is_empty() || !s.errors.is_empty() {
-        let _ = writeln!(o, "\n## Not attacked\n\n| task | status | reason |\n|---|---|---|");
+        let _ = writeln!(
+            o,
+            "\n## Not attacked\n\n| task | status | reason |\n|---|---|---|"
+        );
         for (id, why) in &s.skipped {
-            let _ = writeln!(o, "| {id} | skipped | {} |", why.replace('|', "\\|").replace('\n', " "));
+            let _ = writeln!(
+                o,
+                "| {id} | skipped | {} |",
+                why.replace('|', "\\|").replace('\n', " ")
+            );
         }
         for (id, why) in &s.errors {
-            let _ = writeln!(o, "| {id} | error | {} |", why.replace('|', "\\|").replace('\n', " "));
+            let _ = writeln!(
+                o,
+                "| {id} | error | {} |",
+                why.replace('|', "\\|").replace('\n', " ")
+            );
         }
     }
     o
@@ -108,10 +155,20 @@ fn histogram(distances: &[f64]) -> String {
             i as f64 / bins as f64
         );
         if *c > 0 {
-            let _ = write!(o, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{c}</text>", x + bw / 2.0, H - PAD - h - 3.0);
+            let _ = write!(
+                o,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{c}</text>",
+                x + bw / 2.0,
+                H - PAD - h - 3.0
+            );
         }
     }
-    let _ = write!(o, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">1.0</text></svg></figure>", W - 10.0, H - PAD + 14.0);
+    let _ = write!(
+        o,
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">1.0</text></svg></figure>",
+        W - 10.0,
+        H - PAD + 14.0
+    );
     o
 }
 
@@ -131,7 +188,11 @@ fn line_chart(values: &[f64]) -> String {
             format!("{x:.1},{y:.1}")
         })
         .collect();
-    let _ = write!(o, "<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\" points=\"{}\"/>", pts.join(" "));
+    let _ = write!(
+        o,
+        "<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\" points=\"{}\"/>",
+        pts.join(" ")
+    );
     for (i, (p, v)) in pts.iter().zip(values).enumerate() {
         let (x, y) = p.split_once(',').unwrap_or(("0", "0"));
         let _ = write!(
@@ -180,7 +241,11 @@ pub fn html(s: &Summary) -> String {
         .take(6)
         .map(|l| {
             let cells: Vec<&str> = l.trim_matches('|').split(" | ").collect();
-            format!("<tr><th>{}</th><td>{}</td></tr>", esc(cells[0].trim()), esc(cells.get(1).unwrap_or(&"").trim()))
+            format!(
+                "<tr><th>{}</th><td>{}</td></tr>",
+                esc(cells[0].trim()),
+                esc(cells.get(1).unwrap_or(&"").trim())
+            )
         })
         .collect();
     format!(

@@ -91,7 +91,12 @@ pub fn read(path: &Path) -> Result<Vec<ResultLine>, ResultsError> {
     let text = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => return Err(ResultsError::Io { path: path.to_path_buf(), source }),
+        Err(source) => {
+            return Err(ResultsError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
     };
     let complete = match text.iter().rposition(|&b| b == b'\n') {
         Some(i) => &text[..=i],
@@ -122,23 +127,42 @@ impl ResultsWriter {
     /// Opens `path` for appending; a torn last line (from a killed run) is cut off first.
     /// Returns the writer and the ids already done.
     pub fn open(path: &Path) -> Result<(Self, Vec<ResultLine>), ResultsError> {
-        let io = |source| ResultsError::Io { path: path.to_path_buf(), source };
+        let io = |source| ResultsError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         if let Ok(bytes) = std::fs::read(path) {
             let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
             if keep < bytes.len() {
-                let f = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(io)?;
                 f.set_len(keep as u64).map_err(io)?;
             }
         }
         let done = read(path)?;
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
-        Ok((ResultsWriter { path: path.to_path_buf(), file }, done))
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(io)?;
+        Ok((
+            ResultsWriter {
+                path: path.to_path_buf(),
+                file,
+            },
+            done,
+        ))
     }
 
     /// Appends one line with a single write (never interleaved or torn by another writer) and
     /// syncs it to disk.
     pub fn append(&mut self, line: &ResultLine) -> Result<(), ResultsError> {
-        let io = |source| ResultsError::Io { path: self.path.clone(), source };
+        let io = |source| ResultsError::Io {
+            path: self.path.clone(),
+            source,
+        };
         let mut bytes = serde_json::to_vec(line).map_err(|e| io(std::io::Error::other(e)))?;
         bytes.push(b'\n');
         self.file.write_all(&bytes).map_err(io)?;

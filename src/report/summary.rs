@@ -81,7 +81,10 @@ impl Summary {
     /// Summarises `lines` of a run configured as `run`.
     pub fn of(lines: &[ResultLine], run: RunInfo) -> Summary {
         let ok: Vec<&ResultLine> = lines.iter().filter(|l| l.status == Status::Ok).collect();
-        let distances: Vec<f64> = ok.iter().map(|l| f64::from(l.distance.unwrap_or(0.0))).collect();
+        let distances: Vec<f64> = ok
+            .iter()
+            .map(|l| f64::from(l.distance.unwrap_or(0.0)))
+            .collect();
         let n = distances.len().max(1) as f64;
         let mean = distances.iter().sum::<f64>() / n;
         let var = if distances.len() > 1 {
@@ -89,7 +92,10 @@ impl Summary {
         } else {
             0.0
         };
-        let successes = ok.iter().filter(|l| l.similarity.is_some_and(|m| m < run.threshold)).count();
+        let successes = ok
+            .iter()
+            .filter(|l| l.similarity.is_some_and(|m| m < run.threshold))
+            .count();
         let mut usage = BTreeMap::new();
         let mut types = BTreeMap::new();
         let mut seconds = StageSeconds::default();
@@ -105,12 +111,21 @@ impl Summary {
             seconds.oracle += l.seconds.oracle;
             seconds.total += l.seconds.total;
         }
-        let longest = ok.iter().map(|l| l.best_per_iteration.len()).max().unwrap_or(0);
+        let longest = ok
+            .iter()
+            .map(|l| l.best_per_iteration.len())
+            .max()
+            .unwrap_or(0);
         let per_iteration = (0..longest)
             .map(|i| {
                 ok.iter()
                     .map(|l| {
-                        let v = l.best_per_iteration.get(i).or(l.best_per_iteration.last()).copied().unwrap_or(1.0);
+                        let v = l
+                            .best_per_iteration
+                            .get(i)
+                            .or(l.best_per_iteration.last())
+                            .copied()
+                            .unwrap_or(1.0);
                         1.0 - f64::from(v)
                     })
                     .sum::<f64>()
@@ -118,7 +133,11 @@ impl Summary {
             })
             .collect();
         let reasons = |s: Status| -> Vec<(String, String)> {
-            lines.iter().filter(|l| l.status == s).map(|l| (l.id.clone(), l.reason.clone().unwrap_or_default())).collect()
+            lines
+                .iter()
+                .filter(|l| l.status == s)
+                .map(|l| (l.id.clone(), l.reason.clone().unwrap_or_default()))
+                .collect()
         };
         Summary {
             run,
@@ -128,12 +147,22 @@ impl Summary {
             errors: reasons(Status::Error),
             mean_distance: if ok.is_empty() { 0.0 } else { mean },
             std_distance: var.sqrt(),
-            success_rate: if ok.is_empty() { 0.0 } else { successes as f64 / ok.len() as f64 },
+            success_rate: if ok.is_empty() {
+                0.0
+            } else {
+                successes as f64 / ok.len() as f64
+            },
             median_scored: median(ok.iter().map(|l| l.counts.scored as f64).collect()),
-            median_oracle_checked: median(ok.iter().map(|l| l.counts.oracle_checked as f64).collect()),
+            median_oracle_checked: median(
+                ok.iter().map(|l| l.counts.oracle_checked as f64).collect(),
+            ),
             transform_usage: usage,
             clone_types: types,
-            detector_share: if seconds.total > 0.0 { seconds.detector / seconds.total } else { 0.0 },
+            detector_share: if seconds.total > 0.0 {
+                seconds.detector / seconds.total
+            } else {
+                0.0
+            },
             seconds,
             mean_distance_per_iteration: per_iteration,
             distances,

@@ -197,7 +197,12 @@ impl<'a> Searcher<'a> {
         oracle: &'a Oracle,
         config: SearchConfig,
     ) -> Self {
-        Searcher { transforms, detector, oracle, config }
+        Searcher {
+            transforms,
+            detector,
+            oracle,
+            config,
+        }
     }
 
     /// The settings.
@@ -214,9 +219,18 @@ impl<'a> Searcher<'a> {
     }
 
     fn start(&self, task: &Task) -> (Node, SearchResult) {
-        let origin = Node { text: task.source.clone(), hash: ProgramHash::of(&task.source), similarity: 1.0, steps: vec![] };
+        let origin = Node {
+            text: task.source.clone(),
+            hash: ProgramHash::of(&task.source),
+            similarity: 1.0,
+            steps: vec![],
+        };
         let result = SearchResult {
-            best: Found { text: origin.text.clone(), similarity: 1.0, steps: vec![] },
+            best: Found {
+                text: origin.text.clone(),
+                similarity: 1.0,
+                steps: vec![],
+            },
             iterations: 0,
             counts: Counts::default(),
             seconds: StageSeconds::default(),
@@ -229,10 +243,17 @@ impl<'a> Searcher<'a> {
 
     /// Applies every transform to every member; returns new valid unique candidates in a fixed
     /// order (member, then transform).
-    fn expand(&self, beam: &[Node], iteration: usize, seen: &mut HashSet<ProgramHash>, r: &mut SearchResult) -> Vec<Node> {
+    fn expand(
+        &self,
+        beam: &[Node],
+        iteration: usize,
+        seen: &mut HashSet<ProgramHash>,
+        r: &mut SearchResult,
+    ) -> Vec<Node> {
         let t0 = Instant::now();
-        let jobs: Vec<(usize, usize)> =
-            (0..beam.len()).flat_map(|m| (0..self.transforms.len()).map(move |t| (m, t))).collect();
+        let jobs: Vec<(usize, usize)> = (0..beam.len())
+            .flat_map(|m| (0..self.transforms.len()).map(move |t| (m, t)))
+            .collect();
         let outputs: Vec<Option<Node>> = jobs
             .par_iter()
             .map(|&(m, t)| {
@@ -243,8 +264,16 @@ impl<'a> Searcher<'a> {
                     Ok(Some(out)) => match classify(&parent.text, out) {
                         Classified::Valid(text) => {
                             let mut steps = parent.steps.clone();
-                            steps.push(Step { name: tr.name.clone(), seed });
-                            Some(Node { hash: ProgramHash::of(&text), text, similarity: f32::NAN, steps })
+                            steps.push(Step {
+                                name: tr.name.clone(),
+                                seed,
+                            });
+                            Some(Node {
+                                hash: ProgramHash::of(&text),
+                                text,
+                                similarity: f32::NAN,
+                                steps,
+                            })
                         }
                         _ => None,
                     },
@@ -265,7 +294,12 @@ impl<'a> Searcher<'a> {
         fresh
     }
 
-    fn score(&self, task: &Task, nodes: &mut [Node], r: &mut SearchResult) -> Result<(), SearchError> {
+    fn score(
+        &self,
+        task: &Task,
+        nodes: &mut [Node],
+        r: &mut SearchResult,
+    ) -> Result<(), SearchError> {
         let t0 = Instant::now();
         let texts: Vec<&str> = nodes.iter().map(|n| n.text.as_str()).collect();
         let ms = self.detector.score(&task.source, &texts)?;
@@ -278,11 +312,20 @@ impl<'a> Searcher<'a> {
     }
 
     fn oracle_budget_left(&self, r: &SearchResult) -> usize {
-        self.config.max_oracle.map_or(usize::MAX, |m| m.saturating_sub(r.counts.oracle_checked as usize))
+        self.config.max_oracle.map_or(usize::MAX, |m| {
+            m.saturating_sub(r.counts.oracle_checked as usize)
+        })
     }
 
     /// Checks `nodes` (sorted by distance) and returns the first `want` that pass, in order.
-    fn select(&self, task: &Task, reference: &Reference, nodes: Vec<Node>, want: usize, r: &mut SearchResult) -> Vec<Node> {
+    fn select(
+        &self,
+        task: &Task,
+        reference: &Reference,
+        nodes: Vec<Node>,
+        want: usize,
+        r: &mut SearchResult,
+    ) -> Vec<Node> {
         let t0 = Instant::now();
         let check = |n: &Node| self.oracle.check(task, reference, &n.text).equivalent;
         let mut accepted = Vec::new();
@@ -292,7 +335,13 @@ impl<'a> Searcher<'a> {
                 let verdicts: Vec<bool> = nodes[..budget].par_iter().map(check).collect();
                 r.counts.oracle_checked += budget as u64;
                 r.counts.accepted += verdicts.iter().filter(|v| **v).count() as u64;
-                accepted = nodes.into_iter().zip(verdicts).filter(|(_, ok)| *ok).map(|(n, _)| n).take(want).collect();
+                accepted = nodes
+                    .into_iter()
+                    .zip(verdicts)
+                    .filter(|(_, ok)| *ok)
+                    .map(|(n, _)| n)
+                    .take(want)
+                    .collect();
             }
             OracleOrder::Lazy => {
                 let mut next = 0;
@@ -323,7 +372,11 @@ impl<'a> Searcher<'a> {
 
     fn beam(&self, task: &Task, reference: &Reference) -> Result<SearchResult, SearchError> {
         let start = Instant::now();
-        let width = if self.config.strategy == Strategy::Greedy { 1 } else { self.config.beam.max(1) };
+        let width = if self.config.strategy == Strategy::Greedy {
+            1
+        } else {
+            self.config.beam.max(1)
+        };
         let (origin, mut r) = self.start(task);
         let mut seen: HashSet<ProgramHash> = HashSet::from([origin.hash]);
         let mut beam = vec![origin];
@@ -337,7 +390,11 @@ impl<'a> Searcher<'a> {
                 fresh.truncate(max.saturating_sub(r.counts.scored as usize));
             }
             self.score(task, &mut fresh, &mut r)?;
-            fresh.sort_by(|a, b| a.similarity.total_cmp(&b.similarity).then_with(|| a.hash.cmp(&b.hash)));
+            fresh.sort_by(|a, b| {
+                a.similarity
+                    .total_cmp(&b.similarity)
+                    .then_with(|| a.hash.cmp(&b.hash))
+            });
             let selected = self.select(task, reference, fresh, width, &mut r);
             r.iterations = it + 1;
             if selected.is_empty() {
@@ -347,14 +404,25 @@ impl<'a> Searcher<'a> {
             }
             if let Some(top) = selected.first() {
                 if top.similarity < r.best.similarity {
-                    r.best = Found { text: top.text.clone(), similarity: top.similarity, steps: top.steps.clone() };
+                    r.best = Found {
+                        text: top.text.clone(),
+                        similarity: top.similarity,
+                        steps: top.steps.clone(),
+                    };
                 }
             }
             r.best_per_iteration.push(r.best.similarity);
             r.beams.push(selected.iter().map(|n| n.hash).collect());
             beam = selected;
-            if self.config.stop_below.is_some_and(|t| r.best.similarity < t) {
-                r.stopped = Some(format!("best M fell below {}", self.config.stop_below.unwrap_or_default()));
+            if self
+                .config
+                .stop_below
+                .is_some_and(|t| r.best.similarity < t)
+            {
+                r.stopped = Some(format!(
+                    "best M fell below {}",
+                    self.config.stop_below.unwrap_or_default()
+                ));
                 break;
             }
         }
@@ -363,13 +431,25 @@ impl<'a> Searcher<'a> {
     }
 
     fn budget_exhausted(&self, r: &SearchResult, start: Instant) -> Option<String> {
-        if self.config.time_per_task.is_some_and(|t| start.elapsed() >= t) {
+        if self
+            .config
+            .time_per_task
+            .is_some_and(|t| start.elapsed() >= t)
+        {
             return Some("time budget reached".into());
         }
-        if self.config.max_scored.is_some_and(|m| r.counts.scored as usize >= m) {
+        if self
+            .config
+            .max_scored
+            .is_some_and(|m| r.counts.scored as usize >= m)
+        {
             return Some("scoring budget reached".into());
         }
-        if self.config.max_oracle.is_some_and(|m| r.counts.oracle_checked as usize >= m) {
+        if self
+            .config
+            .max_oracle
+            .is_some_and(|m| r.counts.oracle_checked as usize >= m)
+        {
             return Some("oracle budget reached".into());
         }
         None
@@ -382,7 +462,9 @@ impl<'a> Searcher<'a> {
         let (origin, mut r) = self.start(task);
         let mut seen: HashSet<ProgramHash> = HashSet::from([origin.hash]);
         let mut current = origin;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(self.config.seed ^ u64::from_le_bytes(current.hash.0[..8].try_into().unwrap_or([0; 8])));
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(
+            self.config.seed ^ u64::from_le_bytes(current.hash.0[..8].try_into().unwrap_or([0; 8])),
+        );
         for it in 0..self.config.iterations {
             if let Some(reason) = self.budget_exhausted(&r, start) {
                 r.stopped = Some(reason);
@@ -396,9 +478,15 @@ impl<'a> Searcher<'a> {
                 let seed = derive_seed(self.config.seed, it, &current.hash, &tr.name);
                 let t0 = Instant::now();
                 r.counts.generated += 1;
-                let out = tr.apply(&current.text, seed).ok().flatten().map(|o| classify(&current.text, o));
+                let out = tr
+                    .apply(&current.text, seed)
+                    .ok()
+                    .flatten()
+                    .map(|o| classify(&current.text, o));
                 r.seconds.transform += t0.elapsed().as_secs_f64();
-                let Some(Classified::Valid(text)) = out else { continue };
+                let Some(Classified::Valid(text)) = out else {
+                    continue;
+                };
                 r.counts.valid += 1;
                 let hash = ProgramHash::of(&text);
                 if !seen.insert(hash) {
@@ -406,8 +494,16 @@ impl<'a> Searcher<'a> {
                 }
                 r.counts.unique += 1;
                 let mut steps = current.steps.clone();
-                steps.push(Step { name: tr.name.clone(), seed });
-                let mut node = vec![Node { text, hash, similarity: f32::NAN, steps }];
+                steps.push(Step {
+                    name: tr.name.clone(),
+                    seed,
+                });
+                let mut node = vec![Node {
+                    text,
+                    hash,
+                    similarity: f32::NAN,
+                    steps,
+                }];
                 self.score(task, &mut node, &mut r)?;
                 if let Some(n) = self.select(task, reference, node, 1, &mut r).pop() {
                     current = n;
@@ -417,7 +513,11 @@ impl<'a> Searcher<'a> {
             }
             r.iterations = it + 1;
             if current.similarity < r.best.similarity {
-                r.best = Found { text: current.text.clone(), similarity: current.similarity, steps: current.steps.clone() };
+                r.best = Found {
+                    text: current.text.clone(),
+                    similarity: current.similarity,
+                    steps: current.steps.clone(),
+                };
             }
             r.best_per_iteration.push(r.best.similarity);
             r.beams.push(vec![current.hash]);
@@ -425,7 +525,11 @@ impl<'a> Searcher<'a> {
                 r.stopped = Some("no transform gave a new equivalent program".into());
                 break;
             }
-            if self.config.stop_below.is_some_and(|t| r.best.similarity < t) {
+            if self
+                .config
+                .stop_below
+                .is_some_and(|t| r.best.similarity < t)
+            {
                 r.stopped = Some("best M fell below the threshold".into());
                 break;
             }

@@ -39,7 +39,10 @@ struct Record {
 }
 
 pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
-    let bytes = std::fs::read(path).map_err(|source| TaskError::Io { path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| TaskError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut set = TaskSet::default();
     for (n, line) in utf8_lines(&bytes) {
         let line = match line {
@@ -58,25 +61,50 @@ pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
             }
         };
         let mut tests = Vec::new();
-        for (kind, t) in [("public", &r.public_tests), ("private", &r.private_tests), ("generated", &r.generated_tests)] {
+        for (kind, t) in [
+            ("public", &r.public_tests),
+            ("private", &r.private_tests),
+            ("generated", &r.generated_tests),
+        ] {
             if t.input.len() != t.output.len() {
                 set.push_problem(
                     path,
                     Some(n),
-                    format!("{}: {kind}_tests has {} inputs but {} outputs; using the pairs", r.name, t.input.len(), t.output.len()),
+                    format!(
+                        "{}: {kind}_tests has {} inputs but {} outputs; using the pairs",
+                        r.name,
+                        t.input.len(),
+                        t.output.len()
+                    ),
                 );
             }
-            tests.extend(t.input.iter().zip(&t.output).map(|(i, o)| TestCase { input: i.clone(), output: Some(o.clone()) }));
+            tests.extend(t.input.iter().zip(&t.output).map(|(i, o)| TestCase {
+                input: i.clone(),
+                output: Some(o.clone()),
+            }));
         }
         if tests.is_empty() {
             set.push_problem(path, Some(n), format!("{}: no tests", r.name));
             continue;
         }
         if r.solutions.language.len() != r.solutions.solution.len() {
-            set.push_problem(path, Some(n), format!("{}: solutions.language and solutions.solution differ in length", r.name));
+            set.push_problem(
+                path,
+                Some(n),
+                format!(
+                    "{}: solutions.language and solutions.solution differ in length",
+                    r.name
+                ),
+            );
         }
         let mut found = false;
-        for (i, (lang, src)) in r.solutions.language.iter().zip(&r.solutions.solution).enumerate() {
+        for (i, (lang, src)) in r
+            .solutions
+            .language
+            .iter()
+            .zip(&r.solutions.solution)
+            .enumerate()
+        {
             if *lang == PYTHON3 {
                 found = true;
                 set.tasks.push(Task {

@@ -16,12 +16,18 @@ struct Record {
 }
 
 pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
-    let raw = std::fs::read(path).map_err(|source| TaskError::Io { path: path.to_path_buf(), source })?;
+    let raw = std::fs::read(path).map_err(|source| TaskError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let bytes = if path.extension().is_some_and(|e| e == "gz") {
         let mut out = Vec::new();
         flate2::read::GzDecoder::new(raw.as_slice())
             .read_to_end(&mut out)
-            .map_err(|e| TaskError::Layout { path: path.to_path_buf(), message: format!("not a valid gzip file: {e}") })?;
+            .map_err(|e| TaskError::Layout {
+                path: path.to_path_buf(),
+                message: format!("not a valid gzip file: {e}"),
+            })?;
         out
     } else {
         raw
@@ -41,7 +47,11 @@ pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
                 id: r.task_id,
                 source: format!("{}{}", r.prompt, r.canonical_solution),
                 tests: Vec::new(),
-                test_code: Some(format!("{}\n\ncheck({})\n", r.test.trim_end(), r.entry_point)),
+                test_code: Some(format!(
+                    "{}\n\ncheck({})\n",
+                    r.test.trim_end(),
+                    r.entry_point
+                )),
                 entry_point: Some(r.entry_point),
             }),
             Err(e) => set.push_problem(path, Some(n), format!("malformed HumanEval record: {e}")),

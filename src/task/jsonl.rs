@@ -4,7 +4,10 @@ use super::{utf8_lines, Task, TaskError, TaskSet};
 use std::path::Path;
 
 pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
-    let bytes = std::fs::read(path).map_err(|source| TaskError::Io { path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| TaskError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut set = TaskSet::default();
     for (n, line) in utf8_lines(&bytes) {
         let line = match line {
@@ -16,10 +19,14 @@ pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
             }
         };
         match serde_json::from_str::<Task>(line) {
-            Ok(task) if task.id.trim().is_empty() => set.push_problem(path, Some(n), "task has an empty id"),
-            Ok(task) if task.tests.is_empty() && task.test_code.is_none() => {
-                set.push_problem(path, Some(n), format!("task {:?} has neither tests nor test_code", task.id))
+            Ok(task) if task.id.trim().is_empty() => {
+                set.push_problem(path, Some(n), "task has an empty id")
             }
+            Ok(task) if task.tests.is_empty() && task.test_code.is_none() => set.push_problem(
+                path,
+                Some(n),
+                format!("task {:?} has neither tests nor test_code", task.id),
+            ),
             Ok(task) => set.tasks.push(task),
             Err(e) => set.push_problem(path, Some(n), format!("malformed task: {e}")),
         }

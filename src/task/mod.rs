@@ -111,7 +111,10 @@ impl TaskSet {
 
     fn push_problem(&mut self, file: &Path, line: Option<usize>, message: impl Into<String>) {
         self.problems.push(LoadProblem {
-            location: Location { file: file.to_path_buf(), line },
+            location: Location {
+                file: file.to_path_buf(),
+                line,
+            },
             message: message.into(),
         });
     }
@@ -124,7 +127,11 @@ impl TaskSet {
             if seen.insert(t.id.clone()) {
                 kept.push(t);
             } else {
-                self.push_problem(file, None, format!("duplicate task id {:?}: keeping the first", t.id));
+                self.push_problem(
+                    file,
+                    None,
+                    format!("duplicate task id {:?}: keeping the first", t.id),
+                );
             }
         }
         self.tasks = kept;
@@ -179,7 +186,10 @@ pub fn load(path: &Path, format: Option<TaskFormat>) -> Result<TaskSet, TaskErro
 /// Guesses the format: a directory is CodeNet; `.gz` is HumanEval; otherwise the keys of the
 /// first JSON object decide.
 pub fn detect_format(path: &Path) -> Result<TaskFormat, TaskError> {
-    let meta = std::fs::metadata(path).map_err(|source| TaskError::Io { path: path.to_path_buf(), source })?;
+    let meta = std::fs::metadata(path).map_err(|source| TaskError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     if meta.is_dir() {
         return Ok(TaskFormat::Codenet);
     }
@@ -188,7 +198,10 @@ pub fn detect_format(path: &Path) -> Result<TaskFormat, TaskError> {
     }
     let text = read_lines_lossy(path)?;
     for line in text.lines() {
-        let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(line)
+        else {
+            continue;
+        };
         if obj.contains_key("prompt") && obj.contains_key("canonical_solution") {
             return Ok(TaskFormat::Humaneval);
         }
@@ -200,14 +213,21 @@ pub fn detect_format(path: &Path) -> Result<TaskFormat, TaskError> {
         }
         return Err(TaskError::UnknownFormat {
             path: path.to_path_buf(),
-            message: "the first JSON object has none of the keys source / prompt / solutions".into(),
+            message: "the first JSON object has none of the keys source / prompt / solutions"
+                .into(),
         });
     }
-    Err(TaskError::UnknownFormat { path: path.to_path_buf(), message: "no JSON object found".into() })
+    Err(TaskError::UnknownFormat {
+        path: path.to_path_buf(),
+        message: "no JSON object found".into(),
+    })
 }
 
 fn read_lines_lossy(path: &Path) -> Result<String, TaskError> {
-    let bytes = std::fs::read(path).map_err(|source| TaskError::Io { path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| TaskError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
@@ -217,8 +237,12 @@ pub(crate) fn utf8_lines(bytes: &[u8]) -> impl Iterator<Item = (usize, Result<&s
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         (
             i + 1,
-            std::str::from_utf8(raw)
-                .map_err(|e| format!("line is not valid UTF-8 (invalid byte at column {})", e.valid_up_to() + 1)),
+            std::str::from_utf8(raw).map_err(|e| {
+                format!(
+                    "line is not valid UTF-8 (invalid byte at column {})",
+                    e.valid_up_to() + 1
+                )
+            }),
         )
     })
 }

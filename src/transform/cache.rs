@@ -34,7 +34,11 @@ pub fn cache_path(dir: &Path, engine: &Engine, bytes: &[u8]) -> PathBuf {
 
 /// Loads `bytes` as a component, from the cache when possible; writes the cache otherwise.
 /// Cache problems are never fatal: the component is then compiled in memory.
-pub fn load_component(engine: &Engine, cache_dir: Option<&Path>, bytes: &[u8]) -> wasmtime::Result<Component> {
+pub fn load_component(
+    engine: &Engine,
+    cache_dir: Option<&Path>,
+    bytes: &[u8],
+) -> wasmtime::Result<Component> {
     let Some(dir) = cache_dir else {
         return Component::new(engine, bytes);
     };

@@ -27,7 +27,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { memory_bytes: 256 << 20, wall_time: Duration::from_secs(2), output_bytes: 16 << 20 }
+        Limits {
+            memory_bytes: 256 << 20,
+            wall_time: Duration::from_secs(2),
+            output_bytes: 16 << 20,
+        }
     }
 }
 
@@ -40,7 +44,10 @@ struct HostState {
 
 impl WasiView for HostState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
     }
 }
 
@@ -52,7 +59,12 @@ struct TotalMemoryLimiter {
 }
 
 impl ResourceLimiter for TotalMemoryLimiter {
-    fn memory_growing(&mut self, current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         let next = self.total.saturating_sub(current).saturating_add(desired);
         if next > self.limit {
             self.hit = true;
@@ -62,7 +74,12 @@ impl ResourceLimiter for TotalMemoryLimiter {
         Ok(true)
     }
 
-    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         Ok(desired <= 1 << 20)
     }
 }
@@ -123,9 +140,16 @@ impl TransformRuntime {
         let engine = Engine::new(&config).map_err(|e| LoadError::Engine(e.to_string()))?;
         let mut linker = Linker::new(&engine);
         // Python guests import WASI; they get an empty context (no files, env, args, network).
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|e| LoadError::Engine(e.to_string()))?;
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
+            .map_err(|e| LoadError::Engine(e.to_string()))?;
         let ticker = Arc::new(EpochTicker::start(&engine));
-        Ok(TransformRuntime { engine, linker, limits, cache_dir, _ticker: ticker })
+        Ok(TransformRuntime {
+            engine,
+            linker,
+            limits,
+            cache_dir,
+            _ticker: ticker,
+        })
     }
 
     /// The per-call limits.
@@ -140,9 +164,16 @@ impl TransformRuntime {
 
     /// Loads one component file and asks it for its `info()`.
     pub fn load(&self, path: &Path) -> Result<LoadedTransform, LoadError> {
-        let bytes = std::fs::read(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
-        let invalid = |e: wasmtime::Error| LoadError::Invalid { path: path.to_path_buf(), message: format!("{e:#}") };
-        let component = load_component(&self.engine, self.cache_dir.as_deref(), &bytes).map_err(invalid)?;
+        let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let invalid = |e: wasmtime::Error| LoadError::Invalid {
+            path: path.to_path_buf(),
+            message: format!("{e:#}"),
+        };
+        let component =
+            load_component(&self.engine, self.cache_dir.as_deref(), &bytes).map_err(invalid)?;
         let instance_pre = self.linker.instantiate_pre(&component).map_err(invalid)?;
         let pre = TransformPre::new(instance_pre).map_err(invalid)?;
         let mut loaded = LoadedTransform {
@@ -157,8 +188,16 @@ impl TransformRuntime {
         };
         let info = loaded
             .with_instance(|store, t| t.call_info(store))
-            .map_err(|e| LoadError::Info { path: path.to_path_buf(), source: Box::new(e) })?;
-        if info.name.is_empty() || !info.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
+            .map_err(|e| LoadError::Info {
+                path: path.to_path_buf(),
+                source: Box::new(e),
+            })?;
+        if info.name.is_empty()
+            || !info
+                .name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
             return Err(LoadError::Invalid {
                 path: path.to_path_buf(),
                 message: format!("info().name {:?} is not kebab-case", info.name),
@@ -190,7 +229,10 @@ pub struct LoadedTransform {
 
 impl std::fmt::Debug for LoadedTransform {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadedTransform").field("name", &self.name).field("file", &self.file).finish()
+        f.debug_struct("LoadedTransform")
+            .field("name", &self.name)
+            .field("file", &self.file)
+            .finish()
     }
 }
 
@@ -201,7 +243,10 @@ impl LoadedTransform {
         let out = self.with_instance(|store, t| t.call_apply(store, source, seed))?;
         match out {
             Ok(Some(text)) if text.len() > self.limits.output_bytes => {
-                Err(ApplyError::OutputTooLarge { bytes: text.len(), limit: self.limits.output_bytes })
+                Err(ApplyError::OutputTooLarge {
+                    bytes: text.len(),
+                    limit: self.limits.output_bytes,
+                })
             }
             Ok(v) => Ok(v),
             Err(msg) => Err(ApplyError::Guest(msg)),
@@ -218,7 +263,11 @@ impl LoadedTransform {
         call: impl FnOnce(&mut Store<HostState>, &Transform) -> wasmtime::Result<R>,
     ) -> Result<R, ApplyError> {
         let state = HostState {
-            limiter: TotalMemoryLimiter { limit: self.limits.memory_bytes, total: 0, hit: false },
+            limiter: TotalMemoryLimiter {
+                limit: self.limits.memory_bytes,
+                total: 0,
+                hit: false,
+            },
             wasi: WasiCtx::builder().build(),
             table: ResourceTable::new(),
         };
@@ -227,16 +276,23 @@ impl LoadedTransform {
         let ticks = (self.limits.wall_time.as_micros() / TICK.as_micros()).max(1) as u64 + 1;
         store.set_epoch_deadline(ticks);
         store.epoch_deadline_trap();
-        let result = self.pre.instantiate(&mut store).and_then(|t| call(&mut store, &t));
+        let result = self
+            .pre
+            .instantiate(&mut store)
+            .and_then(|t| call(&mut store, &t));
         result.map_err(|e| self.classify(&store, e))
     }
 
     fn classify(&self, store: &Store<HostState>, e: wasmtime::Error) -> ApplyError {
         if store.data().limiter.hit {
-            return ApplyError::OutOfMemory { limit_bytes: self.limits.memory_bytes };
+            return ApplyError::OutOfMemory {
+                limit_bytes: self.limits.memory_bytes,
+            };
         }
         match e.downcast_ref::<Trap>() {
-            Some(Trap::Interrupt) => ApplyError::Timeout { millis: self.limits.wall_time.as_millis() as u64 },
+            Some(Trap::Interrupt) => ApplyError::Timeout {
+                millis: self.limits.wall_time.as_millis() as u64,
+            },
             Some(trap) => ApplyError::Trap(trap.to_string()),
             None => ApplyError::Instantiate(format!("{e:#}")),
         }

@@ -44,7 +44,10 @@ impl TransformSet {
     pub fn load_files(runtime: &TransformRuntime, files: &[PathBuf]) -> Result<Self, LoadError> {
         let loaded: Vec<LoadedTransform> = {
             use rayon::prelude::*;
-            files.par_iter().map(|f| runtime.load(f)).collect::<Result<_, _>>()?
+            files
+                .par_iter()
+                .map(|f| runtime.load(f))
+                .collect::<Result<_, _>>()?
         };
         Self::from_transforms(loaded)
     }
@@ -54,7 +57,11 @@ impl TransformSet {
         let mut seen: HashMap<String, PathBuf> = HashMap::new();
         for t in &transforms {
             if let Some(first) = seen.insert(t.name.clone(), t.file.clone()) {
-                return Err(LoadError::DuplicateName { name: t.name.clone(), first, second: t.file.clone() });
+                return Err(LoadError::DuplicateName {
+                    name: t.name.clone(),
+                    first,
+                    second: t.file.clone(),
+                });
             }
         }
         transforms.sort_by(|a, b| a.name.cmp(&b.name));
@@ -75,10 +82,13 @@ impl TransformSet {
 
     /// The transform called `name`.
     pub fn get(&self, name: &str) -> Result<&LoadedTransform, LoadError> {
-        self.transforms.iter().find(|t| t.name == name).ok_or_else(|| LoadError::Unknown {
-            name: name.to_string(),
-            available: self.names().join(", "),
-        })
+        self.transforms
+            .iter()
+            .find(|t| t.name == name)
+            .ok_or_else(|| LoadError::Unknown {
+                name: name.to_string(),
+                available: self.names().join(", "),
+            })
     }
 
     /// All names, sorted.

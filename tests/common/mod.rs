@@ -16,14 +16,22 @@ pub fn root() -> PathBuf {
 /// The built default transforms (fails with a hint when they are missing).
 pub fn transforms_dir() -> PathBuf {
     let d = root().join("build/transforms");
-    assert!(d.is_dir(), "{} is missing: run `make transforms` (or `make test`)", d.display());
+    assert!(
+        d.is_dir(),
+        "{} is missing: run `make transforms` (or `make test`)",
+        d.display()
+    );
     d
 }
 
 /// The built test-only guests.
 pub fn test_transforms_dir() -> PathBuf {
     let d = root().join("build/test-transforms");
-    assert!(d.is_dir(), "{} is missing: run `make transforms` (or `make test`)", d.display());
+    assert!(
+        d.is_dir(),
+        "{} is missing: run `make transforms` (or `make test`)",
+        d.display()
+    );
     d
 }
 
@@ -39,21 +47,28 @@ pub fn default_set() -> &'static TransformSet {
     static SET: OnceLock<(TransformSet, tempfile::TempDir)> = OnceLock::new();
     &SET.get_or_init(|| {
         let (rt, cache) = runtime(Limits::default());
-        (TransformSet::load_dir(&rt, &transforms_dir()).expect("default transforms load"), cache)
+        (
+            TransformSet::load_dir(&rt, &transforms_dir()).expect("default transforms load"),
+            cache,
+        )
     })
     .0
 }
 
 /// The fixture tasks.
 pub fn fixture_tasks() -> TaskSet {
-    let set = equimorph::task::load(&root().join("fixtures/tasks.jsonl"), None).expect("fixtures load");
+    let set =
+        equimorph::task::load(&root().join("fixtures/tasks.jsonl"), None).expect("fixtures load");
     assert!(set.problems.is_empty(), "{:?}", set.problems);
     set
 }
 
 /// One fixture task.
 pub fn fixture(id: &str) -> Task {
-    fixture_tasks().get(id).cloned().unwrap_or_else(|| panic!("no fixture {id}"))
+    fixture_tasks()
+        .get(id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no fixture {id}"))
 }
 
 /// An oracle for tests: short timeouts.

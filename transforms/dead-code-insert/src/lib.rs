@@ -58,7 +58,9 @@ sdk::export_transform!(crate::INFO, crate::apply);
 fn is_docstring(stmt: Node<'_>, earlier_are_comments: bool) -> bool {
     earlier_are_comments
         && stmt.kind() == "expression_statement"
-        && named_children(stmt).first().is_some_and(|c| c.kind() == "string" || c.kind() == "concatenated_string")
+        && named_children(stmt)
+            .first()
+            .is_some_and(|c| c.kind() == "string" || c.kind() == "concatenated_string")
 }
 
 /// Whether code in `block` runs in a class body's scope.
@@ -80,7 +82,10 @@ fn positions<'t>(parsed: &'t Parsed) -> Vec<Node<'t>> {
         .max()
         .unwrap_or(0);
     let mut out = Vec::new();
-    for block in all.iter().filter(|n| matches!(n.kind(), "module" | "block")) {
+    for block in all
+        .iter()
+        .filter(|n| matches!(n.kind(), "module" | "block"))
+    {
         if block_in_class_scope(*block) {
             continue;
         }
@@ -91,7 +96,10 @@ fn positions<'t>(parsed: &'t Parsed) -> Vec<Node<'t>> {
             }
             let first = only_comments_so_far;
             only_comments_so_far = false;
-            if stmt.start_byte() >= last_future && starts_line(src, stmt.start_byte()) && !is_docstring(stmt, first) {
+            if stmt.start_byte() >= last_future
+                && starts_line(src, stmt.start_byte())
+                && !is_docstring(stmt, first)
+            {
                 out.push(stmt);
             }
         }
@@ -146,7 +154,10 @@ mod tests {
         let src = "\"\"\"Module doc.\"\"\"\nfrom __future__ import annotations\n\n\ndef f():\n    \"\"\"Doc.\"\"\"\n    return 1\n";
         for s in 0..32 {
             let out = apply(src, s).unwrap().unwrap();
-            assert!(out.starts_with("\"\"\"Module doc.\"\"\"\nfrom __future__ import annotations\n"), "{out}");
+            assert!(
+                out.starts_with("\"\"\"Module doc.\"\"\"\nfrom __future__ import annotations\n"),
+                "{out}"
+            );
             assert!(out.contains("def f():\n    \"\"\"Doc.\"\"\"\n"), "{out}");
         }
     }

@@ -71,14 +71,20 @@ sdk::export_transform!(crate::INFO, crate::apply);
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let info = ScopeInfo::analyze(parsed);
-    if info.any_dynamic() || ["range", "iter", "next", "object"].iter().any(|n| binds_anywhere(&info, n)) {
+    if info.any_dynamic()
+        || ["range", "iter", "next", "object"]
+            .iter()
+            .any(|n| binds_anywhere(&info, n))
+    {
         return edits;
     }
     let loops: Vec<Node<'_>> = parsed
         .nodes_of_kind("for_statement")
         .into_iter()
         .filter(|n| !is_async(parsed, *n) && !in_class_scope(*n))
-        .filter(|n| n.child_by_field_name("body").is_some() && n.child_by_field_name("left").is_some())
+        .filter(|n| {
+            n.child_by_field_name("body").is_some() && n.child_by_field_name("left").is_some()
+        })
         .collect();
     if loops.is_empty() {
         return edits;
@@ -107,7 +113,11 @@ fn convert(
     let colon = header_colon(node, Some("right"))?;
     let outer = line_indent(src, node.start_byte()).to_string();
     let same_line = !starts_line(src, body.start_byte());
-    let inner = if same_line { format!("{outer}{unit}") } else { line_indent(src, body.start_byte()).to_string() };
+    let inner = if same_line {
+        format!("{outer}{unit}")
+    } else {
+        line_indent(src, body.start_byte()).to_string()
+    };
 
     let mut lines: Vec<String> = Vec::new(); // before the `while` header, at `outer`
     let header: String;
@@ -122,13 +132,21 @@ fn convert(
             lines.push(format!("{c} = {start}"));
             header = format!("while {c} {cmp} {stop}:");
             prologue.push(format!("{target} = {c}"));
-            prologue.push(if step > 0 { format!("{c} += {step}") } else { format!("{c} -= {}", -step) });
+            prologue.push(if step > 0 {
+                format!("{c} += {step}")
+            } else {
+                format!("{c} -= {}", -step)
+            });
         } else {
             let r = fresh.fresh(rng, Some("span"));
             let c = fresh.fresh(rng, Some("idx"));
             lines.push(format!("{r} = {}", parsed.text(iterable)));
             lines.push(format!("{c} = {r}.start"));
-            let step_literal = if args.len() == 3 { sdk::pyast::int_literal(parsed, args[2]) } else { Some(1) };
+            let step_literal = if args.len() == 3 {
+                sdk::pyast::int_literal(parsed, args[2])
+            } else {
+                Some(1)
+            };
             header = match step_literal {
                 Some(s) if s > 0 => format!("while {c} < {r}.stop:"),
                 Some(s) if s < 0 => format!("while {c} > {r}.stop:"),
@@ -176,7 +194,13 @@ mod tests {
 
     #[test]
     fn declines_shadowed_range_and_zero_step() {
-        assert_eq!(apply("range = lambda n: [1]\nfor i in range(3):\n    print(i)\n", 0), Ok(None));
+        assert_eq!(
+            apply(
+                "range = lambda n: [1]\nfor i in range(3):\n    print(i)\n",
+                0
+            ),
+            Ok(None)
+        );
         for s in 0..8 {
             if let Ok(Some(out)) = apply("for i in range(1, 5, 0):\n    print(i)\n", s) {
                 panic!("zero step must be declined: {out}");

@@ -59,12 +59,23 @@ fn negate(parsed: &Parsed, cond: Node<'_>) -> String {
     if cond.kind() == "not_operator" {
         if let Some(arg) = cond.child_by_field_name("argument") {
             let t = parsed.text(arg);
-            return if matches!(arg.kind(), "named_expression") { format!("({t})") } else { t.to_string() };
+            return if matches!(arg.kind(), "named_expression") {
+                format!("({t})")
+            } else {
+                t.to_string()
+            };
         }
     }
     let t = parsed.text(cond);
     match cond.kind() {
-        "identifier" | "call" | "attribute" | "subscript" | "parenthesized_expression" | "true" | "false" | "none"
+        "identifier"
+        | "call"
+        | "attribute"
+        | "subscript"
+        | "parenthesized_expression"
+        | "true"
+        | "false"
+        | "none"
         | "integer" => format!("not {t}"),
         _ => format!("not ({t})"),
     }
@@ -91,12 +102,16 @@ fn flip(parsed: &Parsed, node: Node<'_>, unit: &str) -> Option<String> {
     let inner = format!("{outer}{unit}");
     let cond = node.child_by_field_name("condition")?;
     let consequence = node.child_by_field_name("consequence")?;
-    let alternatives: Vec<Node<'_>> =
-        named_children(node).into_iter().filter(|c| matches!(c.kind(), "elif_clause" | "else_clause")).collect();
+    let alternatives: Vec<Node<'_>> = named_children(node)
+        .into_iter()
+        .filter(|c| matches!(c.kind(), "elif_clause" | "else_clause"))
+        .collect();
 
     let first_branch = match alternatives.first() {
         None => format!("{inner}pass"),
-        Some(alt) if alt.kind() == "else_clause" => block_text(parsed, alt.child_by_field_name("body")?, &inner),
+        Some(alt) if alt.kind() == "else_clause" => {
+            block_text(parsed, alt.child_by_field_name("body")?, &inner)
+        }
         Some(_) => {
             // The elif chain, as a nested if one level deeper.
             let deeper = format!("{inner}{unit}");
@@ -106,17 +121,28 @@ fn flip(parsed: &Parsed, node: Node<'_>, unit: &str) -> Option<String> {
                     let c = parsed.text(alt.child_by_field_name("condition")?);
                     let kw = if i == 0 { "if" } else { "elif" };
                     parts.push(format!("{inner}{kw} {c}:"));
-                    parts.push(block_text(parsed, alt.child_by_field_name("consequence")?, &deeper));
+                    parts.push(block_text(
+                        parsed,
+                        alt.child_by_field_name("consequence")?,
+                        &deeper,
+                    ));
                 } else {
                     parts.push(format!("{inner}else:"));
-                    parts.push(block_text(parsed, alt.child_by_field_name("body")?, &deeper));
+                    parts.push(block_text(
+                        parsed,
+                        alt.child_by_field_name("body")?,
+                        &deeper,
+                    ));
                 }
             }
             parts.join("\n")
         }
     };
     let second_branch = block_text(parsed, consequence, &inner);
-    Some(format!("if {}:\n{first_branch}\n{outer}else:\n{second_branch}", negate(parsed, cond)))
+    Some(format!(
+        "if {}:\n{first_branch}\n{outer}else:\n{second_branch}",
+        negate(parsed, cond)
+    ))
 }
 
 #[cfg(test)]
@@ -126,7 +152,9 @@ mod tests {
 
     #[test]
     fn double_negation_is_removed() {
-        let out = apply("if not ok:\n    a()\nelse:\n    b()\n", 0).unwrap().unwrap();
+        let out = apply("if not ok:\n    a()\nelse:\n    b()\n", 0)
+            .unwrap()
+            .unwrap();
         assert_eq!(out, "if ok:\n    b()\nelse:\n    a()\n");
     }
 }

@@ -103,7 +103,11 @@ fn unrolled(parsed: &Parsed, info: &ScopeInfo, node: Node<'_>) -> Option<String>
         parts.push(body_text.clone());
     }
     if let Some(alt) = node.child_by_field_name("alternative") {
-        parts.push(block_text(parsed, alt.child_by_field_name("body")?, &indent));
+        parts.push(block_text(
+            parsed,
+            alt.child_by_field_name("body")?,
+            &indent,
+        ));
     }
     if parts.is_empty() {
         parts.push(format!("{indent}pass"));

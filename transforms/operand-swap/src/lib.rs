@@ -35,7 +35,8 @@ use tree_sitter::Node;
 /// This transform's self-description.
 pub const INFO: Info = Info {
     name: "operand-swap",
-    description: "Swap operands of comparisons and commutative operators (side-effect-free operands)",
+    description:
+        "Swap operands of comparisons and commutative operators (side-effect-free operands)",
     category: "expression",
 };
 
@@ -51,7 +52,8 @@ fn is_simple(parsed: &Parsed, n: Node<'_>) -> bool {
         "identifier" | "integer" | "float" | "true" | "false" | "none" => true,
         "string" => !children(n).iter().any(|c| c.kind() == "interpolation"),
         "unary_operator" => {
-            n.child_by_field_name("argument").is_some_and(|a| matches!(a.kind(), "integer" | "float"))
+            n.child_by_field_name("argument")
+                .is_some_and(|a| matches!(a.kind(), "integer" | "float"))
                 && parsed.text(n).starts_with('-')
         }
         _ => false,
@@ -59,7 +61,8 @@ fn is_simple(parsed: &Parsed, n: Node<'_>) -> bool {
 }
 
 fn is_number(parsed: &Parsed, n: Node<'_>) -> bool {
-    matches!(n.kind(), "integer" | "float") || (n.kind() == "unary_operator" && is_simple(parsed, n))
+    matches!(n.kind(), "integer" | "float")
+        || (n.kind() == "unary_operator" && is_simple(parsed, n))
 }
 
 fn mirror(op: &str) -> Option<&'static str> {
@@ -81,9 +84,13 @@ fn swapped(parsed: &Parsed, node: Node<'_>) -> Option<String> {
     let src = parsed.source.as_str();
     let operands: Vec<Node<'_>> = {
         let mut c = node.walk();
-        node.named_children(&mut c).filter(|n| n.kind() != "comment").collect()
+        node.named_children(&mut c)
+            .filter(|n| n.kind() != "comment")
+            .collect()
     };
-    let [left, right] = operands.as_slice() else { return None };
+    let [left, right] = operands.as_slice() else {
+        return None;
+    };
     if !is_simple(parsed, *left) || !is_simple(parsed, *right) {
         return None;
     }
@@ -109,7 +116,11 @@ fn swapped(parsed: &Parsed, node: Node<'_>) -> Option<String> {
         }
         _ => return None,
     };
-    Some(format!("{} {new_op} {}", parsed.text(*right), parsed.text(*left)))
+    Some(format!(
+        "{} {new_op} {}",
+        parsed.text(*right),
+        parsed.text(*left)
+    ))
 }
 
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
@@ -137,7 +148,14 @@ mod tests {
 
     #[test]
     fn leaves_side_effects_and_non_commutative_alone() {
-        for src in ["x = f() < g()\n", "s = 'a' + b\n", "y = a - 1\n", "z = a < b < c\n", "w = 1 in xs\n", "v = a.b == c\n"] {
+        for src in [
+            "x = f() < g()\n",
+            "s = 'a' + b\n",
+            "y = a - 1\n",
+            "z = a < b < c\n",
+            "w = 1 in xs\n",
+            "v = a.b == c\n",
+        ] {
             for s in 0..8 {
                 assert_eq!(apply(src, s), Ok(None), "{src}");
             }

@@ -126,7 +126,10 @@ mod tests {
         let mut e = Edits::new();
         e.replace(0..5, "a");
         e.replace(3..7, "b");
-        assert!(matches!(e.apply("hello world"), Err(EditError::Overlap(..))));
+        assert!(matches!(
+            e.apply("hello world"),
+            Err(EditError::Overlap(..))
+        ));
         let mut e = Edits::new();
         e.replace(3..99, "x");
         assert!(matches!(e.apply("hello"), Err(EditError::OutOfBounds(_))));

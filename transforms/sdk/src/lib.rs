@@ -19,7 +19,7 @@ pub mod scope;
 pub mod text;
 
 pub use edit::Edits;
-pub use parse::{Parsed, ParseError};
+pub use parse::{ParseError, Parsed};
 pub use rng::Rng;
 
 /// What a transform says about itself (mirrors the WIT `info` record).

@@ -16,7 +16,9 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseError::Language(e) => write!(f, "cannot load the Python grammar: {e}"),
-            ParseError::Syntax { line } => write!(f, "input does not parse as Python (line {line})"),
+            ParseError::Syntax { line } => {
+                write!(f, "input does not parse as Python (line {line})")
+            }
         }
     }
 }
@@ -38,7 +40,10 @@ impl Parsed {
         if let Some(line) = first_error_line(tree.root_node()) {
             return Err(ParseError::Syntax { line });
         }
-        Ok(Parsed { source: source.to_string(), tree })
+        Ok(Parsed {
+            source: source.to_string(),
+            tree,
+        })
     }
 
     /// The root (`module`) node.
@@ -58,7 +63,10 @@ impl Parsed {
 
     /// Nodes of the given kind in document order.
     pub fn nodes_of_kind(&self, kind: &str) -> Vec<Node<'_>> {
-        self.nodes().into_iter().filter(|n| n.kind() == kind).collect()
+        self.nodes()
+            .into_iter()
+            .filter(|n| n.kind() == kind)
+            .collect()
     }
 }
 
@@ -68,7 +76,9 @@ pub fn parse_tree(source: &str) -> Result<Tree, ParseError> {
     parser
         .set_language(&tree_sitter_python::LANGUAGE.into())
         .map_err(|e| ParseError::Language(e.to_string()))?;
-    parser.parse(source, None).ok_or_else(|| ParseError::Language("parser returned no tree".into()))
+    parser
+        .parse(source, None)
+        .ok_or_else(|| ParseError::Language("parser returned no tree".into()))
 }
 
 /// The 1-based line of the first ERROR or MISSING node, if any.
@@ -120,11 +130,17 @@ pub fn children(node: Node<'_>) -> Vec<Node<'_>> {
 
 /// Whether any node below `node` (inclusive) satisfies `pred`, without descending into nodes
 /// for which `stop` holds (the stopping node itself is not tested).
-pub fn any_within(node: Node<'_>, pred: &dyn Fn(Node<'_>) -> bool, stop: &dyn Fn(Node<'_>) -> bool) -> bool {
+pub fn any_within(
+    node: Node<'_>,
+    pred: &dyn Fn(Node<'_>) -> bool,
+    stop: &dyn Fn(Node<'_>) -> bool,
+) -> bool {
     if pred(node) {
         return true;
     }
-    children(node).into_iter().any(|c| !stop(c) && any_within(c, pred, stop))
+    children(node)
+        .into_iter()
+        .any(|c| !stop(c) && any_within(c, pred, stop))
 }
 
 /// Node kinds that open a new Python scope.
@@ -158,7 +174,9 @@ pub fn has_own_break_or_continue(body: Node<'_>) -> bool {
 
 /// Whether `node` contains, outside nested functions and classes, a node of one of `kinds`.
 pub fn contains_in_same_function(node: Node<'_>, kinds: &[&str]) -> bool {
-    any_within(node, &|n| kinds.contains(&n.kind()), &|n| is_function_like(n.kind()))
+    any_within(node, &|n| kinds.contains(&n.kind()), &|n| {
+        is_function_like(n.kind())
+    })
 }
 
 /// The innermost enclosing node of `node` (exclusive) that is a scope node, if any.

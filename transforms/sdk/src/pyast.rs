@@ -15,11 +15,15 @@ pub fn int_literal(parsed: &Parsed, node: Node<'_>) -> Option<i64> {
                 Some("0b") => (&t[2..], 2),
                 _ => (t.as_str(), 10),
             };
-            i64::from_str_radix(digits, radix).ok().filter(|v| v.abs() < (1 << 40))
+            i64::from_str_radix(digits, radix)
+                .ok()
+                .filter(|v| v.abs() < (1 << 40))
         }
         "unary_operator" => {
             let arg = node.child_by_field_name("argument")?;
-            let op = node.child_by_field_name("operator").map(|o| parsed.text(o))?;
+            let op = node
+                .child_by_field_name("operator")
+                .map(|o| parsed.text(o))?;
             let v = int_literal(parsed, arg)?;
             match op {
                 "-" => Some(-v),
@@ -52,12 +56,18 @@ pub fn is_builtin_ref(info: &ScopeInfo, node: Node<'_>) -> bool {
 /// Whether the program binds `name` anywhere (so a generated use of the builtin could be
 /// shadowed).
 pub fn binds_anywhere(info: &ScopeInfo, name: &str) -> bool {
-    info.scopes.iter().any(|s| s.bound.contains(name) || s.globals.contains(name))
+    info.scopes
+        .iter()
+        .any(|s| s.bound.contains(name) || s.globals.contains(name))
 }
 
 /// The positional arguments of a call to the builtin `range` with one to three arguments and
 /// no keyword or unpacking arguments.
-pub fn range_call_args<'t>(parsed: &Parsed, info: &ScopeInfo, node: Node<'t>) -> Option<Vec<Node<'t>>> {
+pub fn range_call_args<'t>(
+    parsed: &Parsed,
+    info: &ScopeInfo,
+    node: Node<'t>,
+) -> Option<Vec<Node<'t>>> {
     if node.kind() != "call" {
         return None;
     }
@@ -69,9 +79,15 @@ pub fn range_call_args<'t>(parsed: &Parsed, info: &ScopeInfo, node: Node<'t>) ->
     if args.kind() != "argument_list" {
         return None;
     }
-    let list: Vec<Node<'t>> = named_children(args).into_iter().filter(|c| c.kind() != "comment").collect();
+    let list: Vec<Node<'t>> = named_children(args)
+        .into_iter()
+        .filter(|c| c.kind() != "comment")
+        .collect();
     let plain = list.iter().all(|a| {
-        !matches!(a.kind(), "keyword_argument" | "list_splat" | "dictionary_splat" | "parenthesized_list_splat")
+        !matches!(
+            a.kind(),
+            "keyword_argument" | "list_splat" | "dictionary_splat" | "parenthesized_list_splat"
+        )
     });
     (plain && (1..=3).contains(&list.len())).then_some(list)
 }
@@ -90,8 +106,12 @@ pub fn literal_range(parsed: &Parsed, args: &[Node<'_>]) -> Option<(i64, i64, i6
 /// The unnamed `:` token that ends a compound statement's header (the first one after
 /// `after_field`, or the first one at all).
 pub fn header_colon<'t>(node: Node<'t>, after_field: Option<&str>) -> Option<Node<'t>> {
-    let min = after_field.and_then(|f| node.child_by_field_name(f)).map_or(node.start_byte(), |n| n.end_byte());
-    crate::parse::children(node).into_iter().find(|c| c.kind() == ":" && c.start_byte() >= min)
+    let min = after_field
+        .and_then(|f| node.child_by_field_name(f))
+        .map_or(node.start_byte(), |n| n.end_byte());
+    crate::parse::children(node)
+        .into_iter()
+        .find(|c| c.kind() == ":" && c.start_byte() >= min)
 }
 
 /// Whether `node` is an `async` statement (`async for`, `async with`).

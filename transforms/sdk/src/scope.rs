@@ -131,8 +131,19 @@ pub struct ScopeInfo {
 }
 
 /// Calls that let code reach variables through strings or frames.
-const DYNAMIC_NAMES: &[&str] =
-    &["eval", "exec", "locals", "vars", "globals", "dir", "_getframe", "currentframe", "f_locals", "f_globals", "__dict__"];
+const DYNAMIC_NAMES: &[&str] = &[
+    "eval",
+    "exec",
+    "locals",
+    "vars",
+    "globals",
+    "dir",
+    "_getframe",
+    "currentframe",
+    "f_locals",
+    "f_globals",
+    "__dict__",
+];
 
 impl ScopeInfo {
     /// Analyses `parsed`.
@@ -166,7 +177,9 @@ impl ScopeInfo {
             keyword_argument_names: w.keyword_argument_names,
             has_kwargs_splat: w.has_kwargs_splat,
         };
-        info.resolutions = (0..info.occurrences.len()).map(|i| info.resolve(i)).collect();
+        info.resolutions = (0..info.occurrences.len())
+            .map(|i| info.resolve(i))
+            .collect();
         info
     }
 
@@ -256,7 +269,10 @@ impl ScopeInfo {
 
     /// Whether scope `s` or any scope nested in it is dynamic.
     pub fn dynamic_within(&self, s: usize) -> bool {
-        self.scopes.iter().enumerate().any(|(i, _)| self.scopes[i].dynamic && self.is_within(i, s))
+        self.scopes
+            .iter()
+            .enumerate()
+            .any(|(i, _)| self.scopes[i].dynamic && self.is_within(i, s))
     }
 
     /// Whether scope `inner` is `outer` or nested in it.
@@ -344,9 +360,10 @@ impl<'a> Walker<'a> {
             "function_definition" => self.walk_function(node, scope),
             "lambda" => self.walk_lambda(node, scope),
             "class_definition" => self.walk_class(node, scope),
-            "list_comprehension" | "set_comprehension" | "dictionary_comprehension" | "generator_expression" => {
-                self.walk_comprehension(node, scope)
-            }
+            "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression" => self.walk_comprehension(node, scope),
             "assignment" => {
                 if let Some(l) = node.child_by_field_name("left") {
                     self.bind_target(l, scope, BindKind::Assign);
@@ -399,7 +416,11 @@ impl<'a> Walker<'a> {
                 }
             }
             "global_statement" | "nonlocal_statement" => {
-                let role = if node.kind() == "global_statement" { Role::DeclareGlobal } else { Role::DeclareNonlocal };
+                let role = if node.kind() == "global_statement" {
+                    Role::DeclareGlobal
+                } else {
+                    Role::DeclareNonlocal
+                };
                 for c in named_children(node) {
                     if c.kind() == "identifier" {
                         self.record(c, scope, role);
@@ -457,7 +478,9 @@ impl<'a> Walker<'a> {
     }
 
     fn is_debug_interpolation(&self, node: Node<'_>) -> bool {
-        let Some(expr) = node.child_by_field_name("expression") else { return false };
+        let Some(expr) = node.child_by_field_name("expression") else {
+            return false;
+        };
         let after = self.src[expr.end_byte()..node.end_byte()].trim_start();
         after.starts_with('=') && !after.starts_with("==")
     }
@@ -475,8 +498,16 @@ impl<'a> Walker<'a> {
     fn bind_target(&mut self, node: Node<'_>, scope: usize, kind: BindKind) {
         match node.kind() {
             "identifier" => self.record(node, scope, Role::Bind(kind)),
-            "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list" | "parenthesized_expression"
-            | "list_splat_pattern" | "list_splat" | "as_pattern_target" | "expression_list" => {
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "tuple"
+            | "list"
+            | "parenthesized_expression"
+            | "list_splat_pattern"
+            | "list_splat"
+            | "as_pattern_target"
+            | "expression_list" => {
                 for c in named_children(node) {
                     self.bind_target(c, scope, kind);
                 }
@@ -506,12 +537,20 @@ impl<'a> Walker<'a> {
     }
 
     fn walk_parameters(&mut self, params: Node<'_>, outer: usize, inner: usize) {
-        let mut positional_only_until_slash = children(params).iter().any(|c| c.kind() == "positional_separator");
+        let mut positional_only_until_slash = children(params)
+            .iter()
+            .any(|c| c.kind() == "positional_separator");
         for p in named_children(params) {
             let visible = !positional_only_until_slash;
             match p.kind() {
                 "positional_separator" => positional_only_until_slash = false,
-                "identifier" => self.record(p, inner, Role::Bind(BindKind::Param { keyword_visible: visible })),
+                "identifier" => self.record(
+                    p,
+                    inner,
+                    Role::Bind(BindKind::Param {
+                        keyword_visible: visible,
+                    }),
+                ),
                 "default_parameter" | "typed_default_parameter" | "typed_parameter" => {
                     for c in named_children(p) {
                         let is_name = p.child_by_field_name("name").map(|n| n.id()) == Some(c.id())
@@ -523,8 +562,16 @@ impl<'a> Walker<'a> {
                         }
                     }
                 }
-                "list_splat_pattern" | "dictionary_splat_pattern" => self.param_name(p, inner, visible),
-                "tuple_pattern" => self.bind_target(p, inner, BindKind::Param { keyword_visible: false }),
+                "list_splat_pattern" | "dictionary_splat_pattern" => {
+                    self.param_name(p, inner, visible)
+                }
+                "tuple_pattern" => self.bind_target(
+                    p,
+                    inner,
+                    BindKind::Param {
+                        keyword_visible: false,
+                    },
+                ),
                 _ => self.walk(p, outer),
             }
         }
@@ -532,16 +579,34 @@ impl<'a> Walker<'a> {
 
     fn param_name(&mut self, node: Node<'_>, inner: usize, visible: bool) {
         match node.kind() {
-            "identifier" => self.record(node, inner, Role::Bind(BindKind::Param { keyword_visible: visible })),
+            "identifier" => self.record(
+                node,
+                inner,
+                Role::Bind(BindKind::Param {
+                    keyword_visible: visible,
+                }),
+            ),
             // *args and **kwargs are never passed by name.
             "list_splat_pattern" | "dictionary_splat_pattern" => {
                 for c in named_children(node) {
                     if c.kind() == "identifier" {
-                        self.record(c, inner, Role::Bind(BindKind::Param { keyword_visible: false }));
+                        self.record(
+                            c,
+                            inner,
+                            Role::Bind(BindKind::Param {
+                                keyword_visible: false,
+                            }),
+                        );
                     }
                 }
             }
-            _ => self.bind_target(node, inner, BindKind::Param { keyword_visible: false }),
+            _ => self.bind_target(
+                node,
+                inner,
+                BindKind::Param {
+                    keyword_visible: false,
+                },
+            ),
         }
     }
 
@@ -614,7 +679,10 @@ impl<'a> Walker<'a> {
 pub fn describe(info: &ScopeInfo) -> HashMap<String, Vec<Role>> {
     let mut out: HashMap<String, Vec<Role>> = HashMap::new();
     for (key, occ) in info.bindings() {
-        out.insert(format!("{}:{}", key.0, key.1), occ.iter().map(|&i| info.occurrences[i].role).collect());
+        out.insert(
+            format!("{}:{}", key.0, key.1),
+            occ.iter().map(|&i| info.occurrences[i].role).collect(),
+        );
     }
     out
 }

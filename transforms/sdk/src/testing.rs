@@ -21,7 +21,8 @@ pub fn fixture_files(dir: &Path) -> Vec<PathBuf> {
 
 /// Runs `source` with `python3 -I` in a temporary directory; returns (exit code, stdout, stderr).
 pub fn run_python(source: &str) -> (i32, String, String) {
-    let dir = std::env::temp_dir().join(format!("equimorph-sdk-{}-{}", std::process::id(), unique()));
+    let dir =
+        std::env::temp_dir().join(format!("equimorph-sdk-{}-{}", std::process::id(), unique()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("prog.py");
     std::fs::write(&file, source).expect("write program");

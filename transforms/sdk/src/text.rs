@@ -24,7 +24,9 @@ pub fn line_indent(src: &str, byte: usize) -> &str {
 
 /// Whether only spaces or tabs stand between the start of `byte`'s line and `byte`.
 pub fn starts_line(src: &str, byte: usize) -> bool {
-    src[line_start(src, byte)..byte].chars().all(|c| c == ' ' || c == '\t')
+    src[line_start(src, byte)..byte]
+        .chars()
+        .all(|c| c == ' ' || c == '\t')
 }
 
 /// Whether only spaces, tabs or a comment stand between `byte` and the end of its line.
@@ -83,7 +85,11 @@ pub fn block_text(parsed: &Parsed, block: Node<'_>, indent: &str) -> String {
 pub fn reindent_range(parsed: &Parsed, start: usize, end: usize, indent: &str) -> String {
     let src = parsed.source.as_str();
     let own_line = starts_line(src, start);
-    let from = if own_line { line_indent(src, start).to_string() } else { String::new() };
+    let from = if own_line {
+        line_indent(src, start).to_string()
+    } else {
+        String::new()
+    };
     let in_string = string_line_starts(parsed);
     let text = src[start..end].trim_end();
     let mut out = String::with_capacity(text.len() + 32);
@@ -113,7 +119,13 @@ pub fn reindent_range(parsed: &Parsed, start: usize, end: usize, indent: &str) -
 /// Prefixes every non-empty line of generated `text` (which holds no multi-line string) with `indent`.
 pub fn indent_lines(text: &str, indent: &str) -> String {
     text.split('\n')
-        .map(|l| if l.is_empty() { String::new() } else { format!("{indent}{l}") })
+        .map(|l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("{indent}{l}")
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -70,11 +70,23 @@ fn pure_expr(parsed: &Parsed, n: Node<'_>, reads: &mut HashSet<String>) -> bool 
         }
         "integer" | "float" | "true" | "false" | "none" | "comment" => true,
         "string" => !children(n).iter().any(|c| c.kind() == "interpolation"),
-        "concatenated_string" => named_children(n).into_iter().all(|c| pure_expr(parsed, c, reads)),
-        "binary_operator" | "unary_operator" | "boolean_operator" | "not_operator" | "comparison_operator"
-        | "parenthesized_expression" | "tuple" | "list" | "set" | "dictionary" | "pair" | "expression_list" => {
-            named_children(n).into_iter().all(|c| pure_expr(parsed, c, reads))
-        }
+        "concatenated_string" => named_children(n)
+            .into_iter()
+            .all(|c| pure_expr(parsed, c, reads)),
+        "binary_operator"
+        | "unary_operator"
+        | "boolean_operator"
+        | "not_operator"
+        | "comparison_operator"
+        | "parenthesized_expression"
+        | "tuple"
+        | "list"
+        | "set"
+        | "dictionary"
+        | "pair"
+        | "expression_list" => named_children(n)
+            .into_iter()
+            .all(|c| pure_expr(parsed, c, reads)),
         _ => false,
     }
 }
@@ -84,7 +96,9 @@ fn effects(parsed: &Parsed, stmt: Node<'_>) -> Option<Effects> {
         return None;
     }
     let kids = named_children(stmt);
-    let [assign] = kids.as_slice() else { return None };
+    let [assign] = kids.as_slice() else {
+        return None;
+    };
     let mut reads = HashSet::new();
     let mut writes = HashSet::new();
     match assign.kind() {
@@ -122,7 +136,11 @@ fn effects(parsed: &Parsed, stmt: Node<'_>) -> Option<Effects> {
         _ => return None,
     }
     let literal_only = reads.is_empty();
-    Some(Effects { reads, writes, literal_only })
+    Some(Effects {
+        reads,
+        writes,
+        literal_only,
+    })
 }
 
 /// Whether `stmt` is inside a `try` or `with` of its own function (an exception could be
@@ -150,14 +168,23 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let info = ScopeInfo::analyze(parsed);
     let mut pairs: Vec<(Node<'_>, Node<'_>)> = Vec::new();
-    for block in parsed.nodes().into_iter().filter(|n| matches!(n.kind(), "module" | "block")) {
-        let stmts: Vec<Node<'_>> = named_children(block).into_iter().filter(|n| n.kind() != "comment").collect();
+    for block in parsed
+        .nodes()
+        .into_iter()
+        .filter(|n| matches!(n.kind(), "module" | "block"))
+    {
+        let stmts: Vec<Node<'_>> = named_children(block)
+            .into_iter()
+            .filter(|n| n.kind() != "comment")
+            .collect();
         for w in stmts.windows(2) {
             let (a, b) = (w[0], w[1]);
             if !own_line(parsed, a) || !own_line(parsed, b) {
                 continue;
             }
-            let (Some(ea), Some(eb)) = (effects(parsed, a), effects(parsed, b)) else { continue };
+            let (Some(ea), Some(eb)) = (effects(parsed, a), effects(parsed, b)) else {
+                continue;
+            };
             let independent = ea.writes.is_disjoint(&eb.writes)
                 && ea.writes.is_disjoint(&eb.reads)
                 && eb.writes.is_disjoint(&ea.reads);

@@ -67,7 +67,11 @@ fn is_script(parsed: &Parsed, info: &ScopeInfo) -> bool {
         .iter()
         .zip(&info.resolutions)
         .any(|(o, r)| o.name == "input" && *r == Resolution::Builtin);
-    reads_input || parsed.nodes_of_kind("identifier").iter().any(|n| parsed.text(*n) == "stdin")
+    reads_input
+        || parsed
+            .nodes_of_kind("identifier")
+            .iter()
+            .any(|n| parsed.text(*n) == "stdin")
 }
 
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
@@ -112,9 +116,9 @@ fn renameable(info: &ScopeInfo, key: &(usize, String), occs: &[usize], script: b
         return false;
     }
     let nested = matches!(kind, ScopeKind::Lambda)
-        || info.scopes[*scope]
-            .parent
-            .is_some_and(|p| matches!(info.scopes[p].kind, ScopeKind::Function | ScopeKind::Lambda));
+        || info.scopes[*scope].parent.is_some_and(|p| {
+            matches!(info.scopes[p].kind, ScopeKind::Function | ScopeKind::Lambda)
+        });
     let mut has_binding = false;
     for &o in occs {
         let occ = &info.occurrences[o];
@@ -122,10 +126,16 @@ fn renameable(info: &ScopeInfo, key: &(usize, String), occs: &[usize], script: b
             return false;
         }
         match occ.role {
-            Role::Bind(BindKind::Assign | BindKind::Comprehension | BindKind::Param { keyword_visible: false }) => {
-                has_binding = true
-            }
-            Role::Bind(BindKind::Param { keyword_visible: true }) => {
+            Role::Bind(
+                BindKind::Assign
+                | BindKind::Comprehension
+                | BindKind::Param {
+                    keyword_visible: false,
+                },
+            ) => has_binding = true,
+            Role::Bind(BindKind::Param {
+                keyword_visible: true,
+            }) => {
                 if !nested || info.has_kwargs_splat || info.keyword_argument_names.contains(name) {
                     return false;
                 }
@@ -152,7 +162,10 @@ mod tests {
             .find(|o| !o.contains(" n ") && !o.contains("nonlocal n"))
             .expect("some seed renames n");
         assert!(!out.contains("return n\n"), "{out}");
-        assert_eq!(sdk::testing::run_python(&format!("{src}print(outer())")).1, sdk::testing::run_python(&format!("{out}print(outer())")).1);
+        assert_eq!(
+            sdk::testing::run_python(&format!("{src}print(outer())")).1,
+            sdk::testing::run_python(&format!("{out}print(outer())")).1
+        );
     }
 
     #[test]
@@ -160,7 +173,10 @@ mod tests {
         let src = "def f(a, b=2):\n    x = len(a)\n    obj = dict(a=x)\n    return obj['a'] + b\n";
         for s in 0..16 {
             if let Ok(Some(out)) = apply(src, s) {
-                assert!(out.starts_with("def f(a, b=2):"), "parameters of a top-level function are API: {out}");
+                assert!(
+                    out.starts_with("def f(a, b=2):"),
+                    "parameters of a top-level function are API: {out}"
+                );
                 assert!(out.contains("len(") && out.contains("dict(a="), "{out}");
             }
         }
@@ -168,8 +184,18 @@ mod tests {
 
     #[test]
     fn declines_dynamic_scopes_and_debug_fstrings() {
-        assert_eq!(apply("def f():\n    x = 1\n    return eval('x')\n", 1), Ok(None));
-        assert_eq!(apply("def f():\n    x = 1\n    print(f'{x=}')\n", 1), Ok(None));
-        assert_eq!(apply("x = 1\nprint(x)\n", 1), Ok(None), "module names of non-scripts are kept");
+        assert_eq!(
+            apply("def f():\n    x = 1\n    return eval('x')\n", 1),
+            Ok(None)
+        );
+        assert_eq!(
+            apply("def f():\n    x = 1\n    print(f'{x=}')\n", 1),
+            Ok(None)
+        );
+        assert_eq!(
+            apply("x = 1\nprint(x)\n", 1),
+            Ok(None),
+            "module names of non-scripts are kept"
+        );
     }
 }

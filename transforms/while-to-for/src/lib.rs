@@ -71,14 +71,21 @@ fn condition_ok(parsed: &Parsed, cond: Node<'_>) -> bool {
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let info = ScopeInfo::analyze(parsed);
-    if info.any_dynamic() || ["iter", "bool", "int"].iter().any(|n| binds_anywhere(&info, n)) {
+    if info.any_dynamic()
+        || ["iter", "bool", "int"]
+            .iter()
+            .any(|n| binds_anywhere(&info, n))
+    {
         return edits;
     }
     let loops: Vec<Node<'_>> = parsed
         .nodes_of_kind("while_statement")
         .into_iter()
         .filter(|n| !in_class_scope(*n))
-        .filter(|n| n.child_by_field_name("condition").is_some_and(|c| condition_ok(parsed, c)))
+        .filter(|n| {
+            n.child_by_field_name("condition")
+                .is_some_and(|c| condition_ok(parsed, c))
+        })
         .collect();
     if loops.is_empty() {
         return edits;
@@ -86,8 +93,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut fresh = FreshNames::new(parsed);
     for i in rng.subset(loops.len(), 0.5) {
         let node = loops[i];
-        let (Some(cond), Some(colon)) = (node.child_by_field_name("condition"), header_colon(node, Some("condition")))
-        else {
+        let (Some(cond), Some(colon)) = (
+            node.child_by_field_name("condition"),
+            header_colon(node, Some("condition")),
+        ) else {
             continue;
         };
         let k = fresh.fresh(rng, Some("tick"));
@@ -109,6 +118,12 @@ mod tests {
 
     #[test]
     fn declines_walrus_conditions() {
-        assert_eq!(apply("xs = [1, 2]\nwhile (x := xs.pop() if xs else None):\n    print(x)\n", 3), Ok(None));
+        assert_eq!(
+            apply(
+                "xs = [1, 2]\nwhile (x := xs.pop() if xs else None):\n    print(x)\n",
+                3
+            ),
+            Ok(None)
+        );
     }
 }

@@ -173,6 +173,17 @@ pub fn derive_seed(seed: u64, iteration: usize, parent: &ProgramHash, transform:
     u64::from_le_bytes(out.as_bytes()[..8].try_into().unwrap_or([0; 8]))
 }
 
+/// Makes `n` the answer if it is less similar than the best so far.
+fn offer(r: &mut SearchResult, n: &Node) {
+    if n.similarity < r.best.similarity {
+        r.best = Found {
+            text: n.text.clone(),
+            similarity: n.similarity,
+            steps: n.steps.clone(),
+        };
+    }
+}
+
 #[derive(Clone)]
 struct Node {
     text: String,
@@ -403,13 +414,7 @@ impl<'a> Searcher<'a> {
                 break;
             }
             if let Some(top) = selected.first() {
-                if top.similarity < r.best.similarity {
-                    r.best = Found {
-                        text: top.text.clone(),
-                        similarity: top.similarity,
-                        steps: top.steps.clone(),
-                    };
-                }
+                offer(&mut r, top);
             }
             r.best_per_iteration.push(r.best.similarity);
             r.beams.push(selected.iter().map(|n| n.hash).collect());
@@ -512,13 +517,7 @@ impl<'a> Searcher<'a> {
                 }
             }
             r.iterations = it + 1;
-            if current.similarity < r.best.similarity {
-                r.best = Found {
-                    text: current.text.clone(),
-                    similarity: current.similarity,
-                    steps: current.steps.clone(),
-                };
-            }
+            offer(&mut r, &current);
             r.best_per_iteration.push(r.best.similarity);
             r.beams.push(vec![current.hash]);
             if !moved {

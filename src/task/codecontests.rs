@@ -2,7 +2,7 @@
 //! parallel `input` / `output` lists, `solutions` as parallel `language` / `solution` lists.
 //! One task per Python 3 solution (language 3), with id `<name>/<index of the solution>`.
 
-use super::{utf8_lines, Task, TaskError, TaskSet, TestCase};
+use super::{text_lines, Task, TaskError, TaskSet, TestCase};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -44,15 +44,7 @@ pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
         source,
     })?;
     let mut set = TaskSet::default();
-    for (n, line) in utf8_lines(&bytes) {
-        let line = match line {
-            Ok(l) if l.trim().is_empty() => continue,
-            Ok(l) => l,
-            Err(msg) => {
-                set.push_problem(path, Some(n), msg);
-                continue;
-            }
-        };
+    for (n, line) in text_lines(&bytes, path, &mut set) {
         let r: Record = match serde_json::from_str(line) {
             Ok(r) => r,
             Err(e) => {

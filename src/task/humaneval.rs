@@ -1,7 +1,7 @@
 //! HumanEval (`HumanEval.jsonl` or `.jsonl.gz`): `task_id`, `prompt`, `canonical_solution`,
 //! `test` (defines `check(candidate)`), `entry_point`.
 
-use super::{utf8_lines, Task, TaskError, TaskSet};
+use super::{text_lines, Task, TaskError, TaskSet};
 use serde::Deserialize;
 use std::io::Read;
 use std::path::Path;
@@ -33,15 +33,7 @@ pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
         raw
     };
     let mut set = TaskSet::default();
-    for (n, line) in utf8_lines(&bytes) {
-        let line = match line {
-            Ok(l) if l.trim().is_empty() => continue,
-            Ok(l) => l,
-            Err(msg) => {
-                set.push_problem(path, Some(n), msg);
-                continue;
-            }
-        };
+    for (n, line) in text_lines(&bytes, path, &mut set) {
         match serde_json::from_str::<Record>(line) {
             Ok(r) => set.tasks.push(Task {
                 id: r.task_id,

@@ -1,6 +1,6 @@
 //! equimorph's task JSONL: `{"id", "source", "tests"?, "test_code"?, "entry_point"?}` per line.
 
-use super::{utf8_lines, Task, TaskError, TaskSet};
+use super::{text_lines, Task, TaskError, TaskSet};
 use std::path::Path;
 
 pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
@@ -9,15 +9,7 @@ pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
         source,
     })?;
     let mut set = TaskSet::default();
-    for (n, line) in utf8_lines(&bytes) {
-        let line = match line {
-            Ok(l) if l.trim().is_empty() => continue,
-            Ok(l) => l,
-            Err(msg) => {
-                set.push_problem(path, Some(n), msg);
-                continue;
-            }
-        };
+    for (n, line) in text_lines(&bytes, path, &mut set) {
         match serde_json::from_str::<Task>(line) {
             Ok(task) if task.id.trim().is_empty() => {
                 set.push_problem(path, Some(n), "task has an empty id")

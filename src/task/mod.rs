@@ -231,6 +231,24 @@ fn read_lines_lossy(path: &Path) -> Result<String, TaskError> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// The non-blank UTF-8 lines of `bytes` with their 1-based numbers; a line that is not UTF-8
+/// is recorded as a problem of `set` and skipped.
+pub(crate) fn text_lines<'b>(
+    bytes: &'b [u8],
+    path: &Path,
+    set: &mut TaskSet,
+) -> Vec<(usize, &'b str)> {
+    let mut out = Vec::new();
+    for (n, line) in utf8_lines(bytes) {
+        match line {
+            Ok(l) if l.trim().is_empty() => {}
+            Ok(l) => out.push((n, l)),
+            Err(msg) => set.push_problem(path, Some(n), msg),
+        }
+    }
+    out
+}
+
 /// Splits raw bytes into lines, yielding (1-based line number, line or a UTF-8 error message).
 pub(crate) fn utf8_lines(bytes: &[u8]) -> impl Iterator<Item = (usize, Result<&str, String>)> {
     bytes.split(|&b| b == b'\n').enumerate().map(|(i, raw)| {

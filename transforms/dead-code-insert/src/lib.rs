@@ -36,22 +36,15 @@ use sdk::names::FreshNames;
 use sdk::parse::{in_class_scope, named_children, Parsed};
 use sdk::scope::ScopeInfo;
 use sdk::text::{indent_unit, line_indent, line_start, starts_line};
-use sdk::{Edits, Info, Outcome, Rng};
+use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
-/// This transform's self-description.
-pub const INFO: Info = Info {
+sdk::declare_transform!(
     name: "dead-code-insert",
     description: "Insert a statement that can never run or never has an effect",
     category: "structure",
-};
-
-/// Applies the transform (see the crate docs).
-pub fn apply(source: &str, seed: u64) -> Outcome {
-    sdk::run(source, seed, rewrite)
-}
-
-sdk::export_transform!(crate::INFO, crate::apply);
+    rewrite: rewrite,
+);
 
 /// Whether `stmt`, the `index`-th named child of its block, is a docstring (the first
 /// statement, comments aside, and a string expression).

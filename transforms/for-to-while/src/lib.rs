@@ -51,22 +51,15 @@ use sdk::parse::in_class_scope;
 use sdk::pyast::{binds_anywhere, header_colon, is_async, literal_range, range_call_args};
 use sdk::scope::ScopeInfo;
 use sdk::text::{indent_unit, line_indent, starts_line};
-use sdk::{Edits, Info, Outcome, Parsed, Rng};
+use sdk::{Edits, Parsed, Rng};
 use tree_sitter::Node;
 
-/// This transform's self-description.
-pub const INFO: Info = Info {
+sdk::declare_transform!(
     name: "for-to-while",
     description: "Rewrite for loops (range or any iterable) as equivalent while loops",
     category: "control-flow",
-};
-
-/// Applies the transform (see the crate docs).
-pub fn apply(source: &str, seed: u64) -> Outcome {
-    sdk::run(source, seed, rewrite)
-}
-
-sdk::export_transform!(crate::INFO, crate::apply);
+    rewrite: rewrite,
+);
 
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();

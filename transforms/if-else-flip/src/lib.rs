@@ -37,22 +37,15 @@
 
 use sdk::parse::{named_children, Parsed};
 use sdk::text::{block_text, indent_unit, line_indent};
-use sdk::{Edits, Info, Outcome, Rng};
+use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
-/// This transform's self-description.
-pub const INFO: Info = Info {
+sdk::declare_transform!(
     name: "if-else-flip",
     description: "Negate an if condition and swap its branches (elif chains nest)",
     category: "control-flow",
-};
-
-/// Applies the transform (see the crate docs).
-pub fn apply(source: &str, seed: u64) -> Outcome {
-    sdk::run(source, seed, rewrite)
-}
-
-sdk::export_transform!(crate::INFO, crate::apply);
+    rewrite: rewrite,
+);
 
 /// `not C`, simplified when `C` is already a negation; parenthesised unless `C` is atomic.
 fn negate(parsed: &Parsed, cond: Node<'_>) -> String {

@@ -40,27 +40,20 @@ use sdk::parse::{contains_in_same_function, has_own_break_or_continue, Parsed};
 use sdk::pyast::{binds_anywhere, is_async, literal_range, range_call_args};
 use sdk::scope::ScopeInfo;
 use sdk::text::{block_text, line_indent, starts_line};
-use sdk::{Edits, Info, Outcome, Rng};
+use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
-/// This transform's self-description.
-pub const INFO: Info = Info {
+sdk::declare_transform!(
     name: "loop-unroll",
     description: "Unroll short for loops over literal ranges",
     category: "control-flow",
-};
+    rewrite: rewrite,
+);
 
 /// Most iterations unrolled.
 const MAX_ITERATIONS: i64 = 4;
 /// Longest body unrolled, in lines.
 const MAX_BODY_LINES: usize = 12;
-
-/// Applies the transform (see the crate docs).
-pub fn apply(source: &str, seed: u64) -> Outcome {
-    sdk::run(source, seed, rewrite)
-}
-
-sdk::export_transform!(crate::INFO, crate::apply);
 
 fn values(start: i64, stop: i64, step: i64) -> Option<Vec<i64>> {
     if step == 0 {
@@ -143,16 +136,16 @@ mod tests {
 
     #[test]
     fn declines_break_continue_long_and_global() {
-        for src in [
-            "for i in range(3):\n    if i:\n        break\n",
-            "for i in range(3):\n    continue\n",
-            "for i in range(50):\n    print(i)\n",
-            "def f():\n    for i in range(2):\n        global g\n        g = i\n",
-            "for i in range(n):\n    print(i)\n",
-        ] {
-            for s in 0..4 {
-                assert_eq!(apply(src, s), Ok(None), "{src}");
-            }
-        }
+        sdk::testing::assert_declines(
+            apply,
+            &[
+                "for i in range(3):\n    if i:\n        break\n",
+                "for i in range(3):\n    continue\n",
+                "for i in range(50):\n    print(i)\n",
+                "def f():\n    for i in range(2):\n        global g\n        g = i\n",
+                "for i in range(n):\n    print(i)\n",
+            ],
+            4,
+        );
     }
 }

@@ -54,6 +54,29 @@ pub fn run(source: &str, seed: u64, rewrite: impl FnOnce(&Parsed, &mut Rng) -> E
     }
 }
 
+/// Declares a transform crate built on [`run`]: its `INFO`, its `apply` function (parse, call
+/// `$rewrite(&Parsed, &mut Rng) -> Edits`, apply the edits) and its WebAssembly export.
+// `crate::` deliberately names the invoking crate, where INFO and apply are defined.
+#[allow(clippy::crate_in_macro_def)]
+#[macro_export]
+macro_rules! declare_transform {
+    (name: $name:expr, description: $description:expr, category: $category:expr, rewrite: $rewrite:path $(,)?) => {
+        /// This transform's self-description.
+        pub const INFO: $crate::Info = $crate::Info {
+            name: $name,
+            description: $description,
+            category: $category,
+        };
+
+        /// Applies the transform (see the crate docs).
+        pub fn apply(source: &str, seed: u64) -> $crate::Outcome {
+            $crate::run(source, seed, $rewrite)
+        }
+
+        $crate::export_transform!(crate::INFO, crate::apply);
+    };
+}
+
 /// Binds a transform crate to the WIT world `transform` when built for WebAssembly.
 ///
 /// `$info` is an expression of type [`Info`], `$apply` a `fn(&str, u64) -> Outcome`.

@@ -132,3 +132,12 @@ macro_rules! fixture_tests {
         }
     };
 }
+
+/// Asserts that `apply` declines (`Ok(None)`) every source in `sources` for seeds `0..seeds`.
+pub fn assert_declines(apply: fn(&str, u64) -> crate::Outcome, sources: &[&str], seeds: u64) {
+    for src in sources {
+        for seed in 0..seeds {
+            assert_eq!(apply(src, seed), Ok(None), "should decline (seed {seed}):\n{src}");
+        }
+    }
+}

@@ -37,23 +37,16 @@
 use sdk::parse::{any_within, children, is_function_like, named_children, Parsed};
 use sdk::scope::ScopeInfo;
 use sdk::text::{ends_line, starts_line};
-use sdk::{Edits, Info, Outcome, Rng};
+use sdk::{Edits, Rng};
 use std::collections::HashSet;
 use tree_sitter::Node;
 
-/// This transform's self-description.
-pub const INFO: Info = Info {
+sdk::declare_transform!(
     name: "stmt-swap",
     description: "Swap two adjacent independent assignments",
     category: "data-flow",
-};
-
-/// Applies the transform (see the crate docs).
-pub fn apply(source: &str, seed: u64) -> Outcome {
-    sdk::run(source, seed, rewrite)
-}
-
-sdk::export_transform!(crate::INFO, crate::apply);
+    rewrite: rewrite,
+);
 
 /// Reads and writes of one simple assignment, and whether its value is literal-only.
 struct Effects {
@@ -213,17 +206,17 @@ mod tests {
 
     #[test]
     fn keeps_dependent_and_effectful_pairs() {
-        for src in [
-            "a = 1\nb = a + 1\n",
-            "a = b\nb = 2\n",
-            "a = f()\nb = 2\n",
-            "x.y = 1\nb = 2\n",
-            "a = 1; b = 2\n",
-            "try:\n    a = 1\n    b = n // 0\nexcept ZeroDivisionError:\n    print(a)\n",
-        ] {
-            for s in 0..8 {
-                assert_eq!(apply(src, s), Ok(None), "{src}");
-            }
-        }
+        sdk::testing::assert_declines(
+            apply,
+            &[
+                "a = 1\nb = a + 1\n",
+                "a = b\nb = 2\n",
+                "a = f()\nb = 2\n",
+                "x.y = 1\nb = 2\n",
+                "a = 1; b = 2\n",
+                "try:\n    a = 1\n    b = n // 0\nexcept ZeroDivisionError:\n    print(a)\n",
+            ],
+            8,
+        );
     }
 }

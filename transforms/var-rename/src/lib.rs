@@ -45,21 +45,14 @@
 
 use sdk::names::FreshNames;
 use sdk::scope::{BindKind, Resolution, Role, ScopeInfo, ScopeKind};
-use sdk::{Edits, Info, Outcome, Parsed, Rng};
+use sdk::{Edits, Parsed, Rng};
 
-/// This transform's self-description.
-pub const INFO: Info = Info {
+sdk::declare_transform!(
     name: "var-rename",
     description: "Rename variables to fresh plausible names, scope-aware",
     category: "naming",
-};
-
-/// Applies the transform (see the crate docs).
-pub fn apply(source: &str, seed: u64) -> Outcome {
-    sdk::run(source, seed, rewrite)
-}
-
-sdk::export_transform!(crate::INFO, crate::apply);
+    rewrite: rewrite,
+);
 
 fn is_script(parsed: &Parsed, info: &ScopeInfo) -> bool {
     let reads_input = info

@@ -37,22 +37,15 @@ use sdk::names::FreshNames;
 use sdk::parse::{any_within, in_class_scope};
 use sdk::pyast::{binds_anywhere, header_colon};
 use sdk::scope::ScopeInfo;
-use sdk::{Edits, Info, Outcome, Parsed, Rng};
+use sdk::{Edits, Parsed, Rng};
 use tree_sitter::Node;
 
-/// This transform's self-description.
-pub const INFO: Info = Info {
+sdk::declare_transform!(
     name: "while-to-for",
     description: "Rewrite while loops as for loops over iter(lambda: cond, False)",
     category: "control-flow",
-};
-
-/// Applies the transform (see the crate docs).
-pub fn apply(source: &str, seed: u64) -> Outcome {
-    sdk::run(source, seed, rewrite)
-}
-
-sdk::export_transform!(crate::INFO, crate::apply);
+    rewrite: rewrite,
+);
 
 fn condition_ok(parsed: &Parsed, cond: Node<'_>) -> bool {
     !any_within(

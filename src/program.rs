@@ -136,7 +136,9 @@ mod tests {
         ));
         // tree-sitter recovers `print(1` with a MISSING `)`: still invalid.
         assert!(validate("print(1\n").is_err());
-        assert!(validate("if x:\npass\n").is_err());
+        assert!(validate("x = = 1\n").is_err());
+        // tree-sitter-python is lenient about some indentation errors (it accepts
+        // "if x:\npass\n"); such programs are rejected later, by the oracle.
     }
 
     #[test]

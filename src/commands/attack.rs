@@ -207,6 +207,17 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         ));
     }
     pb.finish_and_clear();
+    let (o, d) = (oracle.stats(), detector.stats());
+    let stats = serde_json::json!({
+        "note": "counters of the last attack invocation on this directory",
+        "oracle": o,
+        "detector": d,
+        "seconds": start.elapsed().as_secs_f64(),
+    });
+    std::fs::write(
+        args.out.join("stats.json"),
+        serde_json::to_string_pretty(&stats)?,
+    )?;
     let summary = write_reports(&args.out, run_info)?;
     println!(
         "{} tasks attacked, {} skipped, {} errors; worst-case distance L = {:.4} ± {:.4}; success rate {:.1} % (M < {}); \
@@ -219,6 +230,10 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         summary.success_rate * 100.0,
         args.threshold,
         summary.detector_share * 100.0
+    );
+    println!(
+        "oracle: {} program runs, {} checks, {} cache hits; detector: {} sequences, {} truncated to the model's maximum",
+        o.runs, o.checks, o.cache_hits, d.sequences, d.truncated
     );
     println!("report: {}", args.out.join("report.md").display());
     println!("        {}", args.out.join("report.html").display());

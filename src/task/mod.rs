@@ -179,6 +179,14 @@ pub fn load(path: &Path, format: Option<TaskFormat>) -> Result<TaskSet, TaskErro
         TaskFormat::Codecontests => codecontests::load(path)?,
         TaskFormat::Codenet => codenet::load(path)?,
     };
+    // Problems in file order (line-less ones, such as duplicates, last).
+    set.problems.sort_by_key(|p| {
+        (
+            p.location.file.clone(),
+            p.location.line.is_none(),
+            p.location.line,
+        )
+    });
     set.dedup_ids(path);
     Ok(set)
 }

@@ -303,3 +303,89 @@ fn bad_options_give_clear_errors() {
         .unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("no results.jsonl"));
 }
+
+#[test]
+fn greedy_random_and_budgets_behave_as_documented() {
+    use equimorph::search::Strategy;
+    let set = common::default_set();
+    let transforms: Vec<_> = set.iter().cloned().collect();
+    let det = OnnxDetector::open(
+        &tiny_model(),
+        OnnxOptions {
+            device: Device::Cpu,
+            threads: 2,
+            batch_size: 8,
+        },
+    )
+    .unwrap();
+    let oracle = common::oracle(OracleMode::Fork);
+    for task in common::fixture_tasks().tasks.iter().take(4) {
+        let reference = oracle.validate(task).reference.unwrap();
+        let run = |config: SearchConfig| {
+            Searcher::new(&transforms, &det, &oracle, config)
+                .run(task, &reference)
+                .unwrap()
+        };
+        for strategy in [Strategy::Greedy, Strategy::Random] {
+            let config = SearchConfig {
+                strategy,
+                iterations: 4,
+                seed: 3,
+                ..SearchConfig::default()
+            };
+            let (a, b) = (run(config.clone()), run(config));
+            assert_eq!(a.best, b.best, "{strategy:?} is deterministic");
+            assert!(
+                a.beams.iter().all(|beam| beam.len() <= 1),
+                "{strategy:?} keeps one program"
+            );
+            assert!(a.best.similarity <= 1.0);
+            assert!(
+                oracle.check(task, &reference, &a.best.text).equivalent,
+                "{strategy:?} answer verified"
+            );
+            // Replaying the recorded steps from the original reproduces the answer.
+            let mut text = task.source.clone();
+            for step in &a.best.steps {
+                text = set
+                    .get(&step.name)
+                    .unwrap()
+                    .apply(&text, step.seed)
+                    .unwrap()
+                    .unwrap();
+            }
+            assert_eq!(
+                text, a.best.text,
+                "{strategy:?}: steps replay to the answer"
+            );
+        }
+        let capped = run(SearchConfig {
+            max_scored: Some(5),
+            ..SearchConfig::default()
+        });
+        assert!(capped.counts.scored <= 5, "{:?}", capped.counts);
+        let few_checks = run(SearchConfig {
+            max_oracle: Some(2),
+            ..SearchConfig::default()
+        });
+        assert!(
+            few_checks.counts.oracle_checked <= 2,
+            "{:?}",
+            few_checks.counts
+        );
+        let early = run(SearchConfig {
+            stop_below: Some(1.0),
+            ..SearchConfig::default()
+        });
+        assert!(
+            early.iterations <= 1 || early.best.similarity >= 1.0,
+            "stops once below the threshold"
+        );
+        let timed = run(SearchConfig {
+            time_per_task: Some(Duration::ZERO),
+            ..SearchConfig::default()
+        });
+        assert_eq!(timed.iterations, 0);
+        assert_eq!(timed.stopped.as_deref(), Some("time budget reached"));
+    }
+}

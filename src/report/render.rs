@@ -248,13 +248,26 @@ pub fn html(s: &Summary) -> String {
             )
         })
         .collect();
+    let mut extra = String::from("<h2>Clone types of best vs original (NiCad-style)</h2><table>");
+    for (k, v) in &s.clone_types {
+        let _ = write!(extra, "<tr><th>{}</th><td>{v}</td></tr>", esc(k));
+    }
+    extra.push_str("</table>");
+    if !s.skipped.is_empty() || !s.errors.is_empty() {
+        extra.push_str("<h2>Not attacked</h2><table><tr><th>task</th><th>status</th><th>reason</th></tr>");
+        let rows = s.skipped.iter().map(|r| ("skipped", r)).chain(s.errors.iter().map(|r| ("error", r)));
+        for (status, (id, why)) in rows {
+            let _ = write!(extra, "<tr><td>{}</td><td>{status}</td><td>{}</td></tr>", esc(id), esc(why));
+        }
+        extra.push_str("</table>");
+    }
     format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>equimorph report</title><style>\
          body{{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}}\
          table{{border-collapse:collapse}}th,td{{border:1px solid #ccc;padding:4px 8px;text-align:left}}\
          figure{{display:inline-block;margin:1em}}figcaption{{font-weight:bold}}</style></head><body>\
          <h1>equimorph attack report</h1><p>Detector <b>{}</b>, {} search (beam {}, {} iterations, seed {}).</p>\
-         <table>{table}</table>{}{}{}</body></html>\n",
+         <table>{table}</table>{}{}{}{extra}</body></html>\n",
         esc(&s.run.detector),
         esc(&s.run.strategy),
         s.run.beam,

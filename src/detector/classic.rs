@@ -129,9 +129,28 @@ fn min_max_sums(a: &HashMap<&str, usize>, b: &HashMap<&str, usize>) -> (usize, u
     (inter, union)
 }
 
+/// A text prepared for the classic measures (tokenised once, compared many times).
+pub struct Prepared {
+    tokens: Vec<Token>,
+}
+
+impl Prepared {
+    /// Tokenises `source`.
+    pub fn new(source: &str) -> Self {
+        Prepared {
+            tokens: tokens(source),
+        }
+    }
+}
+
 /// Token-multiset Jaccard: Σ min / Σ max over token counts (1 for two empty texts).
 pub fn jaccard(a: &str, b: &str) -> f32 {
-    let (ta, tb) = (tokens(a), tokens(b));
+    jaccard_prepared(&Prepared::new(a), &Prepared::new(b))
+}
+
+/// [`jaccard`] of prepared texts.
+pub fn jaccard_prepared(a: &Prepared, b: &Prepared) -> f32 {
+    let (ta, tb) = (&a.tokens, &b.tokens);
     let (inter, union) = min_max_sums(
         &multiset(ta.iter().map(|t| t.text.as_str())),
         &multiset(tb.iter().map(|t| t.text.as_str())),
@@ -146,8 +165,13 @@ pub fn jaccard(a: &str, b: &str) -> f32 {
 /// SourcererCC-style overlap: shared tokens (identifiers, keywords, literals; no punctuation) /
 /// size of the larger bag.
 pub fn sourcerercc(a: &str, b: &str) -> f32 {
+    sourcerercc_prepared(&Prepared::new(a), &Prepared::new(b))
+}
+
+/// [`sourcerercc`] of prepared texts.
+pub fn sourcerercc_prepared(a: &Prepared, b: &Prepared) -> f32 {
     let keep = |t: &&Token| t.kind != TokenKind::Punctuation;
-    let (ta, tb) = (tokens(a), tokens(b));
+    let (ta, tb) = (&a.tokens, &b.tokens);
     let ma = multiset(ta.iter().filter(keep).map(|t| t.text.as_str()));
     let mb = multiset(tb.iter().filter(keep).map(|t| t.text.as_str()));
     let (inter, _) = min_max_sums(&ma, &mb);
@@ -161,8 +185,12 @@ pub fn sourcerercc(a: &str, b: &str) -> f32 {
 
 /// Pretty-printed lines with blind renaming (every identifier becomes `x`).
 pub fn nicad_lines(source: &str) -> Vec<String> {
+    lines_of(&Prepared::new(source))
+}
+
+fn lines_of(p: &Prepared) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
-    for t in tokens(source) {
+    for t in &p.tokens {
         let text = if t.kind == TokenKind::Identifier {
             "x"
         } else {
@@ -200,7 +228,12 @@ fn lcs_len(a: &[String], b: &[String]) -> usize {
 /// NiCad-style similarity: 1 − the larger unique-percentage-of-items, i.e.
 /// min(LCS/|a|, LCS/|b|) over pretty-printed, blindly renamed lines.
 pub fn nicad(a: &str, b: &str) -> f32 {
-    let (la, lb) = (nicad_lines(a), nicad_lines(b));
+    nicad_prepared(&Prepared::new(a), &Prepared::new(b))
+}
+
+/// [`nicad`] of prepared texts.
+pub fn nicad_prepared(a: &Prepared, b: &Prepared) -> f32 {
+    let (la, lb) = (lines_of(a), lines_of(b));
     if la.is_empty() && lb.is_empty() {
         return 1.0;
     }

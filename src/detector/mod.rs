@@ -144,11 +144,15 @@ impl Detector for Classic {
 
     fn similarities(&self, anchor: &str, candidates: &[&str]) -> Result<Vec<f32>, DetectorError> {
         let f = match self {
-            Classic::Jaccard => classic::jaccard,
-            Classic::SourcererCC => classic::sourcerercc,
-            Classic::Nicad => classic::nicad,
+            Classic::Jaccard => classic::jaccard_prepared,
+            Classic::SourcererCC => classic::sourcerercc_prepared,
+            Classic::Nicad => classic::nicad_prepared,
         };
-        Ok(candidates.iter().map(|c| f(anchor, c)).collect())
+        let anchor = classic::Prepared::new(anchor);
+        Ok(candidates
+            .iter()
+            .map(|c| f(&anchor, &classic::Prepared::new(c)))
+            .collect())
     }
 }
 

@@ -254,10 +254,21 @@ pub fn html(s: &Summary) -> String {
     }
     extra.push_str("</table>");
     if !s.skipped.is_empty() || !s.errors.is_empty() {
-        extra.push_str("<h2>Not attacked</h2><table><tr><th>task</th><th>status</th><th>reason</th></tr>");
-        let rows = s.skipped.iter().map(|r| ("skipped", r)).chain(s.errors.iter().map(|r| ("error", r)));
+        extra.push_str(
+            "<h2>Not attacked</h2><table><tr><th>task</th><th>status</th><th>reason</th></tr>",
+        );
+        let rows = s
+            .skipped
+            .iter()
+            .map(|r| ("skipped", r))
+            .chain(s.errors.iter().map(|r| ("error", r)));
         for (status, (id, why)) in rows {
-            let _ = write!(extra, "<tr><td>{}</td><td>{status}</td><td>{}</td></tr>", esc(id), esc(why));
+            let _ = write!(
+                extra,
+                "<tr><td>{}</td><td>{status}</td><td>{}</td></tr>",
+                esc(id),
+                esc(why)
+            );
         }
         extra.push_str("</table>");
     }

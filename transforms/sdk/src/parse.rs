@@ -31,6 +31,8 @@ pub struct Parsed {
     pub source: String,
     /// The tree-sitter syntax tree of `source`.
     pub tree: Tree,
+    /// Line starts inside string literals, computed once on first use.
+    string_lines: std::cell::OnceCell<Vec<usize>>,
 }
 
 impl Parsed {
@@ -43,6 +45,7 @@ impl Parsed {
         Ok(Parsed {
             source: source.to_string(),
             tree,
+            string_lines: std::cell::OnceCell::new(),
         })
     }
 
@@ -54,6 +57,12 @@ impl Parsed {
     /// The source text of `node`.
     pub fn text(&self, node: Node<'_>) -> &str {
         &self.source[node.byte_range()]
+    }
+
+    /// Offsets of line starts that lie strictly inside a string literal, sorted (cached).
+    pub fn string_line_starts(&self) -> &[usize] {
+        self.string_lines
+            .get_or_init(|| crate::text::string_line_starts(self))
     }
 
     /// Every node of the tree in document order (pre-order).

@@ -137,7 +137,11 @@ macro_rules! fixture_tests {
 pub fn assert_declines(apply: fn(&str, u64) -> crate::Outcome, sources: &[&str], seeds: u64) {
     for src in sources {
         for seed in 0..seeds {
-            assert_eq!(apply(src, seed), Ok(None), "should decline (seed {seed}):\n{src}");
+            assert_eq!(
+                apply(src, seed),
+                Ok(None),
+                "should decline (seed {seed}):\n{src}"
+            );
         }
     }
 }

@@ -90,7 +90,7 @@ pub fn reindent_range(parsed: &Parsed, start: usize, end: usize, indent: &str) -
     } else {
         String::new()
     };
-    let in_string = string_line_starts(parsed);
+    let in_string = parsed.string_line_starts();
     let text = src[start..end].trim_end();
     let mut out = String::with_capacity(text.len() + 32);
     out.push_str(indent);

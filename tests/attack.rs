@@ -19,6 +19,15 @@ fn tiny_model() -> PathBuf {
     p
 }
 
+fn tiny_detector(batch_size: usize) -> OnnxDetector {
+    let options = OnnxOptions {
+        device: Device::Cpu,
+        threads: 2,
+        batch_size,
+    };
+    OnnxDetector::open(&tiny_model(), options).unwrap()
+}
+
 fn subset(n: usize) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tasks.jsonl");
@@ -36,15 +45,7 @@ fn subset(n: usize) -> (tempfile::TempDir, PathBuf) {
 fn lazy_oracle_selects_exactly_what_algorithm_1_selects_with_fewer_checks() {
     let set = common::default_set();
     let transforms: Vec<_> = set.iter().cloned().collect();
-    let det = OnnxDetector::open(
-        &tiny_model(),
-        OnnxOptions {
-            device: Device::Cpu,
-            threads: 2,
-            batch_size: 16,
-        },
-    )
-    .unwrap();
+    let det = tiny_detector(16);
     let (mut lazy_checks, mut naive_checks) = (0, 0);
     for task in common::fixture_tasks().tasks.iter().take(10) {
         let mut results = Vec::new();
@@ -309,15 +310,7 @@ fn greedy_random_and_budgets_behave_as_documented() {
     use equimorph::search::Strategy;
     let set = common::default_set();
     let transforms: Vec<_> = set.iter().cloned().collect();
-    let det = OnnxDetector::open(
-        &tiny_model(),
-        OnnxOptions {
-            device: Device::Cpu,
-            threads: 2,
-            batch_size: 8,
-        },
-    )
-    .unwrap();
+    let det = tiny_detector(8);
     let oracle = common::oracle(OracleMode::Fork);
     for task in common::fixture_tasks().tasks.iter().take(4) {
         let reference = oracle.validate(task).reference.unwrap();

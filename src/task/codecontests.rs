@@ -2,7 +2,7 @@
 //! parallel `input` / `output` lists, `solutions` as parallel `language` / `solution` lists.
 //! One task per Python 3 solution (language 3), with id `<name>/<index of the solution>`.
 
-use super::{text_lines, Task, TaskError, TaskSet, TestCase};
+use super::{read_bytes, text_lines, Task, TaskError, TaskSet, TestCase};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -39,10 +39,7 @@ struct Record {
 }
 
 pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
-    let bytes = std::fs::read(path).map_err(|source| TaskError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = read_bytes(path)?;
     let mut set = TaskSet::default();
     for (n, line) in text_lines(&bytes, path, &mut set) {
         let r: Record = match serde_json::from_str(line) {

@@ -1,7 +1,7 @@
 //! HumanEval (`HumanEval.jsonl` or `.jsonl.gz`): `task_id`, `prompt`, `canonical_solution`,
 //! `test` (defines `check(candidate)`), `entry_point`.
 
-use super::{text_lines, Task, TaskError, TaskSet};
+use super::{read_bytes, text_lines, Task, TaskError, TaskSet};
 use serde::Deserialize;
 use std::io::Read;
 use std::path::Path;
@@ -16,10 +16,7 @@ struct Record {
 }
 
 pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
-    let raw = std::fs::read(path).map_err(|source| TaskError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let raw = read_bytes(path)?;
     let bytes = if path.extension().is_some_and(|e| e == "gz") {
         let mut out = Vec::new();
         flate2::read::GzDecoder::new(raw.as_slice())

@@ -1,13 +1,10 @@
 //! equimorph's task JSONL: `{"id", "source", "tests"?, "test_code"?, "entry_point"?}` per line.
 
-use super::{text_lines, Task, TaskError, TaskSet};
+use super::{read_bytes, text_lines, Task, TaskError, TaskSet};
 use std::path::Path;
 
 pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
-    let bytes = std::fs::read(path).map_err(|source| TaskError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = read_bytes(path)?;
     let mut set = TaskSet::default();
     for (n, line) in text_lines(&bytes, path, &mut set) {
         match serde_json::from_str::<Task>(line) {

@@ -231,12 +231,16 @@ pub fn detect_format(path: &Path) -> Result<TaskFormat, TaskError> {
     })
 }
 
-fn read_lines_lossy(path: &Path) -> Result<String, TaskError> {
-    let bytes = std::fs::read(path).map_err(|source| TaskError::Io {
+/// Reads a task file, naming it in the error.
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, TaskError> {
+    std::fs::read(path).map_err(|source| TaskError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    })
+}
+
+fn read_lines_lossy(path: &Path) -> Result<String, TaskError> {
+    Ok(String::from_utf8_lossy(&read_bytes(path)?).into_owned())
 }
 
 /// The non-blank UTF-8 lines of `bytes` with their 1-based numbers; a line that is not UTF-8

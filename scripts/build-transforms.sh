@@ -48,6 +48,9 @@ for crate_dir in "$ROOT"/transforms/*/; do
     module="$WASM_TARGET_DIR/$TARGET/release/${name//-/_}.wasm"
     if [ "$name" = hostile ]; then dest="$TEST_OUT/$name.wasm"; else dest="$OUT/$name.wasm"; fi
     ARGS+=("$module" "$dest")
+    # The crate's leading //! doc comment is the SPT's documentation (`transforms show`).
+    sed -n '/^\/\/!/!q; s/^\/\/! \{0,1\}//p' "$crate_dir/src/lib.rs" > "${dest%.wasm}.md"
 done
 "$ROOT/target/release/componentize" "${ARGS[@]}"
-echo "build-transforms: $(ls "$OUT" | wc -l) components in build/transforms, $(ls "$TEST_OUT" | wc -l) in build/test-transforms" >&2
+"$ROOT/scripts/build-script-runner.sh"
+echo "build-transforms: $(ls "$OUT"/*.wasm | wc -l) components in build/transforms, $(ls "$TEST_OUT" | wc -l) in build/test-transforms" >&2

@@ -34,6 +34,8 @@ enum Command {
     Attack(Box<commands::attack::AttackArgs>),
     /// Re-render summary.json, report.md and report.html of an attack directory.
     Report(commands::report::ReportArgs),
+    /// Best-of-N: judge candidate implementations of SPTs by R(T) and keep each group's winner.
+    Select(Box<commands::select::SelectArgs>),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Command::Score(a) => commands::score::run(a),
         Command::Attack(a) => commands::attack::run(*a),
         Command::Report(a) => commands::report::run(a),
+        Command::Select(a) => commands::select::run(*a),
     };
     match result {
         Ok(code) => code,

@@ -10,8 +10,9 @@ use std::process::ExitCode;
 /// Arguments of `apply`.
 #[derive(Args)]
 pub struct ApplyArgs {
-    /// Transforms to apply, in order (comma-separated; a name may repeat).
-    #[arg(long, value_name = "NAME[,NAME...]", required = true)]
+    /// Transforms to apply, in order (comma-separated; a name may repeat): names from the
+    /// transform set, or paths of `.py` scripts and `.wasm` components.
+    #[arg(long, value_name = "NAME|FILE[,...]", required = true)]
     transform: String,
     /// Seed of every step, or one seed per step (comma-separated).
     #[arg(long, default_value = "0", value_name = "N[,N...]")]
@@ -49,8 +50,7 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
         bail!("{} does not parse as Python: {e}", args.file.display());
     }
     let runtime = args.transforms.runtime()?;
-    let set = args.transforms.load(&runtime)?;
-    let steps = set.select(&names)?;
+    let steps = args.transforms.resolve_steps(&runtime, &names)?;
     let mut current = source;
     for (i, t) in steps.iter().enumerate() {
         let seed = if seeds.len() == 1 { seeds[0] } else { seeds[i] };

@@ -82,6 +82,7 @@ fn skipped(id: &str, original: &str, status: Status, reason: String) -> ResultLi
         clone_type: None,
         best_per_iteration: vec![],
         stopped: None,
+        transform_errors: Default::default(),
     }
 }
 
@@ -182,6 +183,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
                         seconds: r.seconds,
                         best_per_iteration: r.best_per_iteration,
                         stopped: r.stopped,
+                        transform_errors: r.transform_errors,
                     }
                 }
                 Err(e) => skipped(&task.id, &task.source, Status::Error, e.to_string()),

@@ -10,16 +10,33 @@ use std::time::Duration;
 /// Where transforms come from and how they are sandboxed.
 #[derive(Args, Debug, Clone)]
 pub struct TransformOptions {
-    /// Directory of transform components, or a comma-separated list of names from the default
-    /// directory (default: $EQUIMORPH_TRANSFORMS or build/transforms).
-    #[arg(long, value_name = "DIR|NAMES")]
+    /// Comma-separated directories of transforms (.wasm components and .py scripts), single
+    /// transform files, and names from the default directory, mixed
+    /// (default: $EQUIMORPH_TRANSFORMS or build/transforms).
+    #[arg(long, value_name = "DIR|FILE|NAME,...")]
     pub transforms: Option<String>,
-    /// Memory limit of one transform call, in MiB (all linear memories together).
+    #[command(flatten)]
+    pub sandbox: SandboxOptions,
+}
+
+/// The limits every transform call runs under, and the compiled-component cache.
+#[derive(Args, Debug, Clone)]
+pub struct SandboxOptions {
+    /// Memory limit of one component call, in MiB (all linear memories together).
     #[arg(long, default_value_t = 256, value_name = "MIB")]
     pub wasm_memory_mb: usize,
-    /// Wall-time limit of one transform call, in milliseconds.
+    /// Wall-time limit of one component call, in milliseconds.
     #[arg(long, default_value_t = 2000, value_name = "MS")]
     pub wasm_timeout_ms: u64,
+    /// Memory limit of one script-transform call, in MiB (CPython's own heap included).
+    #[arg(long, default_value_t = 512, value_name = "MIB")]
+    pub script_memory_mb: usize,
+    /// Wall-time limit of one script-transform call, in milliseconds.
+    #[arg(long, default_value_t = 5000, value_name = "MS")]
+    pub script_timeout_ms: u64,
+    /// Largest output of one transform call, in MiB.
+    #[arg(long, default_value_t = 16, value_name = "MIB")]
+    pub max_output_mb: usize,
     /// Directory for compiled components (default: ~/.cache/equimorph/components).
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
@@ -28,30 +45,72 @@ pub struct TransformOptions {
 impl TransformOptions {
     /// The runtime these options describe.
     pub fn runtime(&self) -> Result<TransformRuntime> {
+        self.sandbox.runtime()
+    }
+}
+
+impl SandboxOptions {
+    /// The runtime these options describe.
+    pub fn runtime(&self) -> Result<TransformRuntime> {
+        if self.wasm_memory_mb == 0 || self.script_memory_mb == 0 || self.max_output_mb == 0 {
+            bail!("memory and output limits must be at least 1 MiB");
+        }
         let limits = Limits {
             memory_bytes: self.wasm_memory_mb << 20,
-            wall_time: Duration::from_millis(self.wasm_timeout_ms),
-            ..Limits::default()
+            wall_time: Duration::from_millis(self.wasm_timeout_ms.max(1)),
+            output_bytes: self.max_output_mb << 20,
         };
-        Ok(TransformRuntime::new(limits, self.cache_dir.clone())?)
+        let script_limits = Limits {
+            memory_bytes: self.script_memory_mb << 20,
+            wall_time: Duration::from_millis(self.script_timeout_ms.max(1)),
+            output_bytes: self.max_output_mb << 20,
+        };
+        Ok(
+            TransformRuntime::new(limits, self.cache_dir.clone())?
+                .with_script_limits(script_limits),
+        )
     }
+}
 
+impl TransformOptions {
     /// Loads the transform set these options name.
     pub fn load(&self, runtime: &TransformRuntime) -> Result<TransformSet> {
         match &self.transforms {
-            Some(spec) if Path::new(spec).is_dir() => {
-                Ok(TransformSet::load_dir(runtime, Path::new(spec))?)
-            }
-            Some(spec) => {
-                let names = split_names(spec);
-                if names.is_empty() {
-                    bail!("--transforms {spec:?} is neither a directory nor a list of names");
-                }
-                let all = TransformSet::load_dir(runtime, &default_transforms_dir())?;
-                Ok(all.subset(&names)?)
-            }
+            Some(spec) => Ok(TransformSet::load_spec(
+                runtime,
+                spec,
+                &default_transforms_dir(),
+            )?),
             None => Ok(TransformSet::load_dir(runtime, &default_transforms_dir())?),
         }
+    }
+}
+
+impl TransformOptions {
+    /// The transforms `items` names, in order: a file path (`.py` or `.wasm`) is loaded on its
+    /// own; any other item is a name in the set these options describe (loaded only if needed).
+    pub fn resolve_steps(
+        &self,
+        runtime: &TransformRuntime,
+        items: &[String],
+    ) -> Result<Vec<equimorph::transform::LoadedTransform>> {
+        let is_file = |item: &str| {
+            let p = Path::new(item);
+            p.is_file() || item.ends_with(".py") || item.ends_with(".wasm")
+        };
+        let set = if items.iter().any(|i| !is_file(i)) {
+            Some(self.load(runtime)?)
+        } else {
+            None
+        };
+        items
+            .iter()
+            .map(|item| match &set {
+                _ if is_file(item) => Ok(runtime.load(Path::new(item))?),
+                Some(set) => Ok(set.get(item)?.clone()),
+                None => bail!("unknown transform {item:?}"),
+            })
+            .collect()
     }
 }
 

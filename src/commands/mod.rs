@@ -6,5 +6,6 @@ pub mod check;
 pub mod common;
 pub mod report;
 pub mod score;
+pub mod select;
 pub mod transforms;
 pub mod validate;

@@ -3,7 +3,8 @@
 use super::summary::Summary;
 use std::fmt::Write;
 
-fn esc(s: &str) -> String {
+/// Escapes text for HTML.
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -81,6 +82,16 @@ pub fn markdown(s: &Summary) -> String {
     for (k, v) in &s.clone_types {
         let _ = writeln!(o, "| {k} | {v} |");
     }
+    if !s.transform_errors.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n## Transform failures\n\nApplications that failed (the candidate was dropped), by kind.\n\n\
+             | transform | failures |\n|---|---|"
+        );
+        for (name, kinds) in &s.transform_errors {
+            let _ = writeln!(o, "| {name} | {} |", error_kinds(kinds));
+        }
+    }
     if !s.mean_distance_per_iteration.is_empty() {
         let _ = writeln!(o, "\n## Mean best distance per iteration\n");
         let row: Vec<String> = s
@@ -111,6 +122,15 @@ pub fn markdown(s: &Summary) -> String {
         }
     }
     o
+}
+
+/// `timeout 3, trap 1`.
+pub(crate) fn error_kinds(kinds: &std::collections::BTreeMap<String, u64>) -> String {
+    kinds
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 const W: f64 = 520.0;
@@ -208,17 +228,33 @@ fn line_chart(values: &[f64]) -> String {
     o
 }
 
-fn bars(usage: &[(&String, &u64)]) -> String {
-    let mut o = svg_open("Transforms in winning sequences");
-    let max = usage.iter().map(|(_, n)| **n).max().unwrap_or(1).max(1) as f64;
-    let bh = (H - 2.0 * PAD) / usage.len().max(1) as f64;
-    for (i, (name, n)) in usage.iter().enumerate() {
-        let w = (W - 160.0) * **n as f64 / max;
+/// A horizontal bar chart of `rows` (label, value); the bar at `highlight` is drawn in another
+/// colour.
+pub(crate) fn bar_chart(title: &str, rows: &[(String, f64)], highlight: Option<usize>) -> String {
+    let mut o = svg_open(title);
+    let max = rows
+        .iter()
+        .map(|(_, v)| *v)
+        .fold(0.0f64, f64::max)
+        .max(f64::MIN_POSITIVE);
+    let bh = (H - 2.0 * PAD) / rows.len().max(1) as f64;
+    for (i, (name, v)) in rows.iter().enumerate() {
+        let w = ((W - 160.0) * v / max).max(0.0);
         let y = PAD + i as f64 * bh;
+        let colour = if highlight == Some(i) {
+            "#c0392b"
+        } else {
+            "#27ae60"
+        };
+        let value = if v.fract() == 0.0 {
+            format!("{v}")
+        } else {
+            format!("{v:.4}")
+        };
         let _ = write!(
             o,
-            "<rect x=\"130\" y=\"{:.1}\" width=\"{w:.1}\" height=\"{:.1}\" fill=\"#27ae60\"/>\
-             <text x=\"126\" y=\"{:.1}\" text-anchor=\"end\">{}</text><text x=\"{:.1}\" y=\"{:.1}\">{n}</text>",
+            "<rect x=\"130\" y=\"{:.1}\" width=\"{w:.1}\" height=\"{:.1}\" fill=\"{colour}\"/>\
+             <text x=\"126\" y=\"{:.1}\" text-anchor=\"end\">{}</text><text x=\"{:.1}\" y=\"{:.1}\">{value}</text>",
             y + 1.0,
             bh - 2.0,
             y + bh / 2.0 + 4.0,
@@ -253,6 +289,20 @@ pub fn html(s: &Summary) -> String {
         let _ = write!(extra, "<tr><th>{}</th><td>{v}</td></tr>", esc(k));
     }
     extra.push_str("</table>");
+    if !s.transform_errors.is_empty() {
+        extra.push_str(
+            "<h2>Transform failures</h2><table><tr><th>transform</th><th>failures</th></tr>",
+        );
+        for (name, kinds) in &s.transform_errors {
+            let _ = write!(
+                extra,
+                "<tr><td>{}</td><td>{}</td></tr>",
+                esc(name),
+                esc(&error_kinds(kinds))
+            );
+        }
+        extra.push_str("</table>");
+    }
     if !s.skipped.is_empty() || !s.errors.is_empty() {
         extra.push_str(
             "<h2>Not attacked</h2><table><tr><th>task</th><th>status</th><th>reason</th></tr>",
@@ -286,6 +336,13 @@ pub fn html(s: &Summary) -> String {
         s.run.seed,
         histogram(&s.distances),
         line_chart(&s.mean_distance_per_iteration),
-        bars(&usage)
+        bar_chart(
+            "Transforms in winning sequences",
+            &usage
+                .iter()
+                .map(|(n, v)| ((*n).clone(), **v as f64))
+                .collect::<Vec<_>>(),
+            None
+        )
     )
 }

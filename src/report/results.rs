@@ -1,6 +1,6 @@
 //! `results.jsonl`: one line per task, appended atomically; resumable.
 
-use crate::search::{Counts, StageSeconds, Step};
+use crate::search::{Counts, StageSeconds, Step, TransformErrors};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::io::Write;
@@ -61,6 +61,9 @@ pub struct ResultLine {
     /// Why the search stopped early.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Failed transform applications: transform → kind of failure → count.
+    #[serde(default, skip_serializing_if = "TransformErrors::is_empty")]
+    pub transform_errors: TransformErrors,
 }
 
 /// Problems with a results file.

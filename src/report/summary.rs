@@ -2,7 +2,7 @@
 //! rate, costs, transform usage and where the time went.
 
 use super::results::{ResultLine, Status};
-use crate::search::StageSeconds;
+use crate::search::{count_error, StageSeconds, TransformErrors};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -62,6 +62,9 @@ pub struct Summary {
     pub mean_distance_per_iteration: Vec<f64>,
     /// Final distance of each attacked task (for the histogram).
     pub distances: Vec<f64>,
+    /// Failed transform applications over all tasks: transform → kind of failure → count.
+    #[serde(default)]
+    pub transform_errors: TransformErrors,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -99,6 +102,16 @@ impl Summary {
         let mut usage = BTreeMap::new();
         let mut types = BTreeMap::new();
         let mut seconds = StageSeconds::default();
+        let mut errors = TransformErrors::new();
+        for l in lines {
+            for (name, kinds) in &l.transform_errors {
+                for (kind, n) in kinds {
+                    for _ in 0..*n {
+                        count_error(&mut errors, name, kind);
+                    }
+                }
+            }
+        }
         for l in &ok {
             for s in &l.transforms {
                 *usage.entry(s.name.clone()).or_insert(0) += 1;
@@ -166,6 +179,7 @@ impl Summary {
             seconds,
             mean_distance_per_iteration: per_iteration,
             distances,
+            transform_errors: errors,
         }
     }
 }

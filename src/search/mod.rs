@@ -18,7 +18,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -152,6 +152,20 @@ pub struct SearchResult {
     pub beams: Vec<Vec<ProgramHash>>,
     /// Why the search stopped early, if it did.
     pub stopped: Option<String>,
+    /// Failed applications: transform name → kind of failure (see `ApplyError::kind`) → count.
+    pub transform_errors: TransformErrors,
+}
+
+/// Failed transform applications: transform name → kind of failure → count.
+pub type TransformErrors = BTreeMap<String, BTreeMap<String, u64>>;
+
+/// Counts one failure of `transform` of kind `kind`.
+pub fn count_error(errors: &mut TransformErrors, transform: &str, kind: &str) {
+    *errors
+        .entry(transform.to_string())
+        .or_default()
+        .entry(kind.to_string())
+        .or_default() += 1;
 }
 
 /// Why a search failed.
@@ -248,6 +262,7 @@ impl<'a> Searcher<'a> {
             best_per_iteration: Vec::new(),
             beams: Vec::new(),
             stopped: None,
+            transform_errors: TransformErrors::new(),
         };
         (origin, result)
     }
@@ -265,7 +280,7 @@ impl<'a> Searcher<'a> {
         let jobs: Vec<(usize, usize)> = (0..beam.len())
             .flat_map(|m| (0..self.transforms.len()).map(move |t| (m, t)))
             .collect();
-        let outputs: Vec<Option<Node>> = jobs
+        let outputs: Vec<Result<Option<Node>, &'static str>> = jobs
             .par_iter()
             .map(|&(m, t)| {
                 let parent = &beam[m];
@@ -279,22 +294,31 @@ impl<'a> Searcher<'a> {
                                 name: tr.name.clone(),
                                 seed,
                             });
-                            Some(Node {
+                            Ok(Some(Node {
                                 hash: ProgramHash::of(&text),
                                 text,
                                 similarity: f32::NAN,
                                 steps,
-                            })
+                            }))
                         }
-                        _ => None,
+                        _ => Ok(None),
                     },
-                    _ => None,
+                    Ok(None) => Ok(None),
+                    Err(e) => Err(e.kind()),
                 }
             })
             .collect();
         r.counts.generated += jobs.len() as u64;
         let mut fresh = Vec::new();
-        for node in outputs.into_iter().flatten() {
+        for (&(_, t), out) in jobs.iter().zip(outputs) {
+            let node = match out {
+                Ok(Some(node)) => node,
+                Ok(None) => continue,
+                Err(kind) => {
+                    count_error(&mut r.transform_errors, &self.transforms[t].name, kind);
+                    continue;
+                }
+            };
             r.counts.valid += 1;
             if seen.insert(node.hash) {
                 fresh.push(node);
@@ -483,11 +507,13 @@ impl<'a> Searcher<'a> {
                 let seed = derive_seed(self.config.seed, it, &current.hash, &tr.name);
                 let t0 = Instant::now();
                 r.counts.generated += 1;
-                let out = tr
-                    .apply(&current.text, seed)
-                    .ok()
-                    .flatten()
-                    .map(|o| classify(&current.text, o));
+                let out = match tr.apply(&current.text, seed) {
+                    Ok(out) => out.map(|o| classify(&current.text, o)),
+                    Err(e) => {
+                        count_error(&mut r.transform_errors, &tr.name, e.kind());
+                        None
+                    }
+                };
                 r.seconds.transform += t0.elapsed().as_secs_f64();
                 let Some(Classified::Valid(text)) = out else {
                     continue;

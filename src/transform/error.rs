@@ -56,6 +56,9 @@ pub enum LoadError {
         /// Comma-separated names that exist.
         available: String,
     },
+    /// The script runner component is missing or unusable.
+    #[error("{0}")]
+    ScriptRunner(String),
     /// The wasmtime engine could not be created.
     #[error("cannot set up the WebAssembly engine: {0}")]
     Engine(String),
@@ -93,4 +96,19 @@ pub enum ApplyError {
     /// The instance could not be created.
     #[error("instantiation failed: {0}")]
     Instantiate(String),
+}
+
+impl ApplyError {
+    /// A short stable name of the kind of failure, for counting: `timeout`, `out-of-memory`,
+    /// `trap`, `guest-error`, `output-too-large`, `instantiate`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ApplyError::Timeout { .. } => "timeout",
+            ApplyError::OutOfMemory { .. } => "out-of-memory",
+            ApplyError::Trap(_) => "trap",
+            ApplyError::Guest(_) => "guest-error",
+            ApplyError::OutputTooLarge { .. } => "output-too-large",
+            ApplyError::Instantiate(_) => "instantiate",
+        }
+    }
 }

@@ -1,4 +1,6 @@
-//! The host side of transforms: WebAssembly components run in wasmtime sandboxes.
+//! The host side of transforms: WebAssembly components and Python scripts, all run in wasmtime
+//! sandboxes. A script is executed by one shared CPython component (the script runner); to the
+//! rest of equimorph both are a [`LoadedTransform`].
 //!
 //! One [`TransformRuntime`] owns the `wasmtime::Engine`, the on-disk cache of compiled
 //! components and the epoch ticker that enforces wall-time limits. Each
@@ -9,13 +11,20 @@
 mod cache;
 mod error;
 mod runtime;
+mod script;
 mod set;
 
 pub use error::{ApplyError, LoadError};
-pub use runtime::{Limits, LoadedTransform, TransformRuntime};
+pub use runtime::{Limits, LoadedTransform, TransformKind, TransformRuntime};
+pub use script::{default_script_runner, ScriptHeader};
 pub use set::{default_transforms_dir, TransformSet};
 
 /// Host bindings generated from `transforms/wit/transform.wit`.
 mod bindings {
     wasmtime::component::bindgen!({ world: "transform", path: "transforms/wit" });
+}
+
+/// Host bindings of the script runner (`transforms/wit/script-runner.wit`).
+mod runner_bindings {
+    wasmtime::component::bindgen!({ world: "script-runner", path: "transforms/wit" });
 }

@@ -1,13 +1,16 @@
 //! The wasmtime engine, per-call limits and loaded transforms.
 
-use super::bindings::{Transform, TransformPre};
+use super::bindings::TransformPre;
 use super::cache::{default_cache_dir, load_component};
 use super::error::{ApplyError, LoadError};
+use super::runner_bindings::ScriptRunnerPre;
+use super::script::{default_script_runner, ScriptHeader};
+use rand::{RngCore, SeedableRng};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-use wasmtime::component::{Linker, ResourceTable};
+use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
@@ -31,6 +34,39 @@ impl Default for Limits {
             memory_bytes: 256 << 20,
             wall_time: Duration::from_secs(2),
             output_bytes: 16 << 20,
+        }
+    }
+}
+
+impl Limits {
+    /// Defaults for script transforms: CPython in WebAssembly needs more memory (its heap starts
+    /// at about 40 MiB) and time (about 3x slower than native) than a Rust guest.
+    pub fn script_default() -> Self {
+        Limits {
+            memory_bytes: 512 << 20,
+            wall_time: Duration::from_secs(5),
+            output_bytes: 16 << 20,
+        }
+    }
+}
+
+/// What a transform is made of. Search, `apply`, `select` and reports do not depend on it; it is
+/// shown by `transforms list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransformKind {
+    /// A WebAssembly component of the `transform` world.
+    Component,
+    /// A Python script run by the script-runner component.
+    Script,
+}
+
+impl TransformKind {
+    /// `component` or `script`.
+    pub fn label(self) -> &'static str {
+        match self {
+            TransformKind::Component => "component",
+            TransformKind::Script => "script",
         }
     }
 }
@@ -117,7 +153,11 @@ pub struct TransformRuntime {
     engine: Engine,
     linker: Linker<HostState>,
     limits: Limits,
+    script_limits: Limits,
     cache_dir: Option<PathBuf>,
+    runner_path: PathBuf,
+    /// The script runner, compiled on first use (seconds the first time, then from the cache).
+    runner: OnceLock<Result<Arc<ScriptRunnerPre<HostState>>, String>>,
     _ticker: Arc<EpochTicker>,
 }
 
@@ -147,14 +187,40 @@ impl TransformRuntime {
             engine,
             linker,
             limits,
+            script_limits: Limits::script_default(),
             cache_dir,
+            runner_path: default_script_runner(),
+            runner: OnceLock::new(),
             _ticker: ticker,
         })
     }
 
-    /// The per-call limits.
+    /// Sets the per-call limits of script transforms (default: [`Limits::script_default`]).
+    pub fn with_script_limits(mut self, limits: Limits) -> Self {
+        self.script_limits = limits;
+        self
+    }
+
+    /// Uses the script-runner component at `path` (default: [`default_script_runner`]).
+    pub fn with_script_runner(mut self, path: PathBuf) -> Self {
+        self.runner_path = path;
+        self.runner = OnceLock::new();
+        self
+    }
+
+    /// The per-call limits of components.
     pub fn limits(&self) -> Limits {
         self.limits
+    }
+
+    /// The per-call limits of scripts.
+    pub fn script_limits(&self) -> Limits {
+        self.script_limits
+    }
+
+    /// The script-runner component file.
+    pub fn script_runner_path(&self) -> &Path {
+        &self.runner_path
     }
 
     /// The directory of cached compiled components, if caching is on.
@@ -162,8 +228,11 @@ impl TransformRuntime {
         self.cache_dir.as_deref()
     }
 
-    /// Loads one component file and asks it for its `info()`.
+    /// Loads one transform file: a `.py` script, or else a component asked for its `info()`.
     pub fn load(&self, path: &Path) -> Result<LoadedTransform, LoadError> {
+        if path.extension().is_some_and(|e| e == "py") {
+            return self.load_script(path);
+        }
         let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
             path: path.to_path_buf(),
             source,
@@ -181,33 +250,123 @@ impl TransformRuntime {
             description: String::new(),
             category: String::new(),
             file: path.to_path_buf(),
-            pre: Arc::new(pre),
+            kind: TransformKind::Component,
+            backend: Backend::Component(Arc::new(pre)),
             engine: self.engine.clone(),
             limits: self.limits,
             _ticker: self._ticker.clone(),
         };
         let info = loaded
-            .with_instance(|store, t| t.call_info(store))
+            .with_store(0, |store| {
+                let Backend::Component(pre) = &loaded.backend else {
+                    unreachable!("just built as a component")
+                };
+                let t = pre.instantiate(&mut *store)?;
+                t.call_info(store)
+            })
             .map_err(|e| LoadError::Info {
                 path: path.to_path_buf(),
                 source: Box::new(e),
             })?;
-        if info.name.is_empty()
-            || !info
-                .name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        {
-            return Err(LoadError::Invalid {
-                path: path.to_path_buf(),
-                message: format!("info().name {:?} is not kebab-case", info.name),
-            });
-        }
+        check_name(path, &info.name)?;
         loaded.name = info.name;
         loaded.description = info.description;
         loaded.category = info.category;
         Ok(loaded)
     }
+
+    /// Loads a script transform: its text and header; the runner is compiled on first use.
+    pub fn load_script(&self, path: &Path) -> Result<LoadedTransform, LoadError> {
+        let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| LoadError::Invalid {
+            path: path.to_path_buf(),
+            message: format!(
+                "the script is not valid UTF-8 (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        })?;
+        let header = ScriptHeader::parse(&text);
+        let name = match &header.name {
+            Some(n) => n.clone(),
+            None => ScriptHeader::name_from_stem(path),
+        };
+        check_name(path, &name)?;
+        let runner = self.script_runner()?;
+        Ok(LoadedTransform {
+            description: header
+                .description
+                .clone()
+                .unwrap_or_else(|| format!("script transform {}", path.display())),
+            category: header
+                .category
+                .clone()
+                .unwrap_or_else(|| "unspecified".to_string()),
+            name,
+            file: path.to_path_buf(),
+            kind: TransformKind::Script,
+            backend: Backend::Script {
+                runner,
+                script: Arc::from(text),
+            },
+            engine: self.engine.clone(),
+            limits: self.script_limits,
+            _ticker: self._ticker.clone(),
+        })
+    }
+
+    /// The script runner, compiled (or read from the cache) once per runtime.
+    fn script_runner(&self) -> Result<Arc<ScriptRunnerPre<HostState>>, LoadError> {
+        let runner = self.runner.get_or_init(|| {
+            let path = &self.runner_path;
+            let bytes = std::fs::read(path).map_err(|e| {
+                format!(
+                    "cannot read the script runner {}: {e} (build it with `make transforms`, \
+                     or point EQUIMORPH_SCRIPT_RUNNER at it)",
+                    path.display()
+                )
+            })?;
+            let component: Component =
+                load_component(&self.engine, self.cache_dir.as_deref(), &bytes)
+                    .map_err(|e| format!("{}: {e:#}", path.display()))?;
+            let pre = self
+                .linker
+                .instantiate_pre(&component)
+                .and_then(ScriptRunnerPre::new)
+                .map_err(|e| format!("{} is not a script runner: {e:#}", path.display()))?;
+            Ok(Arc::new(pre))
+        });
+        runner.clone().map_err(LoadError::ScriptRunner)
+    }
+}
+
+/// Transform names are kebab-case: lower-case ASCII letters, digits and `-`.
+fn check_name(path: &Path, name: &str) -> Result<(), LoadError> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        return Err(LoadError::Invalid {
+            path: path.to_path_buf(),
+            message: format!("transform name {name:?} is not kebab-case"),
+        });
+    }
+    Ok(())
+}
+
+/// How a transform runs.
+#[derive(Clone)]
+enum Backend {
+    /// Its own component.
+    Component(Arc<TransformPre<HostState>>),
+    /// A script text, run by the shared runner component.
+    Script {
+        runner: Arc<ScriptRunnerPre<HostState>>,
+        script: Arc<str>,
+    },
 }
 
 /// A transform ready to apply; cheap to share between threads.
@@ -219,9 +378,11 @@ pub struct LoadedTransform {
     pub description: String,
     /// naming | control-flow | data-flow | expression | structure | layout
     pub category: String,
-    /// The component file it came from.
+    /// The file it came from (a component or a script).
     pub file: PathBuf,
-    pre: Arc<TransformPre<HostState>>,
+    /// Component or script.
+    pub kind: TransformKind,
+    backend: Backend,
     engine: Engine,
     limits: Limits,
     _ticker: Arc<EpochTicker>,
@@ -240,7 +401,16 @@ impl LoadedTransform {
     /// Rewrites `source` with `seed`: `Ok(Some(text))`, `Ok(None)` when not applicable, or the
     /// typed failure of this one call. A fresh instance runs every call.
     pub fn apply(&self, source: &str, seed: u64) -> Result<Option<String>, ApplyError> {
-        let out = self.with_instance(|store, t| t.call_apply(store, source, seed))?;
+        let out = self.with_store(seed, |store| match &self.backend {
+            Backend::Component(pre) => {
+                let t = pre.instantiate(&mut *store)?;
+                t.call_apply(store, source, seed)
+            }
+            Backend::Script { runner, script } => {
+                let r = runner.instantiate(&mut *store)?;
+                r.call_run(store, script, source, seed)
+            }
+        })?;
         match out {
             Ok(Some(text)) if text.len() > self.limits.output_bytes => {
                 Err(ApplyError::OutputTooLarge {
@@ -253,14 +423,26 @@ impl LoadedTransform {
         }
     }
 
+    /// The script text, for a script transform.
+    pub fn script(&self) -> Option<&str> {
+        match &self.backend {
+            Backend::Script { script, .. } => Some(script),
+            Backend::Component(_) => None,
+        }
+    }
+
     /// The limits every call runs under.
     pub fn limits(&self) -> Limits {
         self.limits
     }
 
-    fn with_instance<R>(
+    /// Runs `call` in a fresh store with this transform's limits. Whatever WASI offers the guest
+    /// is empty or deterministic: no files, environment, arguments or network; randomness drawn
+    /// from `seed`; clocks frozen.
+    fn with_store<R>(
         &self,
-        call: impl FnOnce(&mut Store<HostState>, &Transform) -> wasmtime::Result<R>,
+        seed: u64,
+        call: impl FnOnce(&mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, ApplyError> {
         let state = HostState {
             limiter: TotalMemoryLimiter {
@@ -268,7 +450,7 @@ impl LoadedTransform {
                 total: 0,
                 hit: false,
             },
-            wasi: WasiCtx::builder().build(),
+            wasi: deterministic_wasi(seed),
             table: ResourceTable::new(),
         };
         let mut store = Store::new(&self.engine, state);
@@ -276,10 +458,7 @@ impl LoadedTransform {
         let ticks = (self.limits.wall_time.as_micros() / TICK.as_micros()).max(1) as u64 + 1;
         store.set_epoch_deadline(ticks);
         store.epoch_deadline_trap();
-        let result = self
-            .pre
-            .instantiate(&mut store)
-            .and_then(|t| call(&mut store, &t));
+        let result = call(&mut store);
         result.map_err(|e| self.classify(&store, e))
     }
 
@@ -289,6 +468,9 @@ impl LoadedTransform {
                 limit_bytes: self.limits.memory_bytes,
             };
         }
+        if let Some(exit) = e.downcast_ref::<wasmtime_wasi::I32Exit>() {
+            return ApplyError::Guest(format!("exited the interpreter with status {}", exit.0));
+        }
         match e.downcast_ref::<Trap>() {
             Some(Trap::Interrupt) => ApplyError::Timeout {
                 millis: self.limits.wall_time.as_millis() as u64,
@@ -296,5 +478,43 @@ impl LoadedTransform {
             Some(trap) => ApplyError::Trap(trap.to_string()),
             None => ApplyError::Instantiate(format!("{e:#}")),
         }
+    }
+}
+
+/// A WASI context with nothing in it but seeded randomness and frozen clocks, so that the same
+/// (transform, source, seed) always gives the same bytes.
+fn deterministic_wasi(seed: u64) -> WasiCtx {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x6571_7569_6d6f_7270);
+    let mut bytes = vec![0u8; 4096];
+    rng.fill_bytes(&mut bytes);
+    let mut insecure = vec![0u8; 1024];
+    rng.fill_bytes(&mut insecure);
+    WasiCtx::builder()
+        .secure_random(wasmtime_wasi::Deterministic::new(bytes))
+        .insecure_random(wasmtime_wasi::Deterministic::new(insecure))
+        .insecure_random_seed(u128::from(seed))
+        .wall_clock(FrozenClock)
+        .monotonic_clock(FrozenClock)
+        .build()
+}
+
+/// A clock that always reads 2000-01-01T00:00:00Z (wall) and 0 (monotonic).
+struct FrozenClock;
+
+impl wasmtime_wasi::HostWallClock for FrozenClock {
+    fn resolution(&self) -> Duration {
+        Duration::from_nanos(1)
+    }
+    fn now(&self) -> Duration {
+        Duration::from_secs(946_684_800)
+    }
+}
+
+impl wasmtime_wasi::HostMonotonicClock for FrozenClock {
+    fn resolution(&self) -> u64 {
+        1
+    }
+    fn now(&self) -> u64 {
+        0
     }
 }

@@ -1,4 +1,4 @@
-//! Sets of transforms: a directory of components, selected by name.
+//! Sets of transforms: directories of components and scripts, single files, and names.
 
 use super::error::LoadError;
 use super::runtime::{LoadedTransform, TransformRuntime};
@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 /// the equimorph sources this binary was built from.
 pub fn default_transforms_dir() -> PathBuf {
     std::env::var_os("EQUIMORPH_TRANSFORMS")
+        .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("build/transforms"))
 }
@@ -20,27 +21,52 @@ pub struct TransformSet {
 }
 
 impl TransformSet {
-    /// Loads every `*.wasm` component of `dir`; names must be unique.
+    /// Loads every `*.wasm` component and `*.py` script of `dir`; names must be unique.
     pub fn load_dir(runtime: &TransformRuntime, dir: &Path) -> Result<Self, LoadError> {
-        let entries = std::fs::read_dir(dir).map_err(|e| LoadError::Directory {
-            path: dir.to_path_buf(),
-            message: format!("{e} (build the transforms with `make transforms`)"),
-        })?;
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "wasm"))
-            .collect();
-        files.sort();
-        if files.is_empty() {
-            return Err(LoadError::Directory {
-                path: dir.to_path_buf(),
-                message: "holds no .wasm component (build them with `make transforms`)".into(),
-            });
-        }
-        Self::load_files(runtime, &files)
+        Self::load_files(runtime, &transform_files(dir)?)
     }
 
-    /// Loads the given component files; names must be unique.
+    /// Loads a `--transforms` specification: comma-separated items, each a directory of
+    /// transforms, a single `.wasm` or `.py` file, or the name of a transform in `default_dir`.
+    /// Items may be mixed; names must be unique across all of them.
+    pub fn load_spec(
+        runtime: &TransformRuntime,
+        spec: &str,
+        default_dir: &Path,
+    ) -> Result<Self, LoadError> {
+        let items: Vec<&str> = spec
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        if items.is_empty() {
+            return Err(LoadError::Directory {
+                path: PathBuf::from(spec),
+                message: "names no transform".into(),
+            });
+        }
+        let mut files = Vec::new();
+        let mut names = Vec::new();
+        for item in items {
+            let path = Path::new(item);
+            if path.is_dir() {
+                files.extend(transform_files(path)?);
+            } else if path.is_file() || item.ends_with(".py") || item.ends_with(".wasm") {
+                files.push(path.to_path_buf());
+            } else {
+                names.push(item.to_string());
+            }
+        }
+        let mut loaded = Self::load_files(runtime, &files)?.transforms;
+        if !names.is_empty() {
+            let defaults = Self::load_dir(runtime, default_dir)?;
+            loaded.extend(defaults.select(&names)?);
+            loaded.dedup_by(|a, b| a.name == b.name && a.file == b.file);
+        }
+        Self::from_transforms(loaded)
+    }
+
+    /// Loads the given component and script files; names must be unique.
     pub fn load_files(runtime: &TransformRuntime, files: &[PathBuf]) -> Result<Self, LoadError> {
         let loaded: Vec<LoadedTransform> = {
             use rayon::prelude::*;
@@ -110,4 +136,26 @@ impl TransformSet {
     pub fn is_empty(&self) -> bool {
         self.transforms.is_empty()
     }
+}
+
+/// The `*.wasm` and `*.py` files of `dir`, sorted.
+fn transform_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| LoadError::Directory {
+        path: dir.to_path_buf(),
+        message: format!("{e} (build the transforms with `make transforms`)"),
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "wasm" || x == "py"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(LoadError::Directory {
+            path: dir.to_path_buf(),
+            message: "holds no .wasm component or .py script (build the built-in ones with \
+                      `make transforms`)"
+                .into(),
+        });
+    }
+    Ok(files)
 }

@@ -1,0 +1,4 @@
+# Tries to fork.
+import os
+
+os.fork()

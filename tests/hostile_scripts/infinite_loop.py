@@ -1,0 +1,3 @@
+# Never returns.
+while True:
+    pass

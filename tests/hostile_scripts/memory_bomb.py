@@ -1,0 +1,4 @@
+# Allocates without bound.
+hoard = []
+while True:
+    hoard.append(bytearray(8 << 20))

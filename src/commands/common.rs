@@ -29,7 +29,7 @@ pub struct SandboxOptions {
     #[arg(long, default_value_t = 2000, value_name = "MS")]
     pub wasm_timeout_ms: u64,
     /// Memory limit of one script-transform call, in MiB (CPython's own heap included).
-    #[arg(long, default_value_t = 512, value_name = "MIB")]
+    #[arg(long, default_value_t = 256, value_name = "MIB")]
     pub script_memory_mb: usize,
     /// Wall-time limit of one script-transform call, in milliseconds.
     #[arg(long, default_value_t = 5000, value_name = "MS")]

@@ -41,6 +41,10 @@ pub struct SelectArgs {
     /// Run seed: every candidate is applied to a task with the same seed, derived from this.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Only candidates whose broken + invalid outputs are at most this share of their
+    /// applicable outputs may win (default: no limit, the paper's rule: highest reward wins).
+    #[arg(long, value_name = "RATE")]
+    max_broken: Option<f64>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -54,6 +58,9 @@ pub struct SelectArgs {
 
 /// Runs `select`.
 pub fn run(args: SelectArgs) -> Result<ExitCode> {
+    if args.max_broken.is_some_and(|m| !(0.0..=1.0).contains(&m)) {
+        bail!("--max-broken must lie in [0, 1]");
+    }
     let candidates = discover(&args.candidates)?;
     let mut set = load_tasks(&args.tasks, args.format)?;
     if let Some(limit) = args.limit {
@@ -164,12 +171,13 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
     let failures = failures.into_inner().unwrap_or_default();
 
     let task_ids: Vec<String> = work.iter().map(|(t, _)| t.id.clone()).collect();
-    let scores = aggregate(&candidates, &names, &records, &task_ids);
+    let scores = aggregate(&candidates, &names, &records, &task_ids, args.max_broken);
     let info = SelectionInfo {
         detector: detector.name().to_string(),
         tasks_path: args.tasks.display().to_string(),
         seed: args.seed,
         excluded,
+        max_broken: args.max_broken,
     };
     let write = |name: &str, text: String| -> Result<()> {
         let p = args.out.join(name);

@@ -331,13 +331,14 @@ pub struct CandidateScore {
     pub selected: bool,
 }
 
-/// Aggregates the records of `tasks` into one score per candidate, and marks the winners.
-/// `names` gives each candidate's transform name (by group and file).
+/// Aggregates the records of `tasks` into one score per candidate, and marks the winners
+/// (see [`mark_winners`]). `names` gives each candidate's transform name (by group and file).
 pub fn aggregate(
     candidates: &[CandidateFile],
     names: &BTreeMap<(String, String), String>,
     records: &[PairRecord],
     tasks: &[String],
+    max_broken: Option<f64>,
 ) -> Vec<CandidateScore> {
     let task_set: HashSet<&str> = tasks.iter().map(String::as_str).collect();
     let n = tasks.len();
@@ -394,13 +395,24 @@ pub fn aggregate(
             s
         })
         .collect();
-    mark_winners(&mut scores);
+    mark_winners(&mut scores, max_broken);
     scores
 }
 
+/// The share of a candidate's applicable outputs that are broken or invalid.
+pub fn broken_share(s: &CandidateScore) -> f64 {
+    if s.applicable == 0 {
+        0.0
+    } else {
+        (s.broken + s.invalid) as f64 / s.applicable as f64
+    }
+}
+
 /// In each group, selects the candidate with the highest positive reward; ties go to fewer
-/// broken outputs, then to the file name.
-pub fn mark_winners(scores: &mut [CandidateScore]) {
+/// broken outputs, then to the file name. With `max_broken`, a candidate whose
+/// [`broken_share`] exceeds it cannot win (the paper's reward alone lets a candidate that
+/// breaks some programs win when it applies more often).
+pub fn mark_winners(scores: &mut [CandidateScore], max_broken: Option<f64>) {
     let groups: Vec<String> = {
         let mut g: Vec<String> = scores.iter().map(|s| s.group.clone()).collect();
         g.dedup();
@@ -410,7 +422,11 @@ pub fn mark_winners(scores: &mut [CandidateScore]) {
         let best = scores
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.group == group && s.reward > 0.0)
+            .filter(|(_, s)| {
+                s.group == group
+                    && s.reward > 0.0
+                    && max_broken.is_none_or(|m| broken_share(s) <= m)
+            })
             .min_by(|(_, a), (_, b)| {
                 b.reward
                     .total_cmp(&a.reward)
@@ -536,13 +552,18 @@ mod tests {
             score("b", "3.py", 0.3, 1),
             score("c", "1.py", 0.0, 0),
         ];
-        mark_winners(&mut s);
-        let won: Vec<(&str, &str)> = s
-            .iter()
-            .filter(|s| s.selected)
-            .map(|s| (s.group.as_str(), s.file.as_str()))
-            .collect();
-        assert_eq!(won, vec![("a", "2.py"), ("b", "2.py")]);
+        let winners = |s: &mut Vec<CandidateScore>, max: Option<f64>| {
+            s.iter_mut().for_each(|s| s.selected = false);
+            mark_winners(s, max);
+            s.iter()
+                .filter(|s| s.selected)
+                .map(|s| format!("{}/{}", s.group, s.file))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(winners(&mut s, None), vec!["a/2.py", "b/2.py"]);
+        // 1 broken of 4 applicable is a share of 0.25; 2 of 4 is 0.5.
+        assert_eq!(winners(&mut s, Some(0.3)), vec!["a/2.py", "b/2.py"]);
+        assert_eq!(winners(&mut s, Some(0.0)), vec!["a/1.py"]);
     }
 
     #[test]
@@ -575,7 +596,7 @@ mod tests {
             rec("other", Outcome::Correct { distance: 0.9 }),
         ];
         let tasks: Vec<String> = (1..=6).map(|i| format!("t{i}")).collect();
-        let s = aggregate(&c, &BTreeMap::new(), &records, &tasks).remove(0);
+        let s = aggregate(&c, &BTreeMap::new(), &records, &tasks, None).remove(0);
         assert_eq!((s.applicable, s.correct, s.broken, s.invalid), (4, 2, 1, 1));
         assert_eq!(s.errors.get("timeout"), Some(&1));
         assert!((s.mean_distance - 0.375).abs() < 1e-9);

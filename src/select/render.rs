@@ -16,6 +16,20 @@ pub struct SelectionInfo {
     pub seed: u64,
     /// Tasks not used (their original is not ok), with reasons.
     pub excluded: Vec<(String, String)>,
+    /// The largest share of broken or invalid outputs a winner may have, if limited.
+    pub max_broken: Option<f64>,
+}
+
+impl SelectionInfo {
+    fn rule(&self) -> String {
+        match self.max_broken {
+            Some(m) => format!(
+                " Only candidates with at most {:.0} % broken or invalid outputs may win.",
+                m * 100.0
+            ),
+            None => String::new(),
+        }
+    }
 }
 
 fn groups(scores: &[CandidateScore]) -> Vec<(&str, Vec<&CandidateScore>)> {
@@ -49,8 +63,11 @@ pub fn markdown(scores: &[CandidateScore], info: &SelectionInfo) -> String {
         o,
         "Best-of-N selection over **{n}** validation tasks (`{}`), detector **{}**, seed {}. \
          R(T) = (1/n) Σ A·L; a group's winner has the highest positive reward \
-         (ties: fewer broken, then file name).\n",
-        info.tasks_path, info.detector, info.seed
+         (ties: fewer broken, then file name).{}\n",
+        info.tasks_path,
+        info.detector,
+        info.seed,
+        info.rule()
     );
     for (group, rows) in groups(scores) {
         let _ = writeln!(o, "## {group}\n");
@@ -144,9 +161,10 @@ pub fn html(scores: &[CandidateScore], info: &SelectionInfo) -> String {
          figure{{display:block;margin:1em 0}}figcaption{{font-weight:bold}}</style></head><body>\
          <h1>equimorph selection report</h1><p>Best-of-N selection over <b>{n}</b> validation tasks \
          (<code>{}</code>), detector <b>{}</b>, seed {}. R(T) = (1/n) &Sigma; A&middot;L; the winner \
-         (highlighted) has the highest positive reward.</p>{body}</body></html>\n",
+         (highlighted) has the highest positive reward.{}</p>{body}</body></html>\n",
         esc(&info.tasks_path),
         esc(&info.detector),
-        info.seed
+        info.seed,
+        esc(&info.rule())
     )
 }

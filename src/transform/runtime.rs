@@ -39,11 +39,12 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// Defaults for script transforms: CPython in WebAssembly needs more memory (its heap starts
-    /// at about 40 MiB) and time (about 3x slower than native) than a Rust guest.
+    /// Defaults for script transforms: the same memory as a component (CPython's snapshot runs
+    /// a typical AST-based script on a 100-line program in 16 MiB), more time (an interpreter
+    /// in WebAssembly is far slower than a compiled Rust guest).
     pub fn script_default() -> Self {
         Limits {
-            memory_bytes: 512 << 20,
+            memory_bytes: 256 << 20,
             wall_time: Duration::from_secs(5),
             output_bytes: 16 << 20,
         }

@@ -153,6 +153,13 @@ def _describe(exc):
     return f"{last} (script line {line})" if line is not None else last
 
 
+def _flush(stream):
+    try:
+        stream.flush()
+    except Exception:  # noqa: BLE001 - stderr only explains failures; losing it is harmless
+        pass
+
+
 def _stderr_tail(sink):
     text = sink.value().decode("utf-8", "replace").strip()
     return text.splitlines()[-1][:500] if text else ""
@@ -174,6 +181,7 @@ class WitWorld(wit_world.WitWorld):
             try:
                 exec(compile(script, SCRIPT_NAME, "exec"), namespace)
             finally:
+                _flush(stderr)
                 stdout.flush()
         except SystemExit as e:
             code = e.code

@@ -29,16 +29,7 @@ fn tiny_detector(batch_size: usize) -> OnnxDetector {
 }
 
 fn subset(n: usize) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("tasks.jsonl");
-    let lines: String = common::fixture_tasks()
-        .tasks
-        .iter()
-        .take(n)
-        .map(|t| serde_json::to_string(t).unwrap() + "\n")
-        .collect();
-    std::fs::write(&path, lines).unwrap();
-    (dir, path)
+    common::fixture_subset(n)
 }
 
 #[test]

@@ -2,23 +2,10 @@
 
 mod common;
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn equimorph(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_equimorph"));
-    cmd.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd.env("EQUIMORPH_TRANSFORMS", common::transforms_dir());
-    let mut child = cmd.spawn().expect("binary runs");
-    if let Some(input) = stdin {
-        use std::io::Write;
-        child.stdin.take().unwrap().write_all(input).unwrap();
-    } else {
-        drop(child.stdin.take());
-    }
-    child.wait_with_output().unwrap()
+    common::equimorph(args, stdin)
 }
 
 fn text(b: &[u8]) -> String {

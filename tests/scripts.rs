@@ -231,26 +231,7 @@ fn seeds_drive_random_and_argv() {
 }
 
 fn equimorph(args: &[&str], stdin: Option<&str>) -> Output {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_equimorph"))
-        .args(args)
-        .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    if let Some(input) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().unwrap()
+    common::equimorph(args, stdin.map(str::as_bytes))
 }
 
 #[test]

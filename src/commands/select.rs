@@ -156,7 +156,13 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
             args.seed,
         ) {
             Ok(recs) => {
-                let appended = log.lock().map(|mut l| l.append(&recs));
+                // A candidate that did not load is judged again next run (it may be fixed).
+                let lasting: Vec<_> = recs
+                    .iter()
+                    .filter(|r| !r.is_load_error())
+                    .cloned()
+                    .collect();
+                let appended = log.lock().map(|mut l| l.append(&lasting));
                 if let Ok(Err(e)) = appended {
                     lock(&failures).push((task.id.clone(), e.to_string()));
                 }

@@ -145,6 +145,11 @@ pub struct PairRecord {
 }
 
 impl PairRecord {
+    /// Whether the candidate could not even be loaded.
+    pub fn is_load_error(&self) -> bool {
+        matches!(&self.outcome, Outcome::Error { kind, .. } if kind == "load")
+    }
+
     /// The (group, file, task) key of this record.
     pub fn key(&self) -> (String, String, String) {
         (self.group.clone(), self.file.clone(), self.task.clone())

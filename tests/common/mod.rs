@@ -86,3 +86,40 @@ pub fn oracle(mode: OracleMode) -> Oracle {
 pub fn read(path: impl AsRef<Path>) -> String {
     std::fs::read_to_string(root().join(path)).expect("fixture readable")
 }
+
+/// Runs the equimorph binary with the built transforms as the default set.
+pub fn equimorph(args: &[&str], stdin: Option<&[u8]>) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_equimorph"))
+        .args(args)
+        .env("EQUIMORPH_TRANSFORMS", transforms_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    if let Some(input) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input)
+            .expect("write stdin");
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().expect("binary finishes")
+}
+
+/// Writes the first `n` fixture tasks to a JSONL file in a fresh directory.
+pub fn fixture_subset(n: usize) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lines: Vec<String> = read("fixtures/tasks.jsonl")
+        .lines()
+        .take(n)
+        .map(String::from)
+        .collect();
+    let path = dir.path().join("tasks.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write tasks");
+    (dir, path)
+}

@@ -32,8 +32,9 @@ host-test: transforms
 
 test: guest-test host-test
 
-bench: transforms
+bench: transforms host
 	$(CARGO) bench --bench transforms
+	@scripts/bench-select.sh
 
 clean:
 	rm -rf build target transforms/target

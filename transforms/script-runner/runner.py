@@ -31,6 +31,7 @@ import collections.abc  # noqa: F401
 import contextlib  # noqa: F401
 import copy  # noqa: F401
 import dataclasses  # noqa: F401
+import datetime  # noqa: F401
 import decimal  # noqa: F401
 import difflib  # noqa: F401
 import enum  # noqa: F401
@@ -46,6 +47,7 @@ import linecache  # noqa: F401
 import math  # noqa: F401
 import numbers  # noqa: F401
 import operator  # noqa: F401
+import pathlib  # noqa: F401
 import pprint  # noqa: F401
 import re  # noqa: F401
 import statistics  # noqa: F401

@@ -28,18 +28,17 @@ fn throughput(pool: &rayon::ThreadPool, t: &LoadedTransform, source: &str, n: us
 fn scripts(root: &Path, source: &str, set: &TransformSet, pools: [&rayon::ThreadPool; 2]) {
     let cache = tempfile::tempdir().expect("temp dir");
     let strong = root.join("fixtures/scripts/for-to-while/strong.py");
-    let t = Instant::now();
-    let rt = TransformRuntime::new(Limits::default(), Some(cache.path().to_path_buf()))
-        .expect("runtime");
-    let script = rt.load(&strong).expect("script loads");
-    let _ = script.apply("x = 1\n", 0);
-    let cold = t.elapsed();
-    let t = Instant::now();
-    let rt2 = TransformRuntime::new(Limits::default(), Some(cache.path().to_path_buf()))
-        .expect("runtime");
-    let script2 = rt2.load(&strong).expect("script loads");
-    let _ = script2.apply("x = 1\n", 0);
-    let warm = t.elapsed();
+    // A fresh runtime, the script loaded and applied once: compiles the runner or reads the cache.
+    let first_call = || {
+        let t = Instant::now();
+        let rt = TransformRuntime::new(Limits::default(), Some(cache.path().to_path_buf()))
+            .expect("runtime");
+        let script = rt.load(&strong).expect("script loads");
+        let _ = script.apply("x = 1\n", 0);
+        (t.elapsed(), rt, script)
+    };
+    let (cold, rt, script) = first_call();
+    let (warm, _, _) = first_call();
     println!(
         "\nscript runner load + first call: cold (compile) {:.0} ms, warm (disk cache) {:.0} ms",
         cold.as_secs_f64() * 1e3,

@@ -305,6 +305,28 @@ fn a_bad_candidate_never_stops_the_run_and_a_rerun_resumes() {
     assert!(after.ends_with('\n'));
 }
 
+/// `equimorph attack` with the Jaccard detector, 2 iterations and beam `beam`; its stdout.
+fn attack(tasks: &Path, out: &Path, transforms: &str, beam: &str) -> String {
+    stdout_of(&common::equimorph(
+        &[
+            "attack",
+            tasks.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--transforms",
+            transforms,
+            "--detector",
+            "jaccard",
+            "--beam",
+            beam,
+            "--iterations",
+            "2",
+            "--quiet",
+        ],
+        None,
+    ))
+}
+
 #[test]
 fn attack_runs_with_the_selected_set_mixed_with_components_and_counts_errors() {
     let work = tempfile::tempdir().unwrap();
@@ -323,24 +345,7 @@ fn attack_runs_with_the_selected_set_mixed_with_components_and_counts_errors() {
         sel.join("selected/for-to-while.py").display(),
         crashy.display()
     );
-    let printed = stdout_of(&common::equimorph(
-        &[
-            "attack",
-            tasks.to_str().unwrap(),
-            "--out",
-            att.to_str().unwrap(),
-            "--transforms",
-            &spec,
-            "--detector",
-            "jaccard",
-            "--beam",
-            "2",
-            "--iterations",
-            "2",
-            "--quiet",
-        ],
-        None,
-    ));
+    let printed = attack(&tasks, &att, &spec, "2");
     assert!(printed.contains("8 tasks attacked"), "{printed}");
     let lines: Vec<Value> = std::fs::read_to_string(att.join("results.jsonl"))
         .unwrap()
@@ -377,24 +382,7 @@ fn attack_runs_with_the_selected_set_mixed_with_components_and_counts_errors() {
 
     // And the selected directory alone is a transform set for attack.
     let att2 = work.path().join("attack2");
-    let printed = stdout_of(&common::equimorph(
-        &[
-            "attack",
-            tasks.to_str().unwrap(),
-            "--out",
-            att2.to_str().unwrap(),
-            "--transforms",
-            sel.join("selected").to_str().unwrap(),
-            "--detector",
-            "jaccard",
-            "--beam",
-            "1",
-            "--iterations",
-            "2",
-            "--quiet",
-        ],
-        None,
-    ));
+    let printed = attack(&tasks, &att2, sel.join("selected").to_str().unwrap(), "1");
     assert!(printed.contains("8 tasks attacked"), "{printed}");
     let run: Value =
         serde_json::from_str(&std::fs::read_to_string(att2.join("run.json")).unwrap()).unwrap();

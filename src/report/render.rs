@@ -239,7 +239,7 @@ pub(crate) fn bar_chart(title: &str, rows: &[(String, f64)], highlight: Option<u
         .max(f64::MIN_POSITIVE);
     let bh = (H - 2.0 * PAD) / rows.len().max(1) as f64;
     for (i, (name, v)) in rows.iter().enumerate() {
-        let w = ((W - 160.0) * v / max).max(0.0);
+        let w = ((W - 200.0) * v / max).max(0.0);
         let y = PAD + i as f64 * bh;
         let colour = if highlight == Some(i) {
             "#c0392b"

@@ -4,9 +4,11 @@
 //! Pipeline: [`task`] loads programs and tests → [`transform`] rewrites them in wasmtime
 //! sandboxes → [`program`] keeps valid unique candidates → [`detector`] scores them →
 //! [`oracle`] checks equivalence → [`search`] composes transforms → [`report`] renders results.
-//! [`select`] judges competing implementations of one transform (best-of-N).
+//! [`select`] judges competing implementations of one transform (best-of-N); [`llm`] designs
+//! and implements new transforms with a language model (Auto-SPT steps 1–2).
 
 pub mod detector;
+pub mod llm;
 pub mod oracle;
 pub mod program;
 pub mod report;

@@ -36,6 +36,12 @@ enum Command {
     Report(commands::report::ReportArgs),
     /// Best-of-N: judge candidate implementations of SPTs by R(T) and keep each group's winner.
     Select(Box<commands::select::SelectArgs>),
+    /// Auto-SPT step 1: a language model designs new SPTs.
+    Design(Box<commands::design::DesignArgs>),
+    /// Auto-SPT step 2: a language model writes N candidate scripts per design.
+    Implement(Box<commands::implement::ImplementArgs>),
+    /// The whole Auto-SPT pipeline: design, implement, select, attack (resumable).
+    Autospt(Box<commands::autospt::AutosptArgs>),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +62,9 @@ fn main() -> ExitCode {
         Command::Attack(a) => commands::attack::run(*a),
         Command::Report(a) => commands::report::run(a),
         Command::Select(a) => commands::select::run(*a),
+        Command::Design(a) => commands::design::run(*a),
+        Command::Implement(a) => commands::implement::run(*a),
+        Command::Autospt(a) => commands::autospt::run(*a),
     };
     match result {
         Ok(code) => code,

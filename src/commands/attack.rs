@@ -17,53 +17,53 @@ use std::time::{Duration, Instant};
 #[derive(Args)]
 pub struct AttackArgs {
     /// Task file or directory.
-    tasks: PathBuf,
+    pub(super) tasks: PathBuf,
     /// Output directory (results.jsonl, summary.json, report.md, report.html). Rerunning with
     /// the same directory resumes: tasks already there are skipped.
     #[arg(long)]
-    out: PathBuf,
+    pub(super) out: PathBuf,
     /// Input format (default: guessed from the path).
     #[arg(long, value_enum)]
-    format: Option<TaskFormat>,
+    pub(super) format: Option<TaskFormat>,
     /// beam (Algorithm 1), greedy (beam 1) or random (a random walk).
     #[arg(long = "search", value_enum, default_value = "beam")]
-    strategy: Strategy,
+    pub(super) strategy: Strategy,
     /// Beam width B.
     #[arg(long, default_value_t = 5)]
-    beam: usize,
+    pub(super) beam: usize,
     /// Iterations N.
     #[arg(long, default_value_t = 10)]
-    iterations: usize,
+    pub(super) iterations: usize,
     /// Run seed (every transform seed derives from it).
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    pub(super) seed: u64,
     /// lazy: oracle in distance order until B pass; all: oracle on every candidate (Algorithm 1 as written).
     #[arg(long, value_enum, default_value = "lazy")]
-    oracle_order: OracleOrder,
+    pub(super) oracle_order: OracleOrder,
     /// Stop a task after scoring this many candidates.
     #[arg(long)]
-    max_scored: Option<usize>,
+    pub(super) max_scored: Option<usize>,
     /// Stop a task after this many oracle checks.
     #[arg(long)]
-    max_oracle: Option<usize>,
+    pub(super) max_oracle: Option<usize>,
     /// Stop a task after this many seconds.
     #[arg(long, value_name = "SECONDS")]
-    time_per_task: Option<f64>,
+    pub(super) time_per_task: Option<f64>,
     /// Stop a task once its best M falls below this.
     #[arg(long, value_name = "M")]
-    stop_below: Option<f32>,
+    pub(super) stop_below: Option<f32>,
     /// An attack succeeds when the best M is below this.
     #[arg(long, default_value_t = 0.5)]
-    threshold: f32,
+    pub(super) threshold: f32,
     /// No progress bar.
     #[arg(long)]
-    quiet: bool,
+    pub(super) quiet: bool,
     #[command(flatten)]
-    detector: DetectorArgs,
+    pub(super) detector: DetectorArgs,
     #[command(flatten)]
-    transforms: TransformOptions,
+    pub(super) transforms: TransformOptions,
     #[command(flatten)]
-    oracle: OracleOptions,
+    pub(super) oracle: OracleOptions,
 }
 
 fn skipped(id: &str, original: &str, status: Status, reason: String) -> ResultLine {

@@ -276,3 +276,88 @@ impl DetectorArgs {
         Ok(equimorph::detector::open(&self.detector, options)?)
     }
 }
+
+/// Which language model, and how to talk to it.
+#[derive(Args, Debug, Clone)]
+pub struct LlmArgs {
+    /// Base URL of an OpenAI-compatible API (…/v1); `/chat/completions` is appended. The key
+    /// comes from OPENAI_API_KEY and is sent as a bearer token only.
+    #[arg(long, env = "OPENAI_BASE_URL", value_name = "URL", default_value = "")]
+    pub llm_url: String,
+    /// Model name.
+    #[arg(long, value_name = "NAME")]
+    pub llm_model: String,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub llm_concurrency: usize,
+    /// Timeout of one request, in seconds.
+    #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
+    pub llm_timeout: f64,
+    /// Retries of a request on 429, 5xx and network errors (exponential backoff with jitter,
+    /// or the server's Retry-After).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub llm_retries: u32,
+    /// Hard budget: at most this many HTTP requests (retries included; cache hits are free).
+    #[arg(long, value_name = "N")]
+    pub max_requests: Option<u64>,
+    /// Cache of every exchange (default: ~/.cache/equimorph/llm).
+    #[arg(long, value_name = "DIR")]
+    pub llm_cache: Option<PathBuf>,
+    /// Use only the cache; a request that is not in it is an error.
+    #[arg(long)]
+    pub offline: bool,
+}
+
+impl LlmArgs {
+    /// The client these options describe.
+    pub fn client(&self) -> Result<equimorph::llm::LlmClient> {
+        use equimorph::llm::{LlmClient, LlmConfig};
+        if !(self.llm_timeout > 0.0) {
+            bail!("--llm-timeout must be positive");
+        }
+        let cache_dir = match &self.llm_cache {
+            Some(d) => d.clone(),
+            None => {
+                let base = std::env::var_os("EQUIMORPH_CACHE")
+                    .map(PathBuf::from)
+                    .or_else(|| {
+                        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/equimorph"))
+                    })
+                    .ok_or_else(|| anyhow::anyhow!("no HOME: give --llm-cache"))?;
+                base.join("llm")
+            }
+        };
+        let api_key = std::env::var("OPENAI_API_KEY")
+            .ok()
+            .filter(|k| !k.trim().is_empty());
+        Ok(LlmClient::new(LlmConfig {
+            base_url: self.llm_url.clone(),
+            model: self.llm_model.clone(),
+            api_key,
+            timeout: Duration::from_secs_f64(self.llm_timeout),
+            retries: self.llm_retries,
+            backoff: Duration::from_secs(1),
+            backoff_max: Duration::from_secs(60),
+            concurrency: self.llm_concurrency.max(1),
+            max_requests: self.max_requests,
+            cache_dir,
+            offline: self.offline,
+        })?)
+    }
+}
+
+/// Reads a prompt template: `path`, or the built-in default.
+pub fn prompt(path: &Option<PathBuf>, default: &str) -> Result<String> {
+    match path {
+        Some(p) => read_text(p),
+        None => Ok(default.to_string()),
+    }
+}
+
+/// `requests 12 (2 retries, 3 from the cache), tokens 1234 in / 567 out`.
+pub fn llm_cost(s: &equimorph::llm::LlmStats) -> String {
+    format!(
+        "requests {} ({} retries, {} answers from the cache), tokens {} in / {} out",
+        s.requests, s.retries, s.cache_hits, s.usage.prompt_tokens, s.usage.completion_tokens
+    )
+}

@@ -2,8 +2,11 @@
 
 pub mod apply;
 pub mod attack;
+pub mod autospt;
 pub mod check;
 pub mod common;
+pub mod design;
+pub mod implement;
 pub mod report;
 pub mod score;
 pub mod select;

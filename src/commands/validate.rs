@@ -59,6 +59,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
             "failing": list(ValidationStatus::Failing),
             "flaky": list(ValidationStatus::Flaky),
             "timeout": list(ValidationStatus::Timeout),
+            "unparseable": list(ValidationStatus::Unparseable),
             "load_problems": set.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
             "isolation": oracle.isolation(),
             "seconds": start.elapsed().as_secs_f64(),
@@ -78,7 +79,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         for v in &results {
             if v.status != ValidationStatus::Ok {
                 println!(
-                    "{:<8} {}: {}",
+                    "{:<11} {}: {}",
                     format!("{:?}", v.status).to_lowercase(),
                     v.id,
                     v.reason.as_deref().unwrap_or("")
@@ -86,10 +87,11 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
             }
         }
         println!(
-            "{ok} ok, {} failing, {} flaky, {} timeout, {} not loaded ({} tasks in {:.1}s)",
+            "{ok} ok, {} failing, {} flaky, {} timeout, {} unparseable, {} not loaded ({} tasks in {:.1}s)",
             of(ValidationStatus::Failing).len(),
             of(ValidationStatus::Flaky).len(),
             of(ValidationStatus::Timeout).len(),
+            of(ValidationStatus::Unparseable).len(),
             set.problems.len(),
             results.len(),
             start.elapsed().as_secs_f64()

@@ -56,6 +56,10 @@ pub enum DetectorError {
     /// Inference failed.
     #[error("inference failed: {0}")]
     Inference(String),
+    /// The detector produced something that is not a score: too few or too many values, NaN or
+    /// infinity, a value outside [0, 1], an empty or zero embedding.
+    #[error("the detector gave no usable score: {0}")]
+    BadScores(String),
 }
 
 /// Where models run.
@@ -80,6 +84,27 @@ pub struct DetectorStats {
     pub inference_seconds: f64,
 }
 
+/// Checks that `scores` holds exactly `expected` finite values in [0, 1]: a fault of the detector
+/// must never become a similarity (M = 0 would be a perfect attack).
+pub fn check_scores(scores: &[f32], expected: usize) -> Result<(), DetectorError> {
+    if scores.len() != expected {
+        return Err(DetectorError::BadScores(format!(
+            "{} scores for {expected} candidates",
+            scores.len()
+        )));
+    }
+    if let Some((i, v)) = scores
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !v.is_finite() || !(0.0..=1.0).contains(*v))
+    {
+        return Err(DetectorError::BadScores(format!(
+            "score {i} of the batch is {v}"
+        )));
+    }
+    Ok(())
+}
+
 /// A clone detector.
 pub trait Detector: Send + Sync {
     /// Display name.
@@ -99,17 +124,21 @@ pub trait Detector: Send + Sync {
             .copied()
             .filter(|c| *c != anchor)
             .collect();
-        let mut scored = self.similarities(anchor, &others)?.into_iter();
-        Ok(candidates
+        let scored = self.similarities(anchor, &others)?;
+        check_scores(&scored, others.len())?;
+        let mut scored = scored.into_iter();
+        candidates
             .iter()
             .map(|c| {
                 if *c == anchor {
-                    1.0
+                    Ok(1.0)
                 } else {
-                    scored.next().unwrap_or(0.0)
+                    scored
+                        .next()
+                        .ok_or_else(|| DetectorError::BadScores("too few scores".into()))
                 }
             })
-            .collect())
+            .collect()
     }
 
     /// Counters so far.

@@ -245,6 +245,12 @@ impl OnnxDetector {
         };
         drop(outputs);
         drop(session);
+        if rows.len() != n {
+            return Err(DetectorError::BadScores(format!(
+                "output {output} has {} rows for a batch of {n}",
+                rows.len()
+            )));
+        }
         self.nanos
             .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
         self.sequences.fetch_add(n as u64, Ordering::Relaxed);
@@ -345,15 +351,28 @@ fn session_checked_head(
     Ok(s)
 }
 
-fn cosine(a: &[f32], b: &[f32]) -> f32 {
+/// The cosine of two embeddings. An empty, zero or non-finite embedding, or two of different
+/// sizes, has no cosine: that is the model's fault, reported, never a similarity.
+fn cosine(a: &[f32], b: &[f32]) -> Result<f32, DetectorError> {
+    if a.is_empty() || a.len() != b.len() {
+        return Err(DetectorError::BadScores(format!(
+            "embeddings of sizes {} and {}",
+            a.len(),
+            b.len()
+        )));
+    }
     let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
     let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
     let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na * nb)
+    if !(na.is_finite() && nb.is_finite() && dot.is_finite()) {
+        return Err(DetectorError::BadScores(
+            "an embedding holds NaN or infinite values".into(),
+        ));
     }
+    if na == 0.0 || nb == 0.0 {
+        return Err(DetectorError::BadScores("an embedding is all zeros".into()));
+    }
+    Ok(dot / (na * nb))
 }
 
 impl Detector for OnnxDetector {
@@ -373,7 +392,16 @@ impl Detector for OnnxDetector {
             ModelKind::Embedding => {
                 let a = self.anchor_vector(anchor)?;
                 let vs = self.vectors(candidates)?;
-                Ok(vs.iter().map(|v| cosine(&a, v).clamp(0.0, 1.0)).collect())
+                if vs.len() != candidates.len() {
+                    return Err(DetectorError::BadScores(format!(
+                        "{} embeddings for {} candidates",
+                        vs.len(),
+                        candidates.len()
+                    )));
+                }
+                vs.iter()
+                    .map(|v| cosine(&a, v).map(|c| c.clamp(0.0, 1.0)))
+                    .collect()
             }
             ModelKind::CrossEncoder => {
                 let enc: Vec<Encoding> = candidates
@@ -398,9 +426,15 @@ impl Detector for OnnxDetector {
                 let h = a.len();
                 let mut features = Array2::<f32>::zeros((vs.len(), 2 * h));
                 for (r, v) in vs.iter().enumerate() {
+                    if v.len() != h || h == 0 {
+                        return Err(DetectorError::BadScores(format!(
+                            "embeddings of sizes {h} and {}",
+                            v.len()
+                        )));
+                    }
                     for c in 0..h {
                         features[[r, c]] = a[c];
-                        features[[r, h + c]] = v.get(c).copied().unwrap_or(0.0);
+                        features[[r, h + c]] = v[c];
                     }
                 }
                 let err = |e: ort::Error| DetectorError::Inference(e.to_string());

@@ -374,13 +374,7 @@ impl LlmClient {
             }
         };
         let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(Duration::from_secs_f64);
+        let retry_after = retry_after(response.headers());
         let text = match response.into_body().read_to_string() {
             Ok(t) => t,
             Err(e) => {
@@ -441,6 +435,21 @@ impl LlmClient {
         tmp.persist(path).map_err(|e| e.error)?;
         Ok(())
     }
+}
+
+/// The server's requested wait: `retry-after-ms` (OpenAI), else `retry-after` in seconds. An
+/// HTTP-date `retry-after` is not understood and falls back to the client's own backoff.
+fn retry_after(headers: &ureq::http::HeaderMap) -> Option<Duration> {
+    let number = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|n| n.is_finite() && *n >= 0.0)
+    };
+    number("retry-after-ms")
+        .map(|ms| Duration::from_secs_f64(ms / 1000.0))
+        .or_else(|| number("retry-after").map(Duration::from_secs_f64))
 }
 
 fn read_cache(path: &Path) -> Option<Completion> {
@@ -524,6 +533,23 @@ mod tests {
             offline: false,
         })
         .unwrap()
+    }
+
+    #[test]
+    fn retry_after_headers() {
+        use ureq::http::{HeaderMap, HeaderValue};
+        let mut h = HeaderMap::new();
+        assert_eq!(retry_after(&h), None);
+        h.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", HeaderValue::from_static("250"));
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(250)));
+        let mut d = HeaderMap::new();
+        d.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2026 07:28:00 GMT"),
+        );
+        assert_eq!(retry_after(&d), None);
     }
 
     #[test]

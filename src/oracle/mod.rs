@@ -149,6 +149,8 @@ pub enum ValidationStatus {
     Flaky,
     /// Runs past the time cap.
     Timeout,
+    /// Does not parse as Python: there is nothing to transform.
+    Unparseable,
 }
 
 /// The verdict on an original, with a reason when not ok.
@@ -290,6 +292,12 @@ impl Oracle {
             reason: Some(reason),
             reference: None,
         };
+        if let Err(e) = crate::program::validate(&task.source) {
+            return verdict(
+                ValidationStatus::Unparseable,
+                format!("the original does not parse as Python: {e}"),
+            );
+        }
         if task.test_count() == 0 {
             return verdict(ValidationStatus::Failing, "the task has no tests".into());
         }

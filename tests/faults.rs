@@ -1,0 +1,183 @@
+//! Faults are never verdicts: a detector that returns NaN, too few rows or zero embeddings is an
+//! error of that task (never a similarity), and an original that does not parse is skipped
+//! with that reason (never attacked).
+
+mod common;
+
+use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
+use equimorph::detector::{Detector, DetectorError, Device};
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn model(name: &str) -> PathBuf {
+    let p = equimorph::detector::model::models_dir().join(name);
+    assert!(
+        p.join("equimorph.toml").is_file(),
+        "{} is missing: run scripts/setup-models.sh (or make test)",
+        p.display()
+    );
+    p
+}
+
+fn open(name: &str, batch_size: usize) -> OnnxDetector {
+    OnnxDetector::open(
+        &model(name),
+        OnnxOptions {
+            device: Device::Cpu,
+            threads: 1,
+            batch_size,
+        },
+    )
+    .expect("model loads")
+}
+
+#[test]
+fn broken_models_give_typed_errors_never_scores() {
+    let anchor = "x = 1\nprint(x)\n";
+    let others = [
+        "y = 2\nprint(y)\n",
+        "for i in range(3):\n    print(i)\n",
+        "z = [1]\n",
+    ];
+    for (name, expected) in [
+        ("tiny-nan", "NaN or infinite"),
+        ("tiny-short", "rows for a batch of"),
+        ("tiny-zero", "all zeros"),
+    ] {
+        for batch in [1, 8] {
+            match open(name, batch).score(anchor, &others) {
+                Err(DetectorError::BadScores(m)) => {
+                    assert!(m.contains(expected), "{name}, batch {batch}: {m}")
+                }
+                other => panic!("{name}, batch {batch}: expected BadScores, got {other:?}"),
+            }
+        }
+    }
+    // The healthy model of the same shape still scores.
+    let ok = open("tiny-embedding", 8).score(anchor, &others).unwrap();
+    assert_eq!(ok.len(), 3);
+    assert!(ok.iter().all(|m| m.is_finite() && (0.0..=1.0).contains(m)));
+}
+
+#[test]
+fn check_scores_refuses_wrong_lengths_and_values() {
+    use equimorph::detector::check_scores;
+    assert!(check_scores(&[0.5, 1.0, 0.0], 3).is_ok());
+    assert!(check_scores(&[0.5], 2).is_err());
+    assert!(check_scores(&[0.5, 0.5, 0.5], 2).is_err());
+    assert!(check_scores(&[f32::NAN], 1).is_err());
+    assert!(check_scores(&[f32::INFINITY], 1).is_err());
+    assert!(check_scores(&[1.5], 1).is_err());
+    assert!(check_scores(&[-0.1], 1).is_err());
+}
+
+fn results(dir: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn an_attack_with_a_broken_detector_reports_errors_with_reasons_and_no_distance() {
+    let (_dir, tasks) = common::fixture_subset(3);
+    let out = tempfile::tempdir().unwrap();
+    let spec = format!("onnx:{}", model("tiny-nan").display());
+    let o = common::equimorph(
+        &[
+            "attack",
+            tasks.to_str().unwrap(),
+            "--out",
+            out.path().to_str().unwrap(),
+            "--detector",
+            &spec,
+            "--iterations",
+            "1",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        printed.contains("0 tasks attacked, 0 skipped, 3 errors"),
+        "{printed}"
+    );
+    for line in results(out.path()) {
+        assert_eq!(line["status"], "error", "{line}");
+        assert!(
+            line["reason"].as_str().unwrap().contains("no usable score"),
+            "{line}"
+        );
+        assert!(
+            line["distance"].is_null() && line["similarity"].is_null(),
+            "{line}"
+        );
+    }
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(
+        md.contains("| error | detector: the detector gave no usable score"),
+        "{md}"
+    );
+}
+
+#[test]
+fn an_original_that_does_not_parse_is_skipped_with_that_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("tasks.jsonl");
+    std::fs::write(
+        &tasks,
+        concat!(
+            r#"{"id": "broken", "source": "def f(:\n    return 1\nprint(f())\n", "tests": [{"input": ""}]}"#,
+            "\n",
+            r#"{"id": "fine", "source": "print(int(input()) * 2)\n", "tests": [{"input": "4\n", "output": "8\n"}]}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let o = common::equimorph(&["validate", tasks.to_str().unwrap()], None);
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        printed.contains(
+            "unparseable broken: the original does not parse as Python: syntax error at line 1"
+        ),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("1 ok, 0 failing, 0 flaky, 0 timeout, 1 unparseable"),
+        "{printed}"
+    );
+    let out = dir.path().join("out");
+    let o = common::equimorph(
+        &[
+            "attack",
+            tasks.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--detector",
+            "jaccard",
+            "--iterations",
+            "1",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines = results(&out);
+    let broken = lines.iter().find(|l| l["id"] == "broken").unwrap();
+    assert_eq!(broken["status"], "skipped");
+    assert!(
+        broken["reason"]
+            .as_str()
+            .unwrap()
+            .contains("does not parse"),
+        "{broken}"
+    );
+    assert!(broken["distance"].is_null());
+    assert_eq!(
+        lines.iter().find(|l| l["id"] == "fine").unwrap()["status"],
+        "ok"
+    );
+}

@@ -181,3 +181,35 @@ fn an_original_that_does_not_parse_is_skipped_with_that_reason() {
         "ok"
     );
 }
+
+#[test]
+fn the_oracle_cache_is_bounded_and_keeps_only_excerpts_of_failures() {
+    use equimorph::oracle::{Oracle, OracleConfig, OracleMode, EXCERPT_CHARS};
+    let oracle = Oracle::new(OracleConfig {
+        mode: OracleMode::Fork,
+        cache_entries: 3,
+        ..OracleConfig::default()
+    })
+    .expect("oracle starts");
+    let task = common::fixture("sum-two");
+    let reference = oracle.reference(&task);
+    let candidate =
+        |i: usize| format!("a, b = map(int, input().split())\nprint(a + b)\n# variant {i}\n");
+    for i in 0..5 {
+        assert!(oracle.check(&task, &reference, &candidate(i)).equivalent);
+    }
+    assert_eq!(oracle.stats().cache_entries, 3);
+    assert!(oracle.check(&task, &reference, &candidate(4)).cached);
+    assert!(
+        !oracle.check(&task, &reference, &candidate(0)).cached,
+        "the least recently used decision was evicted"
+    );
+    // A failing candidate that prints a megabyte keeps an excerpt of it, not all of it.
+    let loud = "import sys\nsys.stdout.write('x' * 1000000)\n";
+    let d = oracle.check(&task, &reference, loud);
+    assert!(!d.equivalent);
+    let got = d.failure.unwrap().got;
+    assert!(got.len() < EXCERPT_CHARS + 100, "{} bytes kept", got.len());
+    assert!(got.ends_with("more bytes]"), "{}", &got[got.len() - 40..]);
+    assert!(oracle.stats().cache_bytes < 64 << 10);
+}

@@ -170,6 +170,12 @@ pub struct OracleOptions {
     /// Accept float tokens that differ by at most this (absolute or relative).
     #[arg(long, value_name = "TOL")]
     pub float_tolerance: Option<f64>,
+    /// Most oracle decisions kept in memory (least recently used ones are dropped).
+    #[arg(long, default_value_t = 200_000, value_name = "N")]
+    pub oracle_cache_entries: usize,
+    /// Most memory the oracle's decisions may hold, in MiB.
+    #[arg(long, default_value_t = 64, value_name = "MIB")]
+    pub oracle_cache_mb: usize,
 }
 
 impl OracleOptions {
@@ -200,6 +206,8 @@ impl OracleOptions {
         config.timeout_cap = Duration::from_secs_f64(self.timeout_cap);
         config.limits.address_space = self.memory_mb << 20;
         config.float_tolerance = self.float_tolerance;
+        config.cache_entries = self.oracle_cache_entries.max(1);
+        config.cache_bytes = self.oracle_cache_mb << 20;
         let oracle = Oracle::new(config)?;
         for w in &oracle.isolation().warnings {
             eprintln!("warning: sandbox: {w}");

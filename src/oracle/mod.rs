@@ -8,6 +8,7 @@
 //!   failing test ends the check.
 //! - Decisions are cached by (task id, candidate hash); runs are capped at `jobs` at once.
 
+mod cache;
 mod compare;
 mod runner;
 mod sandbox;
@@ -20,7 +21,6 @@ use crate::program::ProgramHash;
 use crate::task::Task;
 use runner::{Executor, ForkPool, RunSettings, Semaphore};
 use serde::Serialize;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -58,6 +58,10 @@ pub struct OracleConfig {
     pub output_cap: usize,
     /// Opt-in tolerance for float tokens.
     pub float_tolerance: Option<f64>,
+    /// Most decisions kept in the cache.
+    pub cache_entries: usize,
+    /// Most bytes the cached decisions may hold (approximately).
+    pub cache_bytes: usize,
 }
 
 impl Default for OracleConfig {
@@ -72,6 +76,8 @@ impl Default for OracleConfig {
             limits: ResourceLimits::default(),
             output_cap: 8 << 20,
             float_tolerance: None,
+            cache_entries: 200_000,
+            cache_bytes: 64 << 20,
         }
     }
 }
@@ -187,6 +193,10 @@ pub struct OracleStats {
     pub cache_hits: u64,
     /// Wall time spent in runs (summed over parallel runs).
     pub run_seconds: f64,
+    /// Decisions in the cache now.
+    pub cache_entries: u64,
+    /// Approximate bytes they hold.
+    pub cache_bytes: u64,
 }
 
 /// The oracle.
@@ -194,7 +204,7 @@ pub struct Oracle {
     config: OracleConfig,
     isolation: Isolation,
     executor: Executor,
-    cache: Mutex<HashMap<(String, ProgramHash), Decision>>,
+    cache: Mutex<cache::DecisionCache>,
     counters: Counters,
 }
 
@@ -224,11 +234,12 @@ impl Oracle {
                 permits: Semaphore::new(config.jobs),
             },
         };
+        let cache = cache::DecisionCache::new(config.cache_entries, config.cache_bytes);
         Ok(Oracle {
             config,
             isolation,
             executor,
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(cache),
             counters: Counters::default(),
         })
     }
@@ -377,17 +388,17 @@ impl Oracle {
     /// `reference`). Cached by (task id, candidate hash).
     pub fn check(&self, task: &Task, reference: &Reference, candidate: &str) -> Decision {
         let key = (task.id.clone(), ProgramHash::of(candidate));
-        if let Some(d) = self
+        let hit = self
             .cache
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-        {
+            .get(&key);
+        if let Some(d) = hit {
             self.counters.cache_hits.fetch_add(1, Ordering::Relaxed);
             return Decision {
                 cached: true,
                 tests_run: 0,
-                ..d.clone()
+                ..d
             };
         }
         self.counters.checks.fetch_add(1, Ordering::Relaxed);
@@ -406,14 +417,16 @@ impl Oracle {
                     || outputs_equal(&expected.stdout, &got.stdout, self.config.float_tolerance));
             if !same {
                 decision.equivalent = false;
+                // Excerpts only: a failing decision is kept in the cache, and outputs can be
+                // megabytes long.
                 decision.failure = Some(TestFailure {
                     test: i,
-                    input: stdin.to_string(),
-                    expected: expected.stdout.clone(),
-                    got: got.stdout,
+                    input: excerpt(stdin),
+                    expected: excerpt(&expected.stdout),
+                    got: excerpt(&got.stdout),
                     expected_class: expected.class,
                     got_class: got.class,
-                    stderr_tail: got.stderr_tail,
+                    stderr_tail: excerpt(&got.stderr_tail),
                 });
                 break;
             }
@@ -427,17 +440,31 @@ impl Oracle {
 
     /// The counters so far.
     pub fn stats(&self) -> OracleStats {
+        let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         OracleStats {
             runs: self.counters.runs.load(Ordering::Relaxed),
             checks: self.counters.checks.load(Ordering::Relaxed),
             cache_hits: self.counters.cache_hits.load(Ordering::Relaxed),
             run_seconds: self.counters.nanos.load(Ordering::Relaxed) as f64 / 1e9,
+            cache_entries: cache.len() as u64,
+            cache_bytes: cache.bytes() as u64,
         }
     }
 }
 
 /// A shared oracle.
 pub type SharedOracle = Arc<Oracle>;
+
+/// Longest excerpt of a test's input or output kept in a decision, in characters.
+pub const EXCERPT_CHARS: usize = 2000;
+
+/// The first [`EXCERPT_CHARS`] characters of `s`, with a note of how much was cut.
+fn excerpt(s: &str) -> String {
+    match s.char_indices().nth(EXCERPT_CHARS) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}… [{} more bytes]", &s[..i], s.len() - i),
+    }
+}
 
 fn clip(s: &str) -> String {
     if s.chars().count() > 200 {

@@ -213,3 +213,55 @@ fn the_oracle_cache_is_bounded_and_keeps_only_excerpts_of_failures() {
     assert!(got.ends_with("more bytes]"), "{}", &got[got.len() - 40..]);
     assert!(oracle.stats().cache_bytes < 64 << 10);
 }
+
+const SET_ORDER: &str =
+    "print(list({'apple', 'banana', 'cherry', 'date', 'elderberry', 'fig', 'grape'}))\n";
+
+fn set_task(id: &str, source: &str) -> equimorph::task::Task {
+    let line = serde_json::json!({"id": id, "source": source, "tests": [{"input": ""}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(&path, format!("{line}\n")).unwrap();
+    equimorph::task::load(&path, None).unwrap().tasks.remove(0)
+}
+
+#[test]
+fn a_set_order_dependent_original_is_always_flaky() {
+    use equimorph::oracle::{OracleMode, ValidationStatus};
+    // Every time, in both modes: the two reference runs use different, chosen hash seeds.
+    for mode in [OracleMode::Fork, OracleMode::Spawn] {
+        let oracle = common::oracle(mode);
+        for _ in 0..3 {
+            let v = oracle.validate(&set_task("set-order", SET_ORDER));
+            assert_eq!(v.status, ValidationStatus::Flaky, "{mode:?}: {v:?}");
+            assert!(v.reason.unwrap().contains("two runs differ"));
+        }
+        let sorted = format!("print(sorted({}))\n", &SET_ORDER[11..SET_ORDER.len() - 3]);
+        assert_eq!(
+            oracle.validate(&set_task("sorted", &sorted)).status,
+            ValidationStatus::Ok,
+            "{sorted}"
+        );
+    }
+}
+
+#[test]
+fn a_candidate_verdict_does_not_depend_on_the_worker() {
+    use equimorph::oracle::OracleMode;
+    // Reference and candidates both iterate a set of strings. Candidates always run under the
+    // reference's hash seed, so a copy of the original is equivalent every time, on fresh
+    // servers and on warm ones, in both modes (with a random seed per server or process, most
+    // of these checks would fail).
+    let task = set_task("set-order", SET_ORDER);
+    for mode in [OracleMode::Fork, OracleMode::Spawn] {
+        for round in 0..3 {
+            let oracle = common::oracle(mode);
+            let reference = oracle.reference(&task);
+            for i in 0..4 {
+                let candidate = format!("{SET_ORDER}# {round} {i}\n");
+                let d = oracle.check(&task, &reference, &candidate);
+                assert!(d.equivalent, "{mode:?} round {round}, check {i}: {d:?}");
+            }
+        }
+    }
+}

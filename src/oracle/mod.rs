@@ -27,6 +27,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
+/// The string-hash seed of reference runs and of every candidate run: a candidate's verdict
+/// never depends on which worker ran it.
+pub const REFERENCE_HASH_SEED: u32 = 0;
+/// The seed of the second reference run of `validate`.
+pub const SECOND_HASH_SEED: u32 = 1;
+
 /// How programs are started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -254,13 +260,25 @@ impl Oracle {
         &self.config
     }
 
-    /// Runs one program on one input.
+    /// Runs one program on one input, under the reference hash seed.
     pub fn run(&self, source: &str, stdin: &str, timeout: Duration) -> RunResult {
+        self.run_seeded(source, stdin, timeout, REFERENCE_HASH_SEED)
+    }
+
+    /// Runs one program on one input under string-hash seed `hash_seed`.
+    pub fn run_seeded(
+        &self,
+        source: &str,
+        stdin: &str,
+        timeout: Duration,
+        hash_seed: u32,
+    ) -> RunResult {
         let start = Instant::now();
         let r = self.executor.run(RunRequest {
             source,
             stdin,
             timeout,
+            hash_seed,
         });
         self.counters.runs.fetch_add(1, Ordering::Relaxed);
         self.counters
@@ -279,12 +297,17 @@ impl Oracle {
         }
     }
 
-    /// Runs the original once per test with the cap as timeout.
+    /// Runs the original once per test with the cap as timeout, under the reference hash seed
+    /// (the one candidates run under).
     pub fn reference(&self, task: &Task) -> Reference {
+        self.reference_seeded(task, REFERENCE_HASH_SEED)
+    }
+
+    fn reference_seeded(&self, task: &Task, hash_seed: u32) -> Reference {
         let runs = (0..task.test_count())
             .map(|i| {
                 let (prog, stdin) = Self::test_program(task, &task.source, i);
-                let r = self.run(&prog, stdin, self.config.timeout_cap);
+                let r = self.run_seeded(&prog, stdin, self.config.timeout_cap, hash_seed);
                 ReferenceRun {
                     stdout: r.stdout,
                     class: r.class,
@@ -355,7 +378,9 @@ impl Oracle {
                 );
             }
         }
-        let second = self.reference(task);
+        // The second run uses another string-hash seed, so a program whose output depends on
+        // the iteration order of a set or dict of strings is always caught as flaky.
+        let second = self.reference_seeded(task, SECOND_HASH_SEED);
         for (i, (a, b)) in first.runs.iter().zip(&second.runs).enumerate() {
             if a.class != b.class
                 || !outputs_equal(&a.stdout, &b.stdout, self.config.float_tolerance)

@@ -73,7 +73,13 @@ pub struct RunRequest<'a> {
     pub stdin: &'a str,
     /// Wall-time limit.
     pub timeout: Duration,
+    /// The string-hash seed the program runs under (`PYTHONHASHSEED`).
+    pub hash_seed: u32,
 }
+
+/// Interpreter flags of every run: `-s` (no user site directory). Not `-I`: it would ignore
+/// `PYTHONHASHSEED`, and the environment is cleared anyway, so `-E` adds nothing.
+const PYTHON_FLAGS: &str = "-s";
 
 /// Settings shared by every run.
 #[derive(Debug, Clone)]
@@ -160,11 +166,13 @@ fn spawn_inner(
     let prog = dir.path().join("prog.py");
     std::fs::write(&prog, req.source)?;
     std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o644))?;
+    let seed = req.hash_seed.to_string();
     let mut cmd = command(
         &settings.launcher,
         &settings.python,
-        &["-I", "prog.py"],
+        &[PYTHON_FLAGS, "prog.py"],
         Some(dir.path()),
+        &[("PYTHONHASHSEED", &seed)],
     );
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -327,7 +335,7 @@ fn read_exact_until(r: &mut ChildStdout, buf: &mut [u8], deadline: Instant) -> s
 }
 
 impl Zygote {
-    fn start(settings: &RunSettings) -> std::io::Result<Zygote> {
+    fn start(settings: &RunSettings, hash_seed: u32) -> std::io::Result<Zygote> {
         let (work, work_arg, mode) = match settings.launcher {
             Launcher::Plain => {
                 let d = tempfile::Builder::new()
@@ -338,11 +346,14 @@ impl Zygote {
             }
             Launcher::Bubblewrap { .. } => (None, "/tmp".to_string(), "sandboxed"),
         };
+        // Forked children inherit the server's string-hash secret: one server per seed.
+        let seed = hash_seed.to_string();
         let mut cmd = command(
             &settings.launcher,
             &settings.python,
-            &["-I", "-c", ZYGOTE_SOURCE, &work_arg, mode],
+            &[PYTHON_FLAGS, "-c", ZYGOTE_SOURCE, &work_arg, mode],
             None,
+            &[("PYTHONHASHSEED", &seed)],
         );
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -431,9 +442,9 @@ impl Zygote {
     }
 }
 
-/// A pool of fork servers, one per concurrent run.
+/// A pool of fork servers, one per concurrent run, kept apart by string-hash seed.
 pub struct ForkPool {
-    idle: Mutex<Vec<Zygote>>,
+    idle: Mutex<std::collections::HashMap<u32, Vec<Zygote>>>,
     permits: Semaphore,
     settings: RunSettings,
 }
@@ -442,7 +453,7 @@ impl ForkPool {
     /// A pool of at most `size` servers, started on demand.
     pub fn new(settings: RunSettings, size: usize) -> Self {
         ForkPool {
-            idle: Mutex::new(Vec::new()),
+            idle: Mutex::new(std::collections::HashMap::new()),
             permits: Semaphore::new(size),
             settings,
         }
@@ -450,19 +461,33 @@ impl ForkPool {
 
     /// Starts one server now, to fail early when the fork server cannot run here.
     pub fn warm_up(&self) -> std::io::Result<()> {
-        let z = Zygote::start(&self.settings)?;
-        self.idle.lock().unwrap_or_else(|p| p.into_inner()).push(z);
+        let z = Zygote::start(&self.settings, 0)?;
+        self.put(0, z);
         Ok(())
+    }
+
+    fn put(&self, seed: u32, z: Zygote) {
+        self.idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(seed)
+            .or_default()
+            .push(z);
     }
 
     /// Runs `req` on an idle server (starting one if needed).
     pub fn run(&self, req: RunRequest<'_>) -> RunResult {
         let _permit = self.permits.acquire();
         let start = Instant::now();
-        let zygote = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let zygote = self
+            .idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(&req.hash_seed)
+            .and_then(Vec::pop);
         let mut zygote = match zygote {
             Some(z) => z,
-            None => match Zygote::start(&self.settings) {
+            None => match Zygote::start(&self.settings, req.hash_seed) {
                 Ok(z) => z,
                 Err(e) => {
                     return RunResult::crash(format!("cannot start the fork server: {e}"), 0.0)
@@ -471,10 +496,7 @@ impl ForkPool {
         };
         match zygote.run(&self.settings, req) {
             Ok(r) => {
-                self.idle
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(zygote);
+                self.put(req.hash_seed, zygote);
                 r
             }
             // The program killed its server (or the server broke): this run failed; the server

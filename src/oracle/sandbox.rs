@@ -138,11 +138,20 @@ pub fn default_python() -> PathBuf {
 
 /// A command that runs `program args…` in the sandbox with `bind` (a host directory) mounted
 /// read-write at the same path and used as the working directory.
-pub fn command(launcher: &Launcher, program: &Path, args: &[&str], bind: Option<&Path>) -> Command {
+pub fn command(
+    launcher: &Launcher,
+    program: &Path,
+    args: &[&str],
+    bind: Option<&Path>,
+    env: &[(&str, &str)],
+) -> Command {
     match launcher {
         Launcher::Plain => {
             let mut c = Command::new(program);
             c.args(args).env_clear();
+            for (k, v) in env {
+                c.env(k, v);
+            }
             if let Some(dir) = bind {
                 c.current_dir(dir);
             }
@@ -185,6 +194,9 @@ pub fn command(launcher: &Launcher, program: &Path, args: &[&str], bind: Option<
                 "/dev",
                 "--clearenv",
             ]);
+            for (k, v) in env {
+                c.args(["--setenv", k, v]);
+            }
             if let Some(dir) = bind {
                 c.arg("--bind").arg(dir).arg(dir).arg("--chdir").arg(dir);
             } else {
@@ -223,7 +235,7 @@ print(json.dumps(r))
 
 /// Runs the probe under `launcher`; `None` when the launcher does not work here.
 fn probe(launcher: &Launcher, python: &Path, limits: &ResourceLimits) -> Option<serde_json::Value> {
-    let mut cmd = command(launcher, python, &["-I", "-c", PROBE], None);
+    let mut cmd = command(launcher, python, &["-I", "-c", PROBE], None, &[]);
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -154,7 +154,10 @@ fn same_seed_same_results_every_answer_verified_and_resume_after_sigkill() {
         );
         let reference = oracle.reference(task);
         assert!(
-            oracle.check(task, &reference, &best).equivalent,
+            oracle
+                .check(task, &reference, &best)
+                .expect("the sandbox works")
+                .equivalent,
             "{}",
             line.id
         );
@@ -325,7 +328,10 @@ fn greedy_random_and_budgets_behave_as_documented() {
             );
             assert!(a.best.similarity <= 1.0);
             assert!(
-                oracle.check(task, &reference, &a.best.text).equivalent,
+                oracle
+                    .check(task, &reference, &a.best.text)
+                    .expect("the sandbox works")
+                    .equivalent,
                 "{strategy:?} answer verified"
             );
             // Replaying the recorded steps from the original reproduces the answer.

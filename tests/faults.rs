@@ -196,17 +196,32 @@ fn the_oracle_cache_is_bounded_and_keeps_only_excerpts_of_failures() {
     let candidate =
         |i: usize| format!("a, b = map(int, input().split())\nprint(a + b)\n# variant {i}\n");
     for i in 0..5 {
-        assert!(oracle.check(&task, &reference, &candidate(i)).equivalent);
+        assert!(
+            oracle
+                .check(&task, &reference, &candidate(i))
+                .expect("the sandbox works")
+                .equivalent
+        );
     }
     assert_eq!(oracle.stats().cache_entries, 3);
-    assert!(oracle.check(&task, &reference, &candidate(4)).cached);
     assert!(
-        !oracle.check(&task, &reference, &candidate(0)).cached,
+        oracle
+            .check(&task, &reference, &candidate(4))
+            .expect("the sandbox works")
+            .cached
+    );
+    assert!(
+        !oracle
+            .check(&task, &reference, &candidate(0))
+            .expect("the sandbox works")
+            .cached,
         "the least recently used decision was evicted"
     );
     // A failing candidate that prints a megabyte keeps an excerpt of it, not all of it.
     let loud = "import sys\nsys.stdout.write('x' * 1000000)\n";
-    let d = oracle.check(&task, &reference, loud);
+    let d = oracle
+        .check(&task, &reference, loud)
+        .expect("the sandbox works");
     assert!(!d.equivalent);
     let got = d.failure.unwrap().got;
     assert!(got.len() < EXCERPT_CHARS + 100, "{} bytes kept", got.len());
@@ -259,9 +274,72 @@ fn a_candidate_verdict_does_not_depend_on_the_worker() {
             let reference = oracle.reference(&task);
             for i in 0..4 {
                 let candidate = format!("{SET_ORDER}# {round} {i}\n");
-                let d = oracle.check(&task, &reference, &candidate);
+                let d = oracle
+                    .check(&task, &reference, &candidate)
+                    .expect("the sandbox works");
                 assert!(d.equivalent, "{mode:?} round {round}, check {i}: {d:?}");
             }
         }
     }
+}
+
+/// An interpreter that can be taken away while an oracle uses it: a symlink to python3.
+fn removable_python(dir: &std::path::Path) -> PathBuf {
+    let link = dir.join("python3");
+    let real = std::fs::canonicalize(equimorph::oracle::default_python()).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    link
+}
+
+#[test]
+fn a_failing_sandbox_command_is_a_fault_never_a_verdict_and_never_cached() {
+    use equimorph::oracle::{Oracle, OracleConfig, OracleMode, BROKEN_AFTER};
+    let dir = tempfile::tempdir().unwrap();
+    let python = removable_python(dir.path());
+    let oracle = Oracle::new(OracleConfig {
+        mode: OracleMode::Spawn,
+        python: python.clone(),
+        ..OracleConfig::default()
+    })
+    .expect("oracle starts");
+    let task = common::fixture("sum-two");
+    let reference = oracle.validate(&task).reference.expect("ok original");
+    let copy = |i: usize| format!("{}# copy {i}\n", task.source);
+    assert!(
+        oracle
+            .check(&task, &reference, &copy(0))
+            .unwrap()
+            .equivalent
+    );
+
+    std::fs::remove_file(&python).unwrap();
+    let fault = oracle.check(&task, &reference, &copy(1)).unwrap_err();
+    assert!(
+        fault.to_string().starts_with("the sandbox failed"),
+        "{fault}"
+    );
+    let stats = oracle.stats();
+    assert_eq!((stats.faults, stats.retries), (1, 1), "{stats:?}");
+    // The original cannot be validated either: an error, not "failing".
+    let v = oracle.validate(&task);
+    assert_eq!(
+        v.status,
+        equimorph::oracle::ValidationStatus::Error,
+        "{v:?}"
+    );
+    assert!(!oracle.broken());
+    for i in 2..2 + BROKEN_AFTER as usize {
+        assert!(oracle.check(&task, &reference, &copy(i)).is_err());
+    }
+    assert!(oracle.broken(), "every check failed: the sandbox is broken");
+
+    // Nothing was cached: with the interpreter back, the same candidate gets its verdict.
+    std::os::unix::fs::symlink(
+        std::fs::canonicalize(equimorph::oracle::default_python()).unwrap(),
+        &python,
+    )
+    .unwrap();
+    let d = oracle.check(&task, &reference, &copy(1)).unwrap();
+    assert!(d.equivalent && !d.cached);
+    assert!(!oracle.broken());
 }

@@ -36,6 +36,7 @@ fn verdict(mode: OracleMode, task: &Task, candidate: &str) -> bool {
     assert_eq!(v.status, ValidationStatus::Ok, "{:?}", v.reason);
     oracle
         .check(task, v.reference.as_ref().unwrap(), candidate)
+        .expect("the sandbox works")
         .equivalent
 }
 
@@ -104,11 +105,13 @@ fn the_first_failing_test_is_reported_with_its_input() {
     let task = common::fixture("sum-two");
     let oracle = common::oracle(OracleMode::Fork);
     let reference = oracle.reference(&task);
-    let d = oracle.check(
-        &task,
-        &reference,
-        "a, b = map(int, input().split())\nprint(a + b if a > 0 else -1)\n",
-    );
+    let d = oracle
+        .check(
+            &task,
+            &reference,
+            "a, b = map(int, input().split())\nprint(a + b if a > 0 else -1)\n",
+        )
+        .expect("the sandbox works");
     let f = d.failure.expect("a failure");
     assert_eq!(
         (f.test, f.input.as_str(), f.expected.trim(), f.got.trim()),
@@ -122,9 +125,13 @@ fn cache_hits_give_the_same_decision_without_a_new_process() {
     let oracle = common::oracle(OracleMode::Fork);
     let reference = oracle.reference(&task);
     let wrong = task.source.replace("x * y // g", "x * y");
-    let first = oracle.check(&task, &reference, &wrong);
+    let first = oracle
+        .check(&task, &reference, &wrong)
+        .expect("the sandbox works");
     let runs = oracle.stats().runs;
-    let second = oracle.check(&task, &reference, &wrong);
+    let second = oracle
+        .check(&task, &reference, &wrong)
+        .expect("the sandbox works");
     assert!(!first.cached && second.cached);
     assert_eq!(
         (first.equivalent, first.failure.clone()),

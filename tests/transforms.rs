@@ -81,7 +81,9 @@ fn every_output_on_every_fixture_is_valid_and_equivalent() {
             let task = tasks.get(&id).expect("task");
             match classify(&task.source, out) {
                 Candidate::Valid(text) => {
-                    let d = oracle.check(task, &references[&id], &text);
+                    let d = oracle
+                        .check(task, &references[&id], &text)
+                        .expect("the sandbox works");
                     assert!(
                         d.equivalent,
                         "{name} seed {seed} broke {id}:\n{text}\n{:?}",

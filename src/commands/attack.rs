@@ -157,6 +157,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let searcher = Searcher::new(&list, detector.as_ref(), &oracle, config);
     let start = Instant::now();
     let (mut scored, mut attacked, mut distance_sum) = (0u64, 0usize, 0f64);
+    let mut broken: Option<String> = None;
     for (task, v) in todo.iter().zip(validations) {
         let line = match (v.status, v.reference) {
             (ValidationStatus::Ok, Some(reference)) => match searcher.run(task, &reference) {
@@ -191,12 +192,20 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
             (status, _) => skipped(
                 &task.id,
                 &task.source,
-                Status::Skipped,
+                if status == ValidationStatus::Error {
+                    Status::Error
+                } else {
+                    Status::Skipped
+                },
                 format!("original is {status:?}: {}", v.reason.unwrap_or_default()).to_lowercase(),
             ),
         };
         writer.append(&line)?;
         pb.inc(1);
+        if oracle.broken() {
+            broken = Some(line.reason.clone().unwrap_or_default());
+            break;
+        }
         let secs = start.elapsed().as_secs_f64().max(1e-9);
         pb.set_message(format!(
             "mean best L {:.3}, {:.0} candidates/s",
@@ -239,5 +248,13 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     );
     println!("report: {}", args.out.join("report.md").display());
     println!("        {}", args.out.join("report.html").display());
+    if let Some(reason) = broken {
+        eprintln!(
+            "error: stopped: the sandbox failed on the last {} checks in a row, so no task can \
+             be judged ({reason}); results so far are saved, and a rerun resumes",
+            equimorph::oracle::BROKEN_AFTER
+        );
+        return Ok(ExitCode::from(2));
+    }
     Ok(ExitCode::SUCCESS)
 }

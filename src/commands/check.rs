@@ -50,7 +50,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             validation.reason.unwrap_or_default()
         ));
     };
-    let decision = oracle.check(task, reference, &candidate);
+    // A fault of the sandbox is an error (exit 2), never "not equivalent".
+    let decision = oracle.check(task, reference, &candidate)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&decision)?);
     } else if decision.equivalent {

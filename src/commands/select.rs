@@ -156,12 +156,9 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
             args.seed,
         ) {
             Ok(recs) => {
-                // A candidate that did not load is judged again next run (it may be fixed).
-                let lasting: Vec<_> = recs
-                    .iter()
-                    .filter(|r| !r.is_load_error())
-                    .cloned()
-                    .collect();
+                // A candidate that did not load, or whose check the sandbox failed, is judged
+                // again next run.
+                let lasting: Vec<_> = recs.iter().filter(|r| !r.is_transient()).cloned().collect();
                 let appended = log.lock().map(|mut l| l.append(&lasting));
                 if let Ok(Err(e)) = appended {
                     lock(&failures).push((task.id.clone(), e.to_string()));

@@ -88,6 +88,16 @@ impl Default for OracleConfig {
     }
 }
 
+/// A fault of equimorph's own machinery during a check (the sandbox or a worker failed to
+/// start or died, descriptors or disk ran out): the check has no verdict. Never `A = 0`,
+/// never cached.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("the sandbox failed (after one retry on a fresh worker): {reason}")]
+pub struct OracleFault {
+    /// What failed.
+    pub reason: String,
+}
+
 /// Why the oracle could not work at all.
 #[derive(Debug, Error)]
 pub enum OracleError {
@@ -108,6 +118,9 @@ pub struct ReferenceRun {
     pub class: ExitClass,
     /// Its wall time.
     pub seconds: f64,
+    /// The tail of its standard error (explains a failure of the sandbox).
+    #[serde(skip)]
+    pub stderr: String,
 }
 
 /// The original's behaviour on every test of a task (test_code counts as one test, last).
@@ -163,6 +176,8 @@ pub enum ValidationStatus {
     Timeout,
     /// Does not parse as Python: there is nothing to transform.
     Unparseable,
+    /// The sandbox failed while running it: no verdict (an error of that task).
+    Error,
 }
 
 /// The verdict on an original, with a reason when not ok.
@@ -186,7 +201,15 @@ struct Counters {
     checks: AtomicU64,
     cache_hits: AtomicU64,
     nanos: AtomicU64,
+    retries: AtomicU64,
+    faults: AtomicU64,
+    /// Faulted checks since the last check that reached a verdict.
+    faults_in_a_row: AtomicU64,
 }
+
+/// After this many faulted checks in a row (none reaching a verdict), the sandbox is taken to
+/// be broken: a run should stop rather than fail every task.
+pub const BROKEN_AFTER: u64 = 8;
 
 /// A snapshot of the oracle's counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -203,6 +226,10 @@ pub struct OracleStats {
     pub cache_entries: u64,
     /// Approximate bytes they hold.
     pub cache_bytes: u64,
+    /// Runs retried on a fresh worker after the sandbox failed.
+    pub retries: u64,
+    /// Checks that had no verdict because the sandbox failed twice.
+    pub faults: u64,
 }
 
 /// The oracle.
@@ -274,12 +301,19 @@ impl Oracle {
         hash_seed: u32,
     ) -> RunResult {
         let start = Instant::now();
-        let r = self.executor.run(RunRequest {
+        let request = RunRequest {
             source,
             stdin,
             timeout,
             hash_seed,
-        });
+        };
+        let mut r = self.executor.run(request);
+        if r.class == ExitClass::Crash {
+            // The sandbox or the worker failed: once more, on a fresh worker (a dead fork
+            // server is never reused).
+            self.counters.retries.fetch_add(1, Ordering::Relaxed);
+            r = self.executor.run(request);
+        }
         self.counters.runs.fetch_add(1, Ordering::Relaxed);
         self.counters
             .nanos
@@ -312,6 +346,7 @@ impl Oracle {
                     stdout: r.stdout,
                     class: r.class,
                     seconds: r.seconds,
+                    stderr: r.stderr_tail,
                 }
             })
             .collect();
@@ -343,7 +378,20 @@ impl Oracle {
                     format!("test {i} ran past {:?}", self.config.timeout_cap),
                 );
             }
-            if matches!(run.class, ExitClass::Crash | ExitClass::OutputLimit) {
+            if run.class == ExitClass::Crash {
+                self.counters.faults.fetch_add(1, Ordering::Relaxed);
+                self.counters
+                    .faults_in_a_row
+                    .fetch_add(1, Ordering::Relaxed);
+                return verdict(
+                    ValidationStatus::Error,
+                    format!(
+                        "the sandbox failed on test {i} (after one retry): {}",
+                        last_line(&run.stderr)
+                    ),
+                );
+            }
+            if run.class == ExitClass::OutputLimit {
                 return verdict(
                     ValidationStatus::Failing,
                     format!("test {i}: {:?}", run.class),
@@ -395,6 +443,7 @@ impl Oracle {
                 );
             }
         }
+        self.counters.faults_in_a_row.store(0, Ordering::Relaxed);
         Validation {
             id: task.id.clone(),
             status: ValidationStatus::Ok,
@@ -410,8 +459,14 @@ impl Oracle {
     }
 
     /// A(x, x'): whether `candidate` behaves like the original of `task` (whose behaviour is
-    /// `reference`). Cached by (task id, candidate hash).
-    pub fn check(&self, task: &Task, reference: &Reference, candidate: &str) -> Decision {
+    /// `reference`). Cached by (task id, candidate hash). A failure of the sandbox (twice: the
+    /// run is retried once on a fresh worker) is an [`OracleFault`], never a verdict.
+    pub fn check(
+        &self,
+        task: &Task,
+        reference: &Reference,
+        candidate: &str,
+    ) -> Result<Decision, OracleFault> {
         let key = (task.id.clone(), ProgramHash::of(candidate));
         let hit = self
             .cache
@@ -420,11 +475,11 @@ impl Oracle {
             .get(&key);
         if let Some(d) = hit {
             self.counters.cache_hits.fetch_add(1, Ordering::Relaxed);
-            return Decision {
+            return Ok(Decision {
                 cached: true,
                 tests_run: 0,
                 ..d
-            };
+            });
         }
         self.counters.checks.fetch_add(1, Ordering::Relaxed);
         let mut decision = Decision {
@@ -437,6 +492,15 @@ impl Oracle {
             let (prog, stdin) = Self::test_program(task, candidate, i);
             let got = self.run(&prog, stdin, self.candidate_timeout(expected.seconds));
             decision.tests_run += 1;
+            if got.class == ExitClass::Crash {
+                self.counters.faults.fetch_add(1, Ordering::Relaxed);
+                self.counters
+                    .faults_in_a_row
+                    .fetch_add(1, Ordering::Relaxed);
+                return Err(OracleFault {
+                    reason: format!("test {i}: {}", last_line(&got.stderr_tail)),
+                });
+            }
             let same = got.class == expected.class
                 && (i >= task.tests.len()
                     || outputs_equal(&expected.stdout, &got.stdout, self.config.float_tolerance));
@@ -456,11 +520,17 @@ impl Oracle {
                 break;
             }
         }
+        self.counters.faults_in_a_row.store(0, Ordering::Relaxed);
         self.cache
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(key, decision.clone());
-        decision
+        Ok(decision)
+    }
+
+    /// Whether the last [`BROKEN_AFTER`] checks all failed for the sandbox's own reasons.
+    pub fn broken(&self) -> bool {
+        self.counters.faults_in_a_row.load(Ordering::Relaxed) >= BROKEN_AFTER
     }
 
     /// The counters so far.
@@ -473,6 +543,8 @@ impl Oracle {
             run_seconds: self.counters.nanos.load(Ordering::Relaxed) as f64 / 1e9,
             cache_entries: cache.len() as u64,
             cache_bytes: cache.bytes() as u64,
+            retries: self.counters.retries.load(Ordering::Relaxed),
+            faults: self.counters.faults.load(Ordering::Relaxed),
         }
     }
 }

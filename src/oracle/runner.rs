@@ -252,9 +252,15 @@ fn spawn_inner(
     } else if over_cap.load(Ordering::Relaxed) {
         (ExitClass::OutputLimit, None, None)
     } else if let Some(c) = status.code() {
+        let sandbox_failed = c == 1
+            && matches!(settings.launcher, Launcher::Bubblewrap { .. })
+            && stderr.starts_with(b"bwrap: ");
         (
             if c == 0 {
                 ExitClass::Success
+            } else if sandbox_failed {
+                // bubblewrap itself could not set up the sandbox or start the interpreter.
+                ExitClass::Crash
             } else {
                 ExitClass::Error
             },

@@ -10,7 +10,7 @@
 //! candidate (`OracleOrder::All` does that, for the proof), with far fewer oracle calls.
 
 use crate::detector::{Detector, DetectorError};
-use crate::oracle::{Oracle, Reference};
+use crate::oracle::{Oracle, OracleFault, Reference};
 use crate::program::{classify, Candidate as Classified, ProgramHash};
 use crate::task::Task;
 use crate::transform::LoadedTransform;
@@ -174,6 +174,10 @@ pub enum SearchError {
     /// The detector failed.
     #[error("detector: {0}")]
     Detector(#[from] DetectorError),
+    /// The sandbox failed on a check: the candidate has no verdict, so the search cannot
+    /// honestly go on.
+    #[error("oracle: {0}")]
+    Oracle(#[from] crate::oracle::OracleFault),
 }
 
 /// The seed of applying `transform` to `parent` in `iteration` of a run seeded `seed`.
@@ -360,14 +364,21 @@ impl<'a> Searcher<'a> {
         nodes: Vec<Node>,
         want: usize,
         r: &mut SearchResult,
-    ) -> Vec<Node> {
+    ) -> Result<Vec<Node>, OracleFault> {
         let t0 = Instant::now();
-        let check = |n: &Node| self.oracle.check(task, reference, &n.text).equivalent;
+        let check = |n: &Node| {
+            self.oracle
+                .check(task, reference, &n.text)
+                .map(|d| d.equivalent)
+        };
         let mut accepted = Vec::new();
         match self.config.oracle_order {
             OracleOrder::All => {
                 let budget = self.oracle_budget_left(r).min(nodes.len());
-                let verdicts: Vec<bool> = nodes[..budget].par_iter().map(check).collect();
+                let verdicts: Vec<bool> = nodes[..budget]
+                    .par_iter()
+                    .map(check)
+                    .collect::<Result<_, _>>()?;
                 r.counts.oracle_checked += budget as u64;
                 r.counts.accepted += verdicts.iter().filter(|v| **v).count() as u64;
                 accepted = nodes
@@ -387,7 +398,8 @@ impl<'a> Searcher<'a> {
                     }
                     let k = (want - accepted.len()).min(nodes.len() - next).min(budget);
                     let chunk = &nodes[next..next + k];
-                    let verdicts: Vec<bool> = chunk.par_iter().map(check).collect();
+                    let verdicts: Vec<bool> =
+                        chunk.par_iter().map(check).collect::<Result<_, _>>()?;
                     r.counts.oracle_checked += k as u64;
                     for (n, ok) in chunk.iter().zip(verdicts) {
                         if ok {
@@ -402,7 +414,7 @@ impl<'a> Searcher<'a> {
             }
         }
         r.seconds.oracle += t0.elapsed().as_secs_f64();
-        accepted
+        Ok(accepted)
     }
 
     fn beam(&self, task: &Task, reference: &Reference) -> Result<SearchResult, SearchError> {
@@ -430,7 +442,7 @@ impl<'a> Searcher<'a> {
                     .total_cmp(&b.similarity)
                     .then_with(|| a.hash.cmp(&b.hash))
             });
-            let selected = self.select(task, reference, fresh, width, &mut r);
+            let selected = self.select(task, reference, fresh, width, &mut r)?;
             r.iterations = it + 1;
             if selected.is_empty() {
                 r.best_per_iteration.push(r.best.similarity);
@@ -536,7 +548,7 @@ impl<'a> Searcher<'a> {
                     steps,
                 }];
                 self.score(task, &mut node, &mut r)?;
-                if let Some(n) = self.select(task, reference, node, 1, &mut r).pop() {
+                if let Some(n) = self.select(task, reference, node, 1, &mut r)?.pop() {
                     current = n;
                     moved = true;
                     break;

@@ -145,9 +145,10 @@ pub struct PairRecord {
 }
 
 impl PairRecord {
-    /// Whether the candidate could not even be loaded.
-    pub fn is_load_error(&self) -> bool {
-        matches!(&self.outcome, Outcome::Error { kind, .. } if kind == "load")
+    /// Whether the record is not a judgement of the candidate, so a rerun must judge it again:
+    /// the candidate did not load, or the sandbox failed.
+    pub fn is_transient(&self) -> bool {
+        matches!(&self.outcome, Outcome::Error { kind, .. } if kind == "load" || kind == "oracle")
     }
 
     /// The (group, file, task) key of this record.
@@ -208,14 +209,20 @@ pub fn evaluate_task(
                 Ok(Some(out)) => match classify(&task.source, out) {
                     Classified::Unchanged => (Outcome::NotApplicable, None),
                     Classified::Invalid(_) => (Outcome::Invalid, None),
-                    Classified::Valid(text) => {
-                        if oracle.check(task, reference, &text).equivalent {
-                            // Scored below, all at once.
+                    Classified::Valid(text) => match oracle.check(task, reference, &text) {
+                        // Scored below, all at once.
+                        Ok(d) if d.equivalent => {
                             (Outcome::Correct { distance: f32::NAN }, Some(text))
-                        } else {
-                            (Outcome::Broken, None)
                         }
-                    }
+                        Ok(_) => (Outcome::Broken, None),
+                        Err(fault) => (
+                            Outcome::Error {
+                                kind: "oracle".into(),
+                                message: fault.to_string(),
+                            },
+                            None,
+                        ),
+                    },
                 },
             }
         })

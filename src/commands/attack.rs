@@ -1,6 +1,9 @@
 //! `equimorph attack`: search every task for the least similar equivalent program.
 
-use super::common::{load_tasks, progress, DetectorArgs, OracleOptions, TransformOptions};
+use super::common::{
+    interrupt_flag, load_tasks, progress, DetectorArgs, OracleOptions, TransformOptions,
+    INTERRUPTED,
+};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::detector::CloneType;
@@ -120,10 +123,9 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         transforms: transforms.names(),
         tasks: args.tasks.display().to_string(),
     };
-    std::fs::write(
-        args.out.join("run.json"),
-        serde_json::to_string_pretty(&run_info)?,
-    )?;
+    let run_json = args.out.join("run.json");
+    std::fs::write(&run_json, serde_json::to_string_pretty(&run_info)?)
+        .with_context(|| format!("cannot write {}", run_json.display()))?;
     let todo: Vec<_> = set
         .tasks
         .iter()
@@ -141,7 +143,12 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let quiet = args.quiet;
     let pb = progress(todo.len() as u64, quiet);
     pb.set_message("validating originals");
-    let validations: Vec<_> = todo.par_iter().map(|t| oracle.validate(t)).collect();
+    let stop = interrupt_flag()?;
+    let interrupted = || stop.load(std::sync::atomic::Ordering::Relaxed);
+    let validations: Vec<_> = todo
+        .par_iter()
+        .map(|t| (!interrupted()).then(|| oracle.validate(t)))
+        .collect();
     let config = SearchConfig {
         strategy: args.strategy,
         beam: args.beam,
@@ -158,7 +165,12 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let (mut scored, mut attacked, mut distance_sum) = (0u64, 0usize, 0f64);
     let mut broken: Option<String> = None;
+    let mut done_now = 0usize;
     for (task, v) in todo.iter().zip(validations) {
+        // The first SIGINT/SIGTERM: take no new task; the summary and reports follow.
+        let Some(v) = v.filter(|_| !interrupted()) else {
+            break;
+        };
         let line = match (v.status, v.reference) {
             (ValidationStatus::Ok, Some(reference)) => match searcher.run(task, &reference) {
                 Ok(r) => {
@@ -200,7 +212,14 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
                 format!("original is {status:?}: {}", v.reason.unwrap_or_default()).to_lowercase(),
             ),
         };
-        writer.append(&line)?;
+        writer.append(&line).map_err(|e| {
+            anyhow::anyhow!(
+                "{e}\nthe {} result(s) written before this one are intact; make room (or choose \
+                 another --out) and rerun the same command to resume",
+                done.len() + done_now
+            )
+        })?;
+        done_now += 1;
         pb.inc(1);
         if oracle.broken() {
             broken = Some(line.reason.clone().unwrap_or_default());
@@ -225,10 +244,9 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         "detector": d,
         "seconds": start.elapsed().as_secs_f64(),
     });
-    std::fs::write(
-        args.out.join("stats.json"),
-        serde_json::to_string_pretty(&stats)?,
-    )?;
+    let stats_json = args.out.join("stats.json");
+    std::fs::write(&stats_json, serde_json::to_string_pretty(&stats)?)
+        .with_context(|| format!("cannot write {}", stats_json.display()))?;
     let summary = write_reports(&args.out, run_info)?;
     println!(
         "{} tasks attacked, {} skipped, {} errors; worst-case distance L = {:.4} ± {:.4}; success rate {:.1} % (M < {}); \
@@ -248,6 +266,14 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     );
     println!("report: {}", args.out.join("report.md").display());
     println!("        {}", args.out.join("report.html").display());
+    if interrupted() {
+        eprintln!(
+            "interrupted: {done_now} of {} tasks done in this run; the summary and reports cover \
+             every finished task; rerun the same command to resume",
+            todo.len()
+        );
+        return Ok(ExitCode::from(INTERRUPTED));
+    }
     if let Some(reason) = broken {
         eprintln!(
             "error: stopped: the sandbox failed on the last {} checks in a row, so no task can \

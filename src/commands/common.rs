@@ -369,3 +369,20 @@ pub fn llm_cost(s: &equimorph::llm::LlmStats) -> String {
         s.requests, s.retries, s.cache_hits, s.usage.prompt_tokens, s.usage.completion_tokens
     )
 }
+
+/// Exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
+pub const INTERRUPTED: u8 = 130;
+
+/// A flag set by the first SIGINT or SIGTERM; a second one exits the process at once (status
+/// 130). Long runs check the flag between tasks, then write their summary and reports.
+pub fn interrupt_flag() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        // Registered first, so it sees the flag as it was before this signal set it.
+        signal_hook::flag::register_conditional_shutdown(sig, i32::from(INTERRUPTED), flag.clone())
+            .context("installing the signal handler")?;
+        signal_hook::flag::register(sig, flag.clone()).context("installing the signal handler")?;
+    }
+    Ok(flag)
+}

@@ -1,6 +1,8 @@
 //! `equimorph select`: best-of-N selection among candidate implementations of SPTs.
 
-use super::common::{load_tasks, progress, DetectorArgs, OracleOptions, SandboxOptions};
+use super::common::{
+    interrupt_flag, load_tasks, progress, DetectorArgs, OracleOptions, SandboxOptions, INTERRUPTED,
+};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::oracle::ValidationStatus;
@@ -130,10 +132,15 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
     if work.is_empty() {
         bail!("no validation task has a working original: {excluded:?}");
     }
+    let stop = interrupt_flag()?;
+    let interrupted = || stop.load(std::sync::atomic::Ordering::Relaxed);
     let log = Mutex::new(log);
     let new_records = Mutex::new(Vec::new());
     let failures = Mutex::new(Vec::new());
     work.par_iter().for_each(|(task, reference)| {
+        if interrupted() {
+            return;
+        }
         let todo: Vec<Contender<'_>> = candidates
             .iter()
             .zip(&loaded)
@@ -206,6 +213,13 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
     );
     println!("report: {}", args.out.join("selection.md").display());
     println!("        {}", args.out.join("selection.html").display());
+    if interrupted() {
+        eprintln!(
+            "interrupted: the tables cover the evaluations finished so far; rerun the same \
+             command to resume"
+        );
+        return Ok(ExitCode::from(INTERRUPTED));
+    }
     if !failures.is_empty() {
         for (id, why) in &failures {
             eprintln!("error: task {id}: {why}");

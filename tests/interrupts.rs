@@ -1,0 +1,250 @@
+//! Long runs stopped from outside: SIGINT or SIGTERM mid-run writes the summary and reports for
+//! what is done and exits 130; a second signal exits at once; a rerun resumes. An output
+//! directory that cannot be written, or a disk that fills up, is a clear error that loses no
+//! result already written.
+
+mod common;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn spawn_attack(tasks: &Path, out: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_equimorph"))
+        .args([
+            "attack",
+            tasks.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--detector",
+            "jaccard",
+            "--iterations",
+            "4",
+            "--quiet",
+        ])
+        .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs")
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is whole"))
+        .collect()
+}
+
+fn wait_for_lines(path: &Path, n: usize) {
+    let start = Instant::now();
+    while lines(path).len() < n {
+        assert!(start.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn signal(child: &Child, sig: i32) {
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, sig) };
+}
+
+fn all_tasks() -> PathBuf {
+    common::root().join("fixtures/tasks.jsonl")
+}
+
+#[test]
+fn the_first_signal_stops_the_run_with_reports_and_a_rerun_resumes() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        let out = tempfile::tempdir().unwrap();
+        let results = out.path().join("results.jsonl");
+        let child = spawn_attack(&all_tasks(), out.path());
+        wait_for_lines(&results, 2);
+        signal(&child, sig);
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(130), "{err}");
+        assert!(
+            err.contains("interrupted: ") && err.contains("rerun the same command"),
+            "{err}"
+        );
+        let done = lines(&results);
+        assert!(done.len() >= 2 && done.len() < 39, "{} lines", done.len());
+        let summary: Value = serde_json::from_str(
+            &std::fs::read_to_string(out.path().join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(summary["tasks"], done.len());
+        assert!(out.path().join("report.md").is_file() && out.path().join("report.html").is_file());
+
+        let rerun = Command::new(env!("CARGO_BIN_EXE_equimorph"))
+            .args([
+                "attack",
+                all_tasks().to_str().unwrap(),
+                "--out",
+                out.path().to_str().unwrap(),
+                "--detector",
+                "jaccard",
+                "--iterations",
+                "4",
+                "--quiet",
+            ])
+            .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
+            .output()
+            .unwrap();
+        assert!(
+            rerun.status.success(),
+            "{}",
+            String::from_utf8_lossy(&rerun.stderr)
+        );
+        let all = lines(&results);
+        assert_eq!(all.len(), 39);
+        assert_eq!(&all[..done.len()], &done[..], "earlier results untouched");
+        let ids: std::collections::BTreeSet<&str> =
+            all.iter().map(|l| l["id"].as_str().unwrap()).collect();
+        assert_eq!(ids.len(), 39);
+    }
+}
+
+#[test]
+fn a_second_signal_exits_at_once() {
+    // One quick task, then slow ones (every test run sleeps), so a task is in flight when the
+    // signals come; the second comes 300 ms after the first (two at once would merge into one).
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("tasks.jsonl");
+    let mut text = common::read("fixtures/tasks.jsonl")
+        .lines()
+        .next()
+        .unwrap()
+        .to_string()
+        + "\n";
+    for i in 0..3 {
+        let line = serde_json::json!({
+            "id": format!("slow-{i}"),
+            "source": "import time\ntime.sleep(0.4)\nn = int(input())\nfor k in range(n):\n    print(k * 2)\n",
+            "tests": [{"input": "3\n"}, {"input": "4\n"}],
+        });
+        text.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(&tasks, text).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let results = out.path().join("results.jsonl");
+    let child = spawn_attack(&tasks, out.path());
+    wait_for_lines(&results, 1);
+    let start = Instant::now();
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, libc::SIGINT);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    // It did not stay to finish the slow task or write the summary; its results are whole.
+    assert!(
+        !out.path().join("summary.json").exists(),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(lines(&results).len(), 1);
+}
+
+/// A tmpfs mounted for one test, unmounted when dropped. `None` where mounting is not allowed
+/// (not root, no CAP_SYS_ADMIN): the test then says so and checks nothing else.
+struct Mount(PathBuf);
+
+impl Mount {
+    fn new(dir: &Path, options: &str) -> Option<Mount> {
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", options, "tmpfs", dir.to_str().unwrap()])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("this platform does not allow mounting a tmpfs: output-fault test not run");
+        }
+        ok.then(|| Mount(dir.to_path_buf()))
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+fn attack_output(tasks: &Path, out: &Path) -> std::process::Output {
+    common::equimorph(
+        &[
+            "attack",
+            tasks.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--detector",
+            "jaccard",
+            "--iterations",
+            "2",
+            "--quiet",
+        ],
+        None,
+    )
+}
+
+#[test]
+fn a_read_only_output_directory_is_a_clear_error() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("ro");
+    let Some(_mount) = Mount::new(&dir, "ro,size=1m") else {
+        return;
+    };
+    let o = attack_output(&all_tasks(), &dir);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(dir.to_str().unwrap()) && err.contains("Read-only file system"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error_and_loses_no_written_result() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("small");
+    let Some(mount) = Mount::new(&dir, "size=24k") else {
+        return;
+    };
+    let o = attack_output(&all_tasks(), &dir);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(
+        err.contains("are intact") && err.contains("rerun the same command"),
+        "{err}"
+    );
+    // Every complete line parses: a line cut by the full disk is dropped on the next open.
+    let text = std::fs::read(dir.join("results.jsonl")).unwrap();
+    let complete = &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)];
+    let kept: Vec<Value> = complete
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("a whole line"))
+        .collect();
+    assert!(!kept.is_empty() && kept.len() < 39, "{} lines", kept.len());
+
+    // Moved to a roomy place, the run resumes and keeps every earlier line as it was.
+    let roomy = work.path().join("roomy");
+    std::fs::create_dir_all(&roomy).unwrap();
+    std::fs::write(roomy.join("results.jsonl"), &text).unwrap();
+    drop(mount);
+    let o = attack_output(&all_tasks(), &roomy);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let all = lines(&roomy.join("results.jsonl"));
+    assert_eq!(all.len(), 39);
+    assert_eq!(&all[..kept.len()], &kept[..]);
+}

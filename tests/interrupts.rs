@@ -248,3 +248,61 @@ fn a_full_disk_is_a_clear_error_and_loses_no_written_result() {
     assert_eq!(all.len(), 39);
     assert_eq!(&all[..kept.len()], &kept[..]);
 }
+
+#[test]
+fn an_attack_stops_with_a_clear_message_when_the_sandbox_breaks_for_every_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let python = dir.path().join("python3");
+    let real = std::fs::canonicalize(equimorph::oracle::default_python()).unwrap();
+    std::os::unix::fs::symlink(&real, &python).unwrap();
+    let out = dir.path().join("out");
+    let results = out.join("results.jsonl");
+    let child = Command::new(env!("CARGO_BIN_EXE_equimorph"))
+        .args([
+            "attack",
+            all_tasks().to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--detector",
+            "jaccard",
+            "--iterations",
+            "4",
+            "--oracle-mode",
+            "spawn",
+            "--python",
+            python.to_str().unwrap(),
+            "--quiet",
+        ])
+        .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&results, 1);
+    // The interpreter disappears: every later check fails for the sandbox's own reasons.
+    std::fs::remove_file(&python).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("stopped: the sandbox failed on the last 8 checks in a row"),
+        "{err}"
+    );
+    let done = lines(&results);
+    assert!(done.len() < 39, "it went on: {} lines", done.len());
+    let faulted: Vec<&Value> = done.iter().filter(|l| l["status"] == "error").collect();
+    // A task's checks run in parallel, so 8 faulted checks can take fewer than 8 tasks.
+    assert!(!faulted.is_empty(), "{done:?}");
+    for l in faulted {
+        assert!(
+            l["reason"].as_str().unwrap().contains("the sandbox failed"),
+            "{l}"
+        );
+        assert!(l["distance"].is_null(), "a fault is never a distance: {l}");
+    }
+    assert!(
+        out.join("summary.json").is_file(),
+        "the summary of what is done"
+    );
+}

@@ -306,3 +306,50 @@ fn an_attack_stops_with_a_clear_message_when_the_sandbox_breaks_for_every_check(
         "the summary of what is done"
     );
 }
+
+#[test]
+fn select_with_a_broken_sandbox_stores_no_verdict_and_fails_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let python = dir.path().join("python3");
+    let real = std::fs::canonicalize(equimorph::oracle::default_python()).unwrap();
+    std::os::unix::fs::symlink(&real, &python).unwrap();
+    let out = dir.path().join("sel");
+    let pairs = out.join("pairs.jsonl");
+    let child = Command::new(env!("CARGO_BIN_EXE_equimorph"))
+        .args([
+            "select",
+            common::root().join("fixtures/scripts").to_str().unwrap(),
+            "--tasks",
+            all_tasks().to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--detector",
+            "jaccard",
+            "--oracle-mode",
+            "spawn",
+            "--python",
+            python.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--quiet",
+        ])
+        .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&pairs, 1);
+    std::fs::remove_file(&python).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("had no verdict because the sandbox failed"),
+        "{err}"
+    );
+    // Only judgements are stored: no record says "broken" or "error" for a faulted check.
+    for l in lines(&pairs) {
+        assert_ne!(l["kind"], "oracle", "{l}");
+    }
+}

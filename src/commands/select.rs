@@ -8,7 +8,7 @@ use clap::Args;
 use equimorph::oracle::ValidationStatus;
 use equimorph::select::{
     aggregate, discover, done_keys, evaluate_task, write_selected, CandidateFile, Contender,
-    PairLog, SelectionInfo,
+    Outcome, PairLog, SelectionInfo,
 };
 use equimorph::task::TaskFormat;
 use equimorph::transform::LoadedTransform;
@@ -138,7 +138,7 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
     let new_records = Mutex::new(Vec::new());
     let failures = Mutex::new(Vec::new());
     work.par_iter().for_each(|(task, reference)| {
-        if interrupted() {
+        if interrupted() || oracle.broken() {
             return;
         }
         let todo: Vec<Contender<'_>> = candidates
@@ -219,6 +219,23 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
              command to resume"
         );
         return Ok(ExitCode::from(INTERRUPTED));
+    }
+    // Checks the sandbox failed have no verdict: they are not stored, and the run is not done.
+    let faulted = records
+        .iter()
+        .filter(|r| matches!(&r.outcome, Outcome::Error { kind, .. } if kind == "oracle"))
+        .count();
+    if oracle.broken() || faulted > 0 {
+        eprintln!(
+            "error: {faulted} evaluation(s) had no verdict because the sandbox failed{}; they \
+             were not stored: rerun the same command to judge them",
+            if oracle.broken() {
+                " (it failed on every recent check, so the run stopped early)"
+            } else {
+                ""
+            }
+        );
+        return Ok(ExitCode::from(2));
     }
     if !failures.is_empty() {
         for (id, why) in &failures {

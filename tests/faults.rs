@@ -283,19 +283,11 @@ fn a_candidate_verdict_does_not_depend_on_the_worker() {
     }
 }
 
-/// An interpreter that can be taken away while an oracle uses it: a symlink to python3.
-fn removable_python(dir: &std::path::Path) -> PathBuf {
-    let link = dir.join("python3");
-    let real = std::fs::canonicalize(equimorph::oracle::default_python()).unwrap();
-    std::os::unix::fs::symlink(&real, &link).unwrap();
-    link
-}
-
 #[test]
 fn a_failing_sandbox_command_is_a_fault_never_a_verdict_and_never_cached() {
     use equimorph::oracle::{Oracle, OracleConfig, OracleMode, BROKEN_AFTER};
     let dir = tempfile::tempdir().unwrap();
-    let python = removable_python(dir.path());
+    let python = common::removable_python(dir.path());
     let oracle = Oracle::new(OracleConfig {
         mode: OracleMode::Spawn,
         python: python.clone(),

@@ -252,37 +252,18 @@ fn a_full_disk_is_a_clear_error_and_loses_no_written_result() {
 #[test]
 fn an_attack_stops_with_a_clear_message_when_the_sandbox_breaks_for_every_check() {
     let dir = tempfile::tempdir().unwrap();
-    let python = dir.path().join("python3");
-    let real = std::fs::canonicalize(equimorph::oracle::default_python()).unwrap();
-    std::os::unix::fs::symlink(&real, &python).unwrap();
     let out = dir.path().join("out");
     let results = out.join("results.jsonl");
-    let child = Command::new(env!("CARGO_BIN_EXE_equimorph"))
-        .args([
-            "attack",
-            all_tasks().to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--detector",
-            "jaccard",
-            "--iterations",
-            "4",
-            "--oracle-mode",
-            "spawn",
-            "--python",
-            python.to_str().unwrap(),
-            "--quiet",
-        ])
-        .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for_lines(&results, 1);
-    // The interpreter disappears: every later check fails for the sandbox's own reasons.
-    std::fs::remove_file(&python).unwrap();
-    let o = child.wait_with_output().unwrap();
+    let tasks = all_tasks();
+    let attack = [
+        "attack",
+        tasks.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--iterations",
+        "4",
+    ];
+    let o = break_the_sandbox_mid_run(dir.path(), &attack, &results);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
@@ -310,38 +291,21 @@ fn an_attack_stops_with_a_clear_message_when_the_sandbox_breaks_for_every_check(
 #[test]
 fn select_with_a_broken_sandbox_stores_no_verdict_and_fails_clearly() {
     let dir = tempfile::tempdir().unwrap();
-    let python = dir.path().join("python3");
-    let real = std::fs::canonicalize(equimorph::oracle::default_python()).unwrap();
-    std::os::unix::fs::symlink(&real, &python).unwrap();
     let out = dir.path().join("sel");
     let pairs = out.join("pairs.jsonl");
-    let child = Command::new(env!("CARGO_BIN_EXE_equimorph"))
-        .args([
-            "select",
-            common::root().join("fixtures/scripts").to_str().unwrap(),
-            "--tasks",
-            all_tasks().to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--detector",
-            "jaccard",
-            "--oracle-mode",
-            "spawn",
-            "--python",
-            python.to_str().unwrap(),
-            "--jobs",
-            "1",
-            "--quiet",
-        ])
-        .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for_lines(&pairs, 1);
-    std::fs::remove_file(&python).unwrap();
-    let o = child.wait_with_output().unwrap();
+    let candidates = common::root().join("fixtures/scripts");
+    let tasks = all_tasks();
+    let select = [
+        "select",
+        candidates.to_str().unwrap(),
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "1",
+    ];
+    let o = break_the_sandbox_mid_run(dir.path(), &select, &pairs);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
@@ -352,4 +316,25 @@ fn select_with_a_broken_sandbox_stores_no_verdict_and_fails_clearly() {
     for l in lines(&pairs) {
         assert_ne!(l["kind"], "oracle", "{l}");
     }
+}
+
+/// Runs `args` (plus a Jaccard detector and spawned sandboxes using a removable interpreter),
+/// takes the interpreter away once `progress` has a line, and returns the finished output.
+fn break_the_sandbox_mid_run(dir: &Path, args: &[&str], progress: &Path) -> std::process::Output {
+    let python = common::removable_python(dir);
+    let child = Command::new(env!("CARGO_BIN_EXE_equimorph"))
+        .args(args)
+        .args(["--detector", "jaccard", "--oracle-mode", "spawn", "--quiet"])
+        .arg("--python")
+        .arg(&python)
+        .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    wait_for_lines(progress, 1);
+    // The interpreter disappears: every later check fails for the sandbox's own reasons.
+    std::fs::remove_file(&python).expect("remove the interpreter");
+    child.wait_with_output().expect("it finishes")
 }

@@ -201,14 +201,7 @@ fn answer(mut request: tiny_http::Request, script: &Mutex<Script>) {
 }
 
 fn ok(out: &std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "status {:?}\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::success_stdout(out)
 }
 
 /// Every file under `dir`, relative path → bytes.

@@ -15,14 +15,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 fn stdout_of(out: &std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "status {:?}\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::success_stdout(out)
 }
 
 fn select(candidates: &Path, tasks: &Path, out: &Path, extra: &[&str]) -> std::process::Output {

@@ -140,3 +140,23 @@ pub fn equimorph_env(args: &[&str], env: &[(&str, &str)]) -> std::process::Outpu
     }
     cmd.output().expect("binary runs")
 }
+
+/// The stdout of a command that must have succeeded (the whole output otherwise).
+pub fn success_stdout(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "status {:?}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A symlink to python3 in `dir`, to hand to an oracle and take away while it works.
+pub fn removable_python(dir: &Path) -> PathBuf {
+    let link = dir.join("python3");
+    let real = std::fs::canonicalize(equimorph::oracle::default_python()).expect("python3");
+    std::os::unix::fs::symlink(&real, &link).expect("symlink");
+    link
+}

@@ -254,22 +254,20 @@ impl TransformRuntime {
             load_component(&self.engine, self.cache_dir.as_deref(), &bytes).map_err(invalid)?;
         let instance_pre = self.linker.instantiate_pre(&component).map_err(invalid)?;
         let pre = TransformPre::new(instance_pre).map_err(invalid)?;
+        let pre = Arc::new(pre);
         let mut loaded = LoadedTransform {
             name: String::new(),
             description: String::new(),
             category: String::new(),
             file: path.to_path_buf(),
             kind: TransformKind::Component,
-            backend: Backend::Component(Arc::new(pre)),
+            backend: Backend::Component(pre.clone()),
             engine: self.engine.clone(),
             limits: self.limits,
             _ticker: self._ticker.clone(),
         };
         let info = loaded
             .with_store(0, |store| {
-                let Backend::Component(pre) = &loaded.backend else {
-                    unreachable!("just built as a component")
-                };
                 let t = pre.instantiate(&mut *store)?;
                 t.call_info(store)
             })

@@ -84,20 +84,9 @@ fn an_attack_with_a_broken_detector_reports_errors_with_reasons_and_no_distance(
     let (_dir, tasks) = common::fixture_subset(3);
     let out = tempfile::tempdir().unwrap();
     let spec = format!("onnx:{}", model("tiny-nan").display());
-    let o = common::equimorph(
-        &[
-            "attack",
-            tasks.to_str().unwrap(),
-            "--out",
-            out.path().to_str().unwrap(),
-            "--detector",
-            &spec,
-            "--iterations",
-            "1",
-            "--quiet",
-        ],
-        None,
-    );
+    let o = common::attack_command(&tasks, out.path(), &spec, 1, &[])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let printed = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -150,20 +139,9 @@ fn an_original_that_does_not_parse_is_skipped_with_that_reason() {
         "{printed}"
     );
     let out = dir.path().join("out");
-    let o = common::equimorph(
-        &[
-            "attack",
-            tasks.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--detector",
-            "jaccard",
-            "--iterations",
-            "1",
-            "--quiet",
-        ],
-        None,
-    );
+    let o = common::attack_command(&tasks, &out, "jaccard", 1, &[])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let lines = results(&out);
     let broken = lines.iter().find(|l| l["id"] == "broken").unwrap();

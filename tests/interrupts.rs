@@ -10,21 +10,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The tests of this binary run one at a time: each drives a whole attack or select run and
+/// times signals against it, which a second run beside it would disturb.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn spawn_attack(tasks: &Path, out: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_equimorph"))
-        .args([
-            "attack",
-            tasks.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--detector",
-            "jaccard",
-            "--iterations",
-            "4",
-            "--quiet",
-        ])
-        .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
-        .stdin(Stdio::null())
+    common::attack_command(tasks, out, "jaccard", 4, &[])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -58,6 +52,7 @@ fn all_tasks() -> PathBuf {
 
 #[test]
 fn the_first_signal_stops_the_run_with_reports_and_a_rerun_resumes() {
+    let _serial = serial();
     for sig in [libc::SIGINT, libc::SIGTERM] {
         let out = tempfile::tempdir().unwrap();
         let results = out.path().join("results.jsonl");
@@ -80,19 +75,7 @@ fn the_first_signal_stops_the_run_with_reports_and_a_rerun_resumes() {
         assert_eq!(summary["tasks"], done.len());
         assert!(out.path().join("report.md").is_file() && out.path().join("report.html").is_file());
 
-        let rerun = Command::new(env!("CARGO_BIN_EXE_equimorph"))
-            .args([
-                "attack",
-                all_tasks().to_str().unwrap(),
-                "--out",
-                out.path().to_str().unwrap(),
-                "--detector",
-                "jaccard",
-                "--iterations",
-                "4",
-                "--quiet",
-            ])
-            .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
+        let rerun = common::attack_command(&all_tasks(), out.path(), "jaccard", 4, &[])
             .output()
             .unwrap();
         assert!(
@@ -111,8 +94,9 @@ fn the_first_signal_stops_the_run_with_reports_and_a_rerun_resumes() {
 
 #[test]
 fn a_second_signal_exits_at_once() {
+    let _serial = serial();
     // One quick task, then slow ones (every test run sleeps), so a task is in flight when the
-    // signals come; the second comes 300 ms after the first (two at once would merge into one).
+    // signals come.
     let dir = tempfile::tempdir().unwrap();
     let tasks = dir.path().join("tasks.jsonl");
     let mut text = common::read("fixtures/tasks.jsonl")
@@ -132,14 +116,21 @@ fn a_second_signal_exits_at_once() {
     std::fs::write(&tasks, text).unwrap();
     let out = tempfile::tempdir().unwrap();
     let results = out.path().join("results.jsonl");
-    let child = spawn_attack(&tasks, out.path());
+    let mut child = spawn_attack(&tasks, out.path());
     wait_for_lines(&results, 1);
     let start = Instant::now();
-    signal(&child, libc::SIGINT);
-    std::thread::sleep(Duration::from_millis(300));
-    signal(&child, libc::SIGINT);
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(130));
+    // Signals sent while the process waits to be scheduled merge into one: repeat every
+    // 300 ms until it exits, so a second one is delivered on its own well before the slow task
+    // in flight could finish.
+    let status = loop {
+        signal(&child, libc::SIGINT);
+        std::thread::sleep(Duration::from_millis(300));
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "it did not exit");
+    };
+    assert_eq!(status.code(), Some(130));
     // It did not stay to finish the slow task or write the summary; its results are whole.
     assert!(
         !out.path().join("summary.json").exists(),
@@ -175,24 +166,14 @@ impl Drop for Mount {
 }
 
 fn attack_output(tasks: &Path, out: &Path) -> std::process::Output {
-    common::equimorph(
-        &[
-            "attack",
-            tasks.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--detector",
-            "jaccard",
-            "--iterations",
-            "2",
-            "--quiet",
-        ],
-        None,
-    )
+    common::attack_command(tasks, out, "jaccard", 2, &[])
+        .output()
+        .expect("binary runs")
 }
 
 #[test]
 fn a_read_only_output_directory_is_a_clear_error() {
+    let _serial = serial();
     let work = tempfile::tempdir().unwrap();
     let dir = work.path().join("ro");
     let Some(_mount) = Mount::new(&dir, "ro,size=1m") else {
@@ -209,6 +190,7 @@ fn a_read_only_output_directory_is_a_clear_error() {
 
 #[test]
 fn a_full_disk_is_a_clear_error_and_loses_no_written_result() {
+    let _serial = serial();
     let work = tempfile::tempdir().unwrap();
     let dir = work.path().join("small");
     let Some(mount) = Mount::new(&dir, "size=24k") else {
@@ -251,6 +233,7 @@ fn a_full_disk_is_a_clear_error_and_loses_no_written_result() {
 
 #[test]
 fn an_attack_stops_with_a_clear_message_when_the_sandbox_breaks_for_every_check() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let results = out.join("results.jsonl");
@@ -290,6 +273,7 @@ fn an_attack_stops_with_a_clear_message_when_the_sandbox_breaks_for_every_check(
 
 #[test]
 fn select_with_a_broken_sandbox_stores_no_verdict_and_fails_clearly() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sel");
     let pairs = out.join("pairs.jsonl");

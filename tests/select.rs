@@ -304,24 +304,17 @@ fn a_bad_candidate_never_stops_the_run_and_a_rerun_resumes() {
 
 /// `equimorph attack` with the Jaccard detector, 2 iterations and beam `beam`; its stdout.
 fn attack(tasks: &Path, out: &Path, transforms: &str, beam: &str) -> String {
-    stdout_of(&common::equimorph(
-        &[
-            "attack",
-            tasks.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--transforms",
-            transforms,
-            "--detector",
+    stdout_of(
+        &common::attack_command(
+            tasks,
+            out,
             "jaccard",
-            "--beam",
-            beam,
-            "--iterations",
-            "2",
-            "--quiet",
-        ],
-        None,
-    ))
+            2,
+            &["--transforms", transforms, "--beam", beam],
+        )
+        .output()
+        .expect("binary runs"),
+    )
 }
 
 #[test]

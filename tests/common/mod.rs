@@ -160,3 +160,30 @@ pub fn removable_python(dir: &Path) -> PathBuf {
     std::os::unix::fs::symlink(&real, &link).expect("symlink");
     link
 }
+
+/// `equimorph attack TASKS --out OUT --detector DETECTOR --iterations N --quiet EXTRA…`, with the
+/// built transforms as the default set, ready to run or spawn.
+pub fn attack_command(
+    tasks: &Path,
+    out: &Path,
+    detector: &str,
+    iterations: u32,
+    extra: &[&str],
+) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_equimorph"));
+    cmd.arg("attack")
+        .arg(tasks)
+        .arg("--out")
+        .arg(out)
+        .args([
+            "--detector",
+            detector,
+            "--iterations",
+            &iterations.to_string(),
+            "--quiet",
+        ])
+        .args(extra)
+        .env("EQUIMORPH_TRANSFORMS", transforms_dir())
+        .stdin(std::process::Stdio::null());
+    cmd
+}

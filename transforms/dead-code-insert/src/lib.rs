@@ -29,13 +29,16 @@
 //!
 //! ## Not applied when
 //! - the only candidate positions are in class bodies (fresh names would become attributes);
-//! - the program inspects its namespace (`globals()`, `locals()`, `vars()`, `dir()`…), since the
-//!   zero-trip loop binds a fresh name.
+//! - the scope of the position (or one nested in it) inspects its namespace (`globals()`,
+//!   `locals()`, `vars()`, `dir()`, a module's `__dict__`…), or the program reaches frames
+//!   (`sys._getframe`, `inspect`), since the zero-trip loop binds a fresh name;
+//! - the position is between the `case` clauses of a `match`, or on a line that a backslash
+//!   continues.
 
 use sdk::names::FreshNames;
 use sdk::parse::{in_class_scope, named_children, Parsed};
 use sdk::scope::ScopeInfo;
-use sdk::text::{indent_unit, line_indent, line_start, starts_line};
+use sdk::text::{continues_previous_line, indent_unit, line_indent, line_start, starts_line};
 use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
@@ -79,7 +82,10 @@ fn positions<'t>(parsed: &'t Parsed) -> Vec<Node<'t>> {
         .iter()
         .filter(|n| matches!(n.kind(), "module" | "block"))
     {
-        if block_in_class_scope(*block) {
+        // Between the `case` clauses of a `match` only another `case` may stand.
+        if block_in_class_scope(*block)
+            || block.parent().is_some_and(|p| p.kind() == "match_statement")
+        {
             continue;
         }
         let mut only_comments_so_far = true;
@@ -91,6 +97,8 @@ fn positions<'t>(parsed: &'t Parsed) -> Vec<Node<'t>> {
             only_comments_so_far = false;
             if stmt.start_byte() >= last_future
                 && starts_line(src, stmt.start_byte())
+                && !continues_previous_line(src, stmt.start_byte())
+                && stmt.kind() != "case_clause"
                 && !is_docstring(stmt, first)
             {
                 out.push(stmt);
@@ -119,16 +127,19 @@ fn dead_code(rng: &mut Rng, fresh: &mut FreshNames, unit: &str) -> String {
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let info = ScopeInfo::analyze(parsed);
-    if info.any_dynamic() {
-        return edits;
-    }
-    let spots = positions(parsed);
+    let spots: Vec<Node<'_>> = positions(parsed)
+        .into_iter()
+        .filter(|s| !info.dynamic_within(info.scope_containing(&s.byte_range())))
+        .collect();
     if spots.is_empty() {
         return edits;
     }
     let unit = indent_unit(parsed);
     let mut fresh = FreshNames::new(parsed);
-    let spot = spots[rng.below(spots.len())];
+    let Some(i) = rng.site(spots.len()) else {
+        return edits;
+    };
+    let spot = spots[i];
     let src = parsed.source.as_str();
     let indent = line_indent(src, spot.start_byte()).to_string();
     let code = dead_code(rng, &mut fresh, &unit);
@@ -152,6 +163,22 @@ mod tests {
                 "{out}"
             );
             assert!(out.contains("def f():\n    \"\"\"Doc.\"\"\"\n"), "{out}");
+        }
+    }
+
+    #[test]
+    fn never_between_cases_or_after_a_backslash() {
+        let src = "match x:\n    case 1:\n        y = 1\n    case _:\n        y = 2\na = 1; \\\nb = 2\n";
+        for s in 0..64 {
+            let out = apply(src, s).unwrap().unwrap();
+            assert!(out.contains("    case 1:\n") && out.contains("a = 1; \\\nb = 2\n"), "{out}");
+            assert!(sdk::Parsed::new(&out).is_ok(), "{out}");
+            let in_match = &out[out.find("match x:").unwrap()..out.find("        y = 2").unwrap()];
+            let case_level: Vec<&str> = in_match
+                .lines()
+                .filter(|l| l.starts_with("    ") && !l.starts_with("     "))
+                .collect();
+            assert!(case_level.iter().all(|l| l.starts_with("    case")), "{out}");
         }
     }
 }

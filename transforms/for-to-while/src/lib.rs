@@ -84,7 +84,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     }
     let unit = indent_unit(parsed);
     let mut fresh = FreshNames::new(parsed);
-    for i in rng.subset(loops.len(), 0.5) {
+    for i in rng.sites(loops.len(), 0.5) {
         convert(parsed, &info, loops[i], &unit, &mut fresh, rng, &mut edits);
     }
     edits
@@ -152,7 +152,13 @@ fn convert(
         let it = fresh.fresh(rng, Some("it"));
         let end = fresh.fresh(rng, Some("done"));
         let item = fresh.fresh(rng, None);
-        lines.push(format!("{it} = iter({})", parsed.text(iterable)));
+        // A bare tuple (`for x in 1, 2, 3:`) needs its parentheses as a call argument.
+        let items = if iterable.kind() == "expression_list" {
+            format!("({})", parsed.text(iterable))
+        } else {
+            parsed.text(iterable).to_string()
+        };
+        lines.push(format!("{it} = iter({items})"));
         lines.push(format!("{end} = object()"));
         header = format!("while ({item} := next({it}, {end})) is not {end}:");
         prologue.push(format!("{target} = {item}"));
@@ -187,6 +193,11 @@ mod tests {
 
     #[test]
     fn declines_shadowed_range_and_zero_step() {
+        for s in 0..4 {
+            if let Ok(Some(out)) = apply("for x in 1, 2, 3:\n    print(x)\n", s) {
+                assert!(out.contains("iter((1, 2, 3))"), "{out}");
+            }
+        }
         assert_eq!(
             apply(
                 "range = lambda n: [1]\nfor i in range(3):\n    print(i)\n",

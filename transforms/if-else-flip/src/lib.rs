@@ -82,7 +82,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     }
     let unit = indent_unit(parsed);
     // One `if` per application: flipping nested ones at once would need nested rewrites.
-    let node = ifs[rng.below(ifs.len())];
+    let Some(i) = rng.site(ifs.len()) else {
+        return edits;
+    };
+    let node = ifs[i];
     if let Some(text) = flip(parsed, node, &unit) {
         edits.replace(node.byte_range(), text);
     }

@@ -124,7 +124,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         return edits;
     }
     // One loop per application (nested loops would overlap).
-    let (node, text) = &loops[rng.below(loops.len())];
+    let Some(i) = rng.site(loops.len()) else {
+        return edits;
+    };
+    let (node, text) = &loops[i];
     edits.replace(node.byte_range(), text.clone());
     edits
 }

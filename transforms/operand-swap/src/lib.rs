@@ -23,7 +23,8 @@
 //! - an operand is a call, attribute, subscript or any compound expression;
 //! - the comparison is chained (`a < b < c`) or is `in` / `not in`;
 //! - the operator is `-`, `/`, `//`, `%`, `**`, `@`, `<<`, `>>`, `and`, `or`;
-//! - a comment or line break sits between the operands.
+//! - a comment or line break sits between the operands;
+//! - it sits in a self-documenting f-string field (`f"{a*b=}"` prints the expression's text).
 //!
 //! User classes whose `__lt__` and `__gt__` (or `__eq__` on two different classes) disagree
 //! would observe the swap; the oracle checks every candidate.
@@ -115,18 +116,38 @@ fn swapped(parsed: &Parsed, node: Node<'_>) -> Option<String> {
     ))
 }
 
+/// Whether `node` lies in a self-documenting f-string field (`f"{a*b=}"`), whose output
+/// contains the expression's text.
+fn in_debug_interpolation(parsed: &Parsed, node: Node<'_>) -> bool {
+    let src = parsed.source.as_str();
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        if n.kind() == "interpolation" {
+            if let Some(e) = n.child_by_field_name("expression") {
+                let after = src[e.end_byte()..n.end_byte()].trim_start();
+                if after.starts_with('=') && !after.starts_with("==") {
+                    return true;
+                }
+            }
+        }
+        cur = n.parent();
+    }
+    false
+}
+
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let sites: Vec<(Node<'_>, String)> = parsed
         .nodes()
         .into_iter()
         .filter(|n| matches!(n.kind(), "comparison_operator" | "binary_operator"))
+        .filter(|n| !in_debug_interpolation(parsed, *n))
         .filter_map(|n| swapped(parsed, n).map(|t| (n, t)))
         .collect();
     if sites.is_empty() {
         return edits;
     }
-    for i in rng.subset(sites.len(), 0.5) {
+    for i in rng.sites(sites.len(), 0.5) {
         let (node, text) = &sites[i];
         edits.replace(node.byte_range(), text.clone());
     }
@@ -137,6 +158,11 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
 mod tests {
     use super::apply;
     sdk::fixture_tests!(apply);
+
+    #[test]
+    fn leaves_self_documenting_fstrings_alone() {
+        sdk::testing::assert_declines(apply, &["print(f\"{a * 2=}\", f\"{b < 3 = }\")\n"], 16);
+    }
 
     #[test]
     fn leaves_side_effects_and_non_commutative_alone() {

@@ -6,11 +6,13 @@
 //! - [`parse`]: tree-sitter-python parsing and node helpers;
 //! - [`scope`]: Python scopes and name resolution (what may be renamed, what may not);
 //! - [`names`]: fresh identifiers that collide with nothing, from a seeded vocabulary;
+//! - [`effects`]: may-raise and has-effects judgements, statements of a block, docstrings;
 //! - [`edit`]: non-overlapping byte-range replacements applied in one pass;
 //! - [`text`]: indentation helpers that never touch the inside of string literals;
 //! - [`rng`]: the seeded RNG (ChaCha8, fixed) behind every random choice.
 
 pub mod edit;
+pub mod effects;
 pub mod names;
 pub mod parse;
 pub mod pyast;
@@ -40,9 +42,34 @@ pub type Outcome = Result<Option<String>, String>;
 ///
 /// Returns `Ok(None)` when `rewrite` produced no edits or the edits leave the text unchanged.
 pub fn run(source: &str, seed: u64, rewrite: impl FnOnce(&Parsed, &mut Rng) -> Edits) -> Outcome {
-    let parsed = Parsed::new(source).map_err(|e| e.to_string())?;
-    let mut rng = Rng::new(seed);
-    let edits = rewrite(&parsed, &mut rng);
+    run_with(source, Rng::new(seed), rewrite).0
+}
+
+/// Like [`run`], but rewrites only the `site`-th candidate site (see [`Rng::forcing_site`]);
+/// also returns how many candidate sites the transform offered, so a test can visit them all.
+pub fn run_at_site(
+    source: &str,
+    seed: u64,
+    site: usize,
+    rewrite: impl FnOnce(&Parsed, &mut Rng) -> Edits,
+) -> (Outcome, usize) {
+    run_with(source, Rng::forcing_site(seed, site), rewrite)
+}
+
+fn run_with(
+    source: &str,
+    mut rng: Rng,
+    rewrite: impl FnOnce(&Parsed, &mut Rng) -> Edits,
+) -> (Outcome, usize) {
+    let outcome = (|| {
+        let parsed = Parsed::new(source).map_err(|e| e.to_string())?;
+        let edits = rewrite(&parsed, &mut rng);
+        finish(source, edits)
+    })();
+    (outcome, rng.sites_offered())
+}
+
+fn finish(source: &str, edits: Edits) -> Outcome {
     if edits.is_empty() {
         return Ok(None);
     }
@@ -71,6 +98,12 @@ macro_rules! declare_transform {
         /// Applies the transform (see the crate docs).
         pub fn apply(source: &str, seed: u64) -> $crate::Outcome {
             $crate::run(source, seed, $rewrite)
+        }
+
+        /// Applies the transform at its `site`-th candidate site only; also returns how many
+        /// candidate sites it offered (tests use it to visit every site).
+        pub fn apply_at_site(source: &str, seed: u64, site: usize) -> ($crate::Outcome, usize) {
+            $crate::run_at_site(source, seed, site, $rewrite)
         }
 
         $crate::export_transform!(crate::INFO, crate::apply);

@@ -12,7 +12,7 @@
 //! function.
 
 use crate::parse::{children, named_children, Parsed};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use tree_sitter::Node;
 
@@ -128,6 +128,15 @@ pub struct ScopeInfo {
     pub keyword_argument_names: HashSet<String>,
     /// Some call unpacks a mapping into keyword arguments (`f(**d)`).
     pub has_kwargs_splat: bool,
+    /// The program reaches frames, code objects, signatures or namespaces through attributes
+    /// or the `inspect` module (`sys._getframe(1).f_locals`, `f.__code__`,
+    /// `inspect.signature`…): any scope's names may be observed, so every scope counts as
+    /// dynamic.
+    pub introspected: bool,
+    /// Bindings that some occurrence may or may not refer to depending on the order of
+    /// execution (a class body reading a name before binding it reads the module's), so they
+    /// must be left alone.
+    pub ambiguous: HashSet<BindingKey>,
 }
 
 /// Calls that let code reach variables through strings or frames.
@@ -143,6 +152,36 @@ const DYNAMIC_NAMES: &[&str] = &[
     "f_locals",
     "f_globals",
     "__dict__",
+];
+
+/// Attribute names (and the module name `inspect`) that reach frames, code objects,
+/// signatures or namespaces of *other* scopes.
+const INTROSPECTION: &[&str] = &[
+    "_getframe",
+    "currentframe",
+    "f_locals",
+    "f_globals",
+    "f_back",
+    "f_code",
+    "__code__",
+    "co_varnames",
+    "co_names",
+    "co_cellvars",
+    "co_freevars",
+    "__closure__",
+    "__globals__",
+    "__defaults__",
+    "__kwdefaults__",
+    "signature",
+    "getfullargspec",
+    "getargvalues",
+    "getcallargs",
+    "getmembers",
+    "getclosurevars",
+    "settrace",
+    "setprofile",
+    "_current_frames",
+    "inspect",
 ];
 
 impl ScopeInfo {
@@ -166,6 +205,7 @@ impl ScopeInfo {
             keyword_argument_names: HashSet::new(),
             has_kwargs_splat: false,
             debug_fstring: 0,
+            introspected: false,
         };
         w.walk_children(root, 0);
         let mut info = ScopeInfo {
@@ -176,10 +216,27 @@ impl ScopeInfo {
             has_star_import: w.has_star_import,
             keyword_argument_names: w.keyword_argument_names,
             has_kwargs_splat: w.has_kwargs_splat,
+            introspected: w.introspected,
+            ambiguous: HashSet::new(),
         };
         info.resolutions = (0..info.occurrences.len())
             .map(|i| info.resolve(i))
             .collect();
+        // A class body that reads a name it also binds reads the module's binding whenever the
+        // class's own has not happened yet (Python's class-body lookup skips enclosing
+        // functions): either may be meant, so neither may change alone.
+        for occ in &info.occurrences {
+            let scope = &info.scopes[occ.scope];
+            if occ.role == Role::Load
+                && scope.kind == ScopeKind::Class
+                && scope.bound.contains(&occ.name)
+            {
+                info.ambiguous.insert((occ.scope, occ.name.clone()));
+                if info.scopes[0].bound.contains(&occ.name) {
+                    info.ambiguous.insert((0, occ.name.clone()));
+                }
+            }
+        }
         info
     }
 
@@ -267,12 +324,15 @@ impl ScopeInfo {
         out
     }
 
-    /// Whether scope `s` or any scope nested in it is dynamic.
+    /// Whether scope `s` or any scope nested in it is dynamic, or the program introspects
+    /// frames or signatures anywhere.
     pub fn dynamic_within(&self, s: usize) -> bool {
-        self.scopes
-            .iter()
-            .enumerate()
-            .any(|(i, _)| self.scopes[i].dynamic && self.is_within(i, s))
+        self.introspected
+            || self
+                .scopes
+                .iter()
+                .enumerate()
+                .any(|(i, _)| self.scopes[i].dynamic && self.is_within(i, s))
     }
 
     /// Whether scope `inner` is `outer` or nested in it.
@@ -287,9 +347,94 @@ impl ScopeInfo {
         false
     }
 
-    /// Whether any scope of the program is dynamic.
+    /// Whether any scope of the program is dynamic (or the program introspects frames).
     pub fn any_dynamic(&self) -> bool {
-        self.scopes.iter().any(|s| s.dynamic)
+        self.introspected || self.scopes.iter().any(|s| s.dynamic)
+    }
+
+    /// The innermost scope whose opening node strictly contains `range` (for a statement of a
+    /// body: the scope its code runs in).
+    pub fn scope_containing(&self, range: &Range<usize>) -> usize {
+        let mut best = 0;
+        for (i, s) in self.scopes.iter().enumerate().skip(1) {
+            let inside = s.range.start <= range.start
+                && range.end <= s.range.end
+                && s.range != *range;
+            if inside && self.is_within(i, best) {
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// Indices of the occurrences inside `range`, in document order.
+    pub fn occurrences_in(&self, range: &Range<usize>) -> Vec<usize> {
+        (0..self.occurrences.len())
+            .filter(|&i| {
+                let r = &self.occurrences[i].range;
+                range.start <= r.start && r.end <= range.end
+            })
+            .collect()
+    }
+
+    /// The binding occurrence `i` refers to, if the program binds it.
+    pub fn binding_of(&self, i: usize) -> Option<&BindingKey> {
+        match &self.resolutions[i] {
+            Resolution::Binding(k) => Some(k),
+            Resolution::Builtin => None,
+        }
+    }
+
+    /// Names of scope `s`'s own bindings that code inside `range` reads.
+    pub fn reads_in(&self, s: usize, range: &Range<usize>) -> BTreeSet<String> {
+        self.names_in(s, range, |r| r == Role::Load)
+    }
+
+    /// Names of scope `s`'s own bindings that code inside `range` binds, deletes or declares.
+    pub fn writes_in(&self, s: usize, range: &Range<usize>) -> BTreeSet<String> {
+        self.names_in(s, range, |r| r != Role::Load)
+    }
+
+    fn names_in(&self, s: usize, range: &Range<usize>, keep: impl Fn(Role) -> bool) -> BTreeSet<String> {
+        self.occurrences_in(range)
+            .into_iter()
+            .filter(|&i| keep(self.occurrences[i].role))
+            .filter_map(|i| match self.binding_of(i) {
+                Some((scope, name)) if *scope == s => Some(name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Names of scope `s`'s bindings that escape it: used from a nested scope (closures),
+    /// declared `global`/`nonlocal` elsewhere, or module-level names (importers see them).
+    pub fn escapes(&self, s: usize) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for (i, occ) in self.occurrences.iter().enumerate() {
+            if let Some((scope, name)) = self.binding_of(i) {
+                if *scope == s && (s == 0 || occ.scope != s) {
+                    out.insert(name.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether every binding of `key` is a parameter (so a read in its own scope never fails
+    /// with `NameError` and never sees a rebinding).
+    pub fn is_plain_parameter(&self, key: &BindingKey) -> bool {
+        let mut any = false;
+        for (i, occ) in self.occurrences.iter().enumerate() {
+            if self.binding_of(i) != Some(key) {
+                continue;
+            }
+            match occ.role {
+                Role::Bind(BindKind::Param { .. }) => any = true,
+                Role::Load => {}
+                _ => return false,
+            }
+        }
+        any
     }
 }
 
@@ -302,6 +447,7 @@ struct Walker<'a> {
     keyword_argument_names: HashSet<String>,
     has_kwargs_splat: bool,
     debug_fstring: usize,
+    introspected: bool,
 }
 
 impl<'a> Walker<'a> {
@@ -326,6 +472,10 @@ impl<'a> Walker<'a> {
         let name = self.text(ident).to_string();
         match role {
             Role::Bind(_) => {
+                // A function that declares `global x` and binds it binds the module's `x`.
+                if self.scopes[scope].globals.contains(&name) {
+                    self.scopes[0].bound.insert(name.clone());
+                }
                 self.scopes[scope].bound.insert(name.clone());
             }
             Role::DeclareGlobal => {
@@ -338,6 +488,9 @@ impl<'a> Walker<'a> {
         }
         if DYNAMIC_NAMES.contains(&name.as_str()) {
             self.scopes[scope].dynamic = true;
+        }
+        if INTROSPECTION.contains(&name.as_str()) {
+            self.introspected = true;
         }
         self.occurrences.push(Occurrence {
             range: ident.byte_range(),
@@ -430,6 +583,15 @@ impl<'a> Walker<'a> {
             "import_statement" | "import_from_statement" => self.walk_import(node, scope),
             "future_import_statement" => {}
             "attribute" => {
+                if let Some(a) = node.child_by_field_name("attribute") {
+                    match self.text(a) {
+                        // Namespaces of objects, classes and modules: module names can be
+                        // seen (`sys.modules[__name__].__dict__`), function locals cannot.
+                        "__dict__" => self.scopes[0].dynamic = true,
+                        a if INTROSPECTION.contains(&a) => self.introspected = true,
+                        _ => {}
+                    }
+                }
                 if let Some(o) = node.child_by_field_name("object") {
                     self.walk(o, scope);
                 }
@@ -522,6 +684,12 @@ impl<'a> Walker<'a> {
         for c in children(node) {
             if c.kind() == "wildcard_import" {
                 self.has_star_import = true;
+            }
+        }
+        if let Some(m) = node.child_by_field_name("module_name") {
+            let module = self.text(m);
+            if module == "inspect" || module == "sys" && self.text(node).contains("_getframe") {
+                self.introspected = true;
             }
         }
         for n in names {
@@ -685,4 +853,100 @@ pub fn describe(info: &ScopeInfo) -> HashMap<String, Vec<Role>> {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analyzed(src: &str) -> ScopeInfo {
+        ScopeInfo::analyze(&Parsed::new(src).unwrap())
+    }
+
+    /// Resolution of every occurrence of `name`, as (scope of the binding or None for builtin).
+    fn resolved(info: &ScopeInfo, name: &str) -> Vec<Option<usize>> {
+        info.occurrences
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.name == name)
+            .map(|(i, _)| info.binding_of(i).map(|k| k.0))
+            .collect()
+    }
+
+    #[test]
+    fn a_name_bound_only_through_global_is_a_module_name() {
+        let info = analyzed("def setup():\n    global total\n    total = 1\n\nsetup()\nprint(total)\n");
+        assert_eq!(resolved(&info, "total"), vec![Some(0), Some(0), Some(0)]);
+        // Declared global but only read: the module does not gain a binding.
+        let info = analyzed("def f():\n    global print\n    print(1)\n");
+        assert!(!info.scopes[0].bound.contains("print"));
+    }
+
+    #[test]
+    fn class_body_read_before_binding_pins_both_bindings() {
+        let info = analyzed("x = 1\nclass C:\n    y = x\n    x = 2\n");
+        assert!(info.ambiguous.contains(&(0, "x".to_string())));
+        let info = analyzed("x = 1\nclass C:\n    y = x\n");
+        assert!(info.ambiguous.is_empty());
+        assert_eq!(resolved(&info, "x"), vec![Some(0), Some(0)]);
+    }
+
+    #[test]
+    fn comprehension_scopes_and_walrus() {
+        let src = "def f(xs):\n    ys = [x for x in xs if (last := x)]\n    return last, ys\n";
+        let info = analyzed(src);
+        let comp = info
+            .scopes
+            .iter()
+            .position(|s| s.kind == ScopeKind::Comprehension)
+            .unwrap();
+        // `xs` (first iterable) is read in the function; `x` lives in the comprehension;
+        // the walrus binds `last` in the function.
+        assert_eq!(resolved(&info, "xs"), vec![Some(1), Some(1)]);
+        assert!(resolved(&info, "x").iter().all(|s| *s == Some(comp)));
+        assert_eq!(resolved(&info, "last"), vec![Some(1), Some(1)]);
+    }
+
+    #[test]
+    fn nonlocal_and_class_scopes_resolve_like_python() {
+        let src = "def outer():\n    n = 0\n    class K:\n        n = 5\n        def m(self):\n            return n\n    def inc():\n        nonlocal n\n        n += 1\n    inc()\n    return n, K().m()\n";
+        let info = analyzed(src);
+        // Every `n` except the class attribute is the function's.
+        let r = resolved(&info, "n");
+        assert_eq!(r.iter().filter(|s| **s == Some(1)).count(), 5, "{r:?}");
+        assert_eq!(r.iter().filter(|s| **s == Some(2)).count(), 1, "{r:?}");
+    }
+
+    #[test]
+    fn introspection_through_attributes_makes_every_scope_dynamic() {
+        for src in [
+            "import sys\ndef f(a):\n    b = a\n    return sys._getframe().f_locals\n",
+            "def f(a):\n    return a\nprint(f.__code__.co_varnames)\n",
+            "import inspect\ndef f(a):\n    return a\n",
+            "from inspect import signature\ndef f(a):\n    return a\n",
+        ] {
+            let info = analyzed(src);
+            assert!(info.introspected && info.dynamic_within(1) && info.any_dynamic(), "{src}");
+        }
+        let info = analyzed("def f(a):\n    return a.f_value\n");
+        assert!(!info.any_dynamic());
+        let info = analyzed("def f(a):\n    return locals()\ndef g(b):\n    return b\n");
+        assert!(info.dynamic_within(1) && !info.dynamic_within(2));
+    }
+
+    #[test]
+    fn reads_writes_escapes_and_parameters() {
+        let src = "def f(a, b):\n    c = a\n    d = 1\n    del d\n    def g():\n        return c\n    return g\n";
+        let p = Parsed::new(src).unwrap();
+        let info = ScopeInfo::analyze(&p);
+        let body = p.nodes_of_kind("block")[0];
+        let range = body.byte_range();
+        assert_eq!(info.scope_containing(&range), 1);
+        let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+        assert_eq!(info.reads_in(1, &range), set(&["a", "c", "g"]));
+        assert_eq!(info.writes_in(1, &range), set(&["c", "d", "g"]));
+        assert_eq!(info.escapes(1), set(&["c"]));
+        assert!(info.is_plain_parameter(&(1, "a".to_string())));
+        assert!(!info.is_plain_parameter(&(1, "c".to_string())));
+    }
 }

@@ -4,7 +4,9 @@
 //! Python programs, snapshot tests of its outputs (seeds 0 and 1), a determinism test (same seed, same bytes;
 //! some seeds differ), and a
 //! behaviour test that runs every fixture and every output with `python3` and compares stdout
-//! and exit status.
+//! and exit status, and the same behaviour test at every candidate site of every fixture in turn
+//! (through the crate's `apply_at_site`, which [`declare_transform!`](crate::declare_transform)
+//! defines), so that no site is left to the luck of the seeds.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -110,6 +112,42 @@ macro_rules! fixture_tests {
             }
             assert!(applied > 0, "the transform applied to no fixture");
             assert!(differs, "different seeds never gave different outputs on any fixture");
+        }
+
+        #[test]
+        fn every_site_of_every_fixture_behaves_like_it() {
+            let mut total = 0usize;
+            for (stem, src) in __fixtures() {
+                let expected = $crate::testing::run_python(&src);
+                let mut site = 0usize;
+                loop {
+                    let mut offered = 0usize;
+                    for seed in 0u64..2 {
+                        let (out, n) = super::apply_at_site(&src, seed, site);
+                        offered = offered.max(n);
+                        match out {
+                            Ok(Some(out)) => {
+                                total += 1;
+                                assert!($crate::Parsed::new(&out).is_ok(), "{stem} site {site} seed {seed}: output does not parse:\n{out}");
+                                let got = $crate::testing::run_python(&out);
+                                assert_eq!(
+                                    (got.0, &got.1),
+                                    (expected.0, &expected.1),
+                                    "{stem} site {site} seed {seed}: behaviour changed.\n--- output program ---\n{out}\n--- stderr ---\n{}",
+                                    got.2
+                                );
+                            }
+                            Ok(None) => {}
+                            Err(e) => panic!("{stem} site {site} seed {seed}: error {e}"),
+                        }
+                    }
+                    site += 1;
+                    if site >= offered {
+                        break;
+                    }
+                }
+            }
+            assert!(total > 0, "no site of any fixture was rewritten");
         }
 
         #[test]

@@ -22,6 +22,13 @@ pub fn line_indent(src: &str, byte: usize) -> &str {
     &rest[..n]
 }
 
+/// Whether the line before `byte`'s line ends with a backslash, so that `byte`'s line
+/// continues the same logical line (text inserted at its start would join that line).
+pub fn continues_previous_line(src: &str, byte: usize) -> bool {
+    let start = line_start(src, byte);
+    start > 0 && src[..start - 1].trim_end_matches('\r').ends_with('\\')
+}
+
 /// Whether only spaces or tabs stand between the start of `byte`'s line and `byte`.
 pub fn starts_line(src: &str, byte: usize) -> bool {
     src[line_start(src, byte)..byte]

@@ -11,9 +11,11 @@
 //! effect other than its own binding. Neither reads or writes a name the other writes, so each
 //! computes the same value in either order. An expression with a name or an operator can still
 //! raise (an unbound name, `1 // 0`), and then the other statement's binding would be missing
-//! or present: so inside a `try` or `with` (where the exception could be caught and the name
-//! read later) only literal-only statements are swapped. Outside them an exception leaves the
-//! function or the program, and the binding can no longer be observed.
+//! or present, so at most one of the two may raise (two that may raise could raise different
+//! exceptions in the other order), and the other's writes must be invisible once an exception
+//! leaves: plain locals of a function, not `global`/`nonlocal` names, not module names, not
+//! names a closure reads, and not inside a `try` or `with` of the function (where the
+//! exception could be caught and the name read later).
 //!
 //! ## Example
 //! ```python
@@ -29,13 +31,16 @@
 //! ## Not applied when
 //! - either statement is not a simple assignment, shares a line (`a = 1; b = 2`), or uses
 //!   augmented assignment with anything but a number;
-//! - the program inspects its namespace or its frame (`locals()`, `vars()`…) in that scope.
+//! - the program inspects its namespace or its frame (`locals()`, `vars()`…) in that scope;
+//! - the statements are in a class body (definition order is observable: `Enum` members,
+//!   dataclass fields, `__dict__`).
 //!
 //! Operators are assumed to have no side effects, which holds for every builtin type; a user
 //! class whose `__add__` prints would observe the swap (the oracle checks every candidate).
 
 use sdk::parse::{any_within, children, is_function_like, named_children, Parsed};
-use sdk::scope::ScopeInfo;
+use sdk::effects::may_raise;
+use sdk::scope::{ScopeInfo, ScopeKind};
 use sdk::text::{ends_line, starts_line};
 use sdk::{Edits, Rng};
 use std::collections::HashSet;
@@ -48,11 +53,10 @@ sdk::declare_transform!(
     rewrite: rewrite,
 );
 
-/// Reads and writes of one simple assignment, and whether its value is literal-only.
+/// Reads and writes of one simple assignment.
 struct Effects {
     reads: HashSet<String>,
     writes: HashSet<String>,
-    literal_only: bool,
 }
 
 fn pure_expr(parsed: &Parsed, n: Node<'_>, reads: &mut HashSet<String>) -> bool {
@@ -128,12 +132,7 @@ fn effects(parsed: &Parsed, stmt: Node<'_>) -> Option<Effects> {
         }
         _ => return None,
     }
-    let literal_only = reads.is_empty();
-    Some(Effects {
-        reads,
-        writes,
-        literal_only,
-    })
+    Some(Effects { reads, writes })
 }
 
 /// Whether `stmt` is inside a `try` or `with` of its own function (an exception could be
@@ -150,6 +149,19 @@ fn guarded(stmt: Node<'_>) -> bool {
         cur = n.parent();
     }
     false
+}
+
+/// Whether the names `stmt` writes can no longer be observed once an exception leaves it.
+fn invisible_after_raise(info: &ScopeInfo, stmt: Node<'_>, e: &Effects) -> bool {
+    let s = info.scope_containing(&stmt.byte_range());
+    let scope = &info.scopes[s];
+    if s == 0 || scope.kind != ScopeKind::Function || guarded(stmt) {
+        return false;
+    }
+    let escapes = info.escapes(s);
+    e.writes.iter().all(|w| {
+        !scope.globals.contains(w) && !scope.nonlocals.contains(w) && !escapes.contains(w)
+    })
 }
 
 fn own_line(parsed: &Parsed, n: Node<'_>) -> bool {
@@ -170,6 +182,9 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             .into_iter()
             .filter(|n| n.kind() != "comment")
             .collect();
+        if block.parent().is_some_and(|p| p.kind() == "class_definition") {
+            continue;
+        }
         for w in stmts.windows(2) {
             let (a, b) = (w[0], w[1]);
             if !own_line(parsed, a) || !own_line(parsed, b) {
@@ -181,7 +196,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             let independent = ea.writes.is_disjoint(&eb.writes)
                 && ea.writes.is_disjoint(&eb.reads)
                 && eb.writes.is_disjoint(&ea.reads);
-            let raise_safe = !guarded(a) || (ea.literal_only && eb.literal_only);
+            let (ra, rb) = (may_raise(parsed, &info, a), may_raise(parsed, &info, b));
+            let raise_safe = !(ra && rb)
+                && (!ra || invisible_after_raise(&info, b, &eb))
+                && (!rb || invisible_after_raise(&info, a, &ea));
             if independent && raise_safe {
                 pairs.push((a, b));
             }
@@ -193,7 +211,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     if pairs.is_empty() {
         return edits;
     }
-    let (a, b) = pairs[rng.below(pairs.len())];
+    let Some(i) = rng.site(pairs.len()) else {
+        return edits;
+    };
+    let (a, b) = pairs[i];
     edits.replace(a.byte_range(), parsed.text(b));
     edits.replace(b.byte_range(), parsed.text(a));
     edits

@@ -84,7 +84,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         return edits;
     }
     let mut fresh = FreshNames::new(parsed);
-    for i in rng.subset(candidates.len(), 0.5) {
+    for i in rng.sites(candidates.len(), 0.5) {
         let (_, occs) = &candidates[i];
         let new_name = fresh.fresh(rng, None);
         for &o in occs {
@@ -97,6 +97,9 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
 fn renameable(info: &ScopeInfo, key: &(usize, String), occs: &[usize], script: bool) -> bool {
     let (scope, name) = key;
     if name.starts_with("__") || name == "_" || name == "self" || name == "cls" {
+        return false;
+    }
+    if info.ambiguous.contains(key) {
         return false;
     }
     let kind = info.scopes[*scope].kind;

@@ -84,7 +84,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         return edits;
     }
     let mut fresh = FreshNames::new(parsed);
-    for i in rng.subset(loops.len(), 0.5) {
+    for i in rng.sites(loops.len(), 0.5) {
         let node = loops[i];
         let (Some(cond), Some(colon)) = (
             node.child_by_field_name("condition"),

@@ -1,0 +1,170 @@
+//! # callable-object
+//!
+//! ## What it does
+//! Replaces a function with an instance of a new class whose `__call__` method holds the
+//! function's parameters and body, bound to the same name:
+//! `def f(a, b): …` becomes `class Fn: def __call__(self, /, a, b): …` followed by `f = Fn()`.
+//!
+//! ## Why it preserves semantics
+//! Calling the instance calls `__call__` with the same arguments: `self` is positional-only, so
+//! it can never collide with a keyword argument or a `**kwargs` key, and the original
+//! parameter list (defaults, `*args`, keyword-only, `/`) follows unchanged. The body runs in
+//! a method, where free names resolve exactly as in the function (class scopes are skipped),
+//! so globals, builtins and closures are the same; defaults are evaluated once, when the class
+//! body runs, at the point where `def` ran. The program only ever calls the name, so nothing
+//! it does can tell a function from a callable object.
+//!
+//! ## Example
+//! ```python
+//! def area(w, h=1):
+//!     return w * h
+//! ```
+//! becomes
+//! ```python
+//! class Shape:
+//!     def __call__(self, /, w, h=1):
+//!         return w * h
+//! area = Shape()
+//! ```
+//!
+//! ## Not applied when
+//! - the function is a method or runs in a class body, is decorated, has a docstring (doctest
+//!   and `help` look for functions), is recursive, or uses `super`, `__class__` or a private
+//!   `__name` (name mangling would change);
+//! - the program uses its name other than by calling it (`f.__name__`, `map(f, …)`,
+//!   `Cls.attr = f`, where the descriptor protocol or introspection would see the difference),
+//!   or inspects frames or namespaces.
+//!
+//! Outside the program, an error message for a wrong call names `__call__()` rather than the
+//! function; the oracle checks every candidate against the task's tests.
+
+use sdk::effects::{is_docstring, statements};
+use sdk::names::FreshNames;
+use sdk::parse::{descendants, in_class_scope, Parsed};
+use sdk::scope::{Role, ScopeInfo};
+use sdk::text::{indent_unit, line_indent, reindent_range, starts_line};
+use sdk::{Edits, Rng};
+use tree_sitter::Node;
+
+sdk::declare_transform!(
+    name: "callable-object",
+    description: "Replace a function with an instance of a class whose __call__ holds its body",
+    category: "structure",
+    rewrite: rewrite,
+);
+
+fn eligible(parsed: &Parsed, info: &ScopeInfo, func: Node<'_>) -> bool {
+    let src = parsed.source.as_str();
+    let (Some(name), Some(body)) = (func.child_by_field_name("name"), func.child_by_field_name("body")) else {
+        return false;
+    };
+    if in_class_scope(func)
+        || func.parent().is_some_and(|p| p.kind() == "decorated_definition")
+        || !starts_line(src, func.start_byte())
+        || !starts_line(src, body.start_byte())
+        || statements(body).first().is_some_and(|s| is_docstring(*s))
+        || info.any_dynamic()
+    {
+        return false;
+    }
+    let fname = parsed.text(name);
+    let bad_identifier = descendants(func).iter().any(|n| {
+        if n.kind() != "identifier" || n.id() == name.id() {
+            return false;
+        }
+        let t = parsed.text(*n);
+        t == fname || t == "super" || t == "__class__" || (t.starts_with("__") && !t.ends_with("__"))
+    });
+    if bad_identifier {
+        return false;
+    }
+    // Every use of the name's binding is a call.
+    let Some(def_occ) = info.occurrences.iter().position(|o| o.range == name.byte_range()) else {
+        return false;
+    };
+    let Some(key) = info.binding_of(def_occ) else { return false };
+    info.occurrences.iter().enumerate().all(|(i, occ)| {
+        if info.binding_of(i) != Some(key) || occ.role != Role::Load {
+            return true;
+        }
+        let node = parsed.root().descendant_for_byte_range(occ.range.start, occ.range.end);
+        node.and_then(|n| n.parent()).is_some_and(|p| {
+            p.kind() == "call" && p.child_by_field_name("function").is_some_and(|f| f.byte_range() == occ.range)
+        })
+    })
+}
+
+fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
+    let mut edits = Edits::new();
+    let info = ScopeInfo::analyze(parsed);
+    let src = parsed.source.as_str();
+    let funcs: Vec<Node<'_>> = parsed
+        .nodes_of_kind("function_definition")
+        .into_iter()
+        .filter(|f| eligible(parsed, &info, *f))
+        .collect();
+    let Some(i) = rng.site(funcs.len()) else { return edits };
+    let func = funcs[i];
+    let (Some(name), Some(params), Some(body)) = (
+        func.child_by_field_name("name"),
+        func.child_by_field_name("parameters"),
+        func.child_by_field_name("body"),
+    ) else {
+        return edits;
+    };
+    let unit = indent_unit(parsed);
+    let indent = line_indent(src, func.start_byte()).to_string();
+    let mut fresh = FreshNames::new(parsed);
+    let class_name = {
+        let base = fresh.fresh(rng, None);
+        let mut c = base.split('_').map(|w| {
+            let mut cs = w.chars();
+            cs.next().map(|f| f.to_ascii_uppercase().to_string() + cs.as_str()).unwrap_or_default()
+        });
+        let camel: String = c.by_ref().collect();
+        if fresh.is_taken(&camel) { format!("{camel}Call") } else { camel }
+    };
+    let me = fresh.fresh(rng, Some("this"));
+    let p = parsed.text(params);
+    let inside = p[1..p.len() - 1].trim();
+    let has_slash = descendants(params).iter().any(|n| n.kind() == "positional_separator");
+    let new_params = match (inside.is_empty(), has_slash) {
+        (true, _) => format!("({me}, /)"),
+        (false, true) => format!("({me}, {inside})"),
+        (false, false) => format!("({me}, /, {inside})"),
+    };
+    let header_end = body.start_byte();
+    let header = &src[func.start_byte()..header_end];
+    let header = header.replacen(p, &new_params, 1).replacen(parsed.text(name), "__call__", 1);
+    let header = header.trim_end();
+    let method_body = reindent_range(parsed, body.start_byte(), body.end_byte(), &format!("{indent}{unit}{unit}"));
+    let text = format!(
+        "class {class_name}:\n{indent}{unit}{header}\n{method_body}\n{indent}{} = {class_name}()",
+        parsed.text(name)
+    );
+    edits.replace(func.start_byte()..body.end_byte(), text);
+    edits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::apply;
+    sdk::fixture_tests!(apply);
+
+    #[test]
+    fn declines_observed_recursive_documented_and_mangled_functions() {
+        sdk::testing::assert_declines(
+            apply,
+            &[
+                "def f(a):\n    return a\nprint(f.__name__)\n",
+                "def f(a):\n    return a\nprint(list(map(f, [1])))\n",
+                "def f(n):\n    return 1 if n < 2 else n * f(n - 1)\n",
+                "def f(a):\n    '''Doc.\n\n    >>> f(1)\n    1\n    '''\n    return a\n",
+                "class K:\n    def m(self):\n        return 1\n",
+                "import functools\n@functools.cache\ndef f(a):\n    return a\n",
+                "def f(a):\n    return a.__secret\n",
+            ],
+            8,
+        );
+    }
+}

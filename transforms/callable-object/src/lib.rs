@@ -28,9 +28,11 @@
 //! ```
 //!
 //! ## Not applied when
-//! - the function is a method or runs in a class body, is decorated, has a docstring (doctest
-//!   and `help` look for functions), is recursive, or uses `super`, `__class__` or a private
-//!   `__name` (name mangling would change);
+//! - the function is a method or runs in a class body, is decorated, is recursive, or uses
+//!   `super`, `__class__` or a private `__name` (name mangling would change);
+//! - the program mentions `doctest` (doctest collects examples from functions and classes, not
+//!   from instances; otherwise a docstring moves to the class, where `f.__doc__` and `help(f)`
+//!   still find it);
 //! - the program uses its name other than by calling it (`f.__name__`, `map(f, …)`,
 //!   `Cls.attr = f`, where the descriptor protocol or introspection would see the difference),
 //!   or inspects frames or namespaces.
@@ -62,7 +64,7 @@ fn eligible(parsed: &Parsed, info: &ScopeInfo, func: Node<'_>) -> bool {
         || func.parent().is_some_and(|p| p.kind() == "decorated_definition")
         || !starts_line(src, func.start_byte())
         || !starts_line(src, body.start_byte())
-        || statements(body).first().is_some_and(|s| is_docstring(*s))
+        || parsed.source.contains("doctest")
         || info.any_dynamic()
     {
         return false;
@@ -137,9 +139,23 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let header = &src[func.start_byte()..header_end];
     let header = header.replacen(p, &new_params, 1).replacen(parsed.text(name), "__call__", 1);
     let header = header.trim_end();
-    let method_body = reindent_range(parsed, body.start_byte(), body.end_byte(), &format!("{indent}{unit}{unit}"));
+    // A docstring becomes the class's, which is what the instance's `__doc__` (and `help`)
+    // then show.
+    let stmts = statements(body);
+    let (doc, rest) = match stmts.as_slice() {
+        [d, first, ..] if is_docstring(*d) => (
+            format!("{indent}{unit}{}\n", reindent_range(parsed, d.start_byte(), d.end_byte(), "").trim_start()),
+            first.start_byte(),
+        ),
+        [d] if is_docstring(*d) => (
+            format!("{indent}{unit}{}\n", reindent_range(parsed, d.start_byte(), d.end_byte(), "").trim_start()),
+            body.start_byte(),
+        ),
+        _ => (String::new(), body.start_byte()),
+    };
+    let method_body = reindent_range(parsed, rest, body.end_byte(), &format!("{indent}{unit}{unit}"));
     let text = format!(
-        "class {class_name}:\n{indent}{unit}{header}\n{method_body}\n{indent}{} = {class_name}()",
+        "class {class_name}:\n{doc}{indent}{unit}{header}\n{method_body}\n{indent}{} = {class_name}()",
         parsed.text(name)
     );
     edits.replace(func.start_byte()..body.end_byte(), text);
@@ -159,7 +175,7 @@ mod tests {
                 "def f(a):\n    return a\nprint(f.__name__)\n",
                 "def f(a):\n    return a\nprint(list(map(f, [1])))\n",
                 "def f(n):\n    return 1 if n < 2 else n * f(n - 1)\n",
-                "def f(a):\n    '''Doc.\n\n    >>> f(1)\n    1\n    '''\n    return a\n",
+                "def f(a):\n    '''Doc.\n\n    >>> f(1)\n    1\n    '''\n    return a\nimport doctest\n",
                 "class K:\n    def m(self):\n        return 1\n",
                 "import functools\n@functools.cache\ndef f(a):\n    return a\n",
                 "def f(a):\n    return a.__secret\n",

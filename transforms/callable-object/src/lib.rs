@@ -81,12 +81,13 @@ fn eligible(parsed: &Parsed, info: &ScopeInfo, func: Node<'_>) -> bool {
         return false;
     }
     // Every use of the name's binding is a call.
-    let Some(def_occ) = info.occurrences.iter().position(|o| o.range == name.byte_range()) else {
+    let Some(def_occ) = info.occurrence_at(&name.byte_range()) else {
         return false;
     };
     let Some(key) = info.binding_of(def_occ) else { return false };
-    info.occurrences.iter().enumerate().all(|(i, occ)| {
-        if info.binding_of(i) != Some(key) || occ.role != Role::Load {
+    info.occurrences_of(key).iter().all(|&i| {
+        let occ = &info.occurrences[i];
+        if occ.role != Role::Load {
             return true;
         }
         let node = parsed.root().descendant_for_byte_range(occ.range.start, occ.range.end);

@@ -198,7 +198,8 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     // Fresh names for the comprehension's own variables.
     let mut new_names: std::collections::BTreeMap<String, String> = Default::default();
     let mut renames: Vec<(Range<usize>, String)> = Vec::new();
-    for (j, occ) in info.occurrences.iter().enumerate() {
+    for j in info.occurrences_in(&site.comp.byte_range()) {
+        let occ = &info.occurrences[j];
         if let Some((s, name)) = info.binding_of(j) {
             if *s == comp_scope {
                 let new = new_names

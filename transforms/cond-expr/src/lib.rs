@@ -212,18 +212,17 @@ fn stable_function(parsed: &Parsed, info: &ScopeInfo, call: Node<'_>) -> bool {
     if f.kind() != "identifier" {
         return false;
     }
-    let Some(i) = info.occurrences.iter().position(|o| o.range == f.byte_range()) else {
+    let Some(i) = info.occurrence_at(&f.byte_range()) else {
         return false;
     };
     match &info.resolutions[i] {
         Resolution::Builtin => !binds_anywhere(info, parsed.text(f)),
         Resolution::Binding(key) => {
             let binds: Vec<_> = info
-                .occurrences
+                .occurrences_of(key)
                 .iter()
-                .enumerate()
-                .filter(|(j, o)| info.binding_of(*j) == Some(key) && o.role != sdk::scope::Role::Load)
-                .map(|(_, o)| o.role)
+                .map(|&j| info.occurrences[j].role)
+                .filter(|r| *r != sdk::scope::Role::Load)
                 .collect();
             key.0 == 0
                 && binds == [sdk::scope::Role::Bind(sdk::scope::BindKind::Def)]

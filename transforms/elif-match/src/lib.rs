@@ -106,7 +106,7 @@ fn tests<'t>(parsed: &Parsed, cond: Node<'t>, subject: &mut Option<String>) -> O
 
 /// Whether `name`, read at `at`, is a plain local of a function.
 fn plain_local(info: &ScopeInfo, at: Node<'_>) -> bool {
-    let Some(i) = info.occurrences.iter().position(|o| o.range == at.byte_range()) else {
+    let Some(i) = info.occurrence_at(&at.byte_range()) else {
         return false;
     };
     let Some((s, name)) = info.binding_of(i) else { return false };

@@ -214,8 +214,9 @@ fn candidate(parsed: &Parsed, info: &ScopeInfo, init: Node<'_>, lp: Node<'_>) ->
             return None;
         }
         let key = (s, name.clone());
-        for (j, occ) in info.occurrences.iter().enumerate() {
-            if info.binding_of(j) == Some(&key) && !(lp_range.start <= occ.range.start && occ.range.end <= lp_range.end) {
+        for &j in info.occurrences_of(&key) {
+            let occ = &info.occurrences[j];
+            if !(lp_range.start <= occ.range.start && occ.range.end <= lp_range.end) {
                 return None;
             }
         }

@@ -149,8 +149,9 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
                 for w in writes {
                     let key = (s, w.clone());
                     let (mut used_outside, mut bound_outside) = (false, false);
-                    for (k, occ) in info.occurrences.iter().enumerate() {
-                        if info.binding_of(k) != Some(&key) || !(func_range.start <= occ.range.start && occ.range.end <= func_range.end) {
+                    for &k in info.occurrences_of(&key) {
+                        let occ = &info.occurrences[k];
+                        if !(func_range.start <= occ.range.start && occ.range.end <= func_range.end) {
                             continue;
                         }
                         let inside = range.start <= occ.range.start && occ.range.end <= range.end;

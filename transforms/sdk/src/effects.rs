@@ -42,11 +42,7 @@ pub fn may_raise(parsed: &Parsed, info: &ScopeInfo, node: Node<'_>) -> bool {
     };
     match node.kind() {
         "identifier" => {
-            let Some(i) = info
-                .occurrences
-                .iter()
-                .position(|o| o.range == node.byte_range())
-            else {
+            let Some(i) = info.occurrence_at(&node.byte_range()) else {
                 return true;
             };
             match &info.resolutions[i] {

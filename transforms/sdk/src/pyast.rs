@@ -47,9 +47,7 @@ pub fn int_literal(parsed: &Parsed, node: Node<'_>) -> Option<i64> {
 pub fn is_builtin_ref(info: &ScopeInfo, node: Node<'_>) -> bool {
     node.kind() == "identifier"
         && info
-            .occurrences
-            .iter()
-            .position(|o| o.range == node.byte_range())
+            .occurrence_at(&node.byte_range())
             .is_some_and(|i| info.resolutions[i] == Resolution::Builtin)
 }
 

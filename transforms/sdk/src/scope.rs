@@ -137,6 +137,14 @@ pub struct ScopeInfo {
     /// execution (a class body reading a name before binding it reads the module's), so they
     /// must be left alone.
     pub ambiguous: HashSet<BindingKey>,
+    /// Occurrence index by the start byte of its identifier.
+    by_start: HashMap<usize, usize>,
+    /// Occurrence indices sorted by position.
+    in_order: Vec<usize>,
+    /// Occurrence indices of every binding.
+    by_binding: HashMap<BindingKey, Vec<usize>>,
+    /// Names of each scope's bindings that escape it (see [`ScopeInfo::escapes`]).
+    escaping: Vec<BTreeSet<String>>,
 }
 
 /// Calls that let code reach variables through strings or frames.
@@ -218,10 +226,32 @@ impl ScopeInfo {
             has_kwargs_splat: w.has_kwargs_splat,
             introspected: w.introspected,
             ambiguous: HashSet::new(),
+            by_start: HashMap::new(),
+            in_order: Vec::new(),
+            by_binding: HashMap::new(),
+            escaping: Vec::new(),
         };
         info.resolutions = (0..info.occurrences.len())
             .map(|i| info.resolve(i))
             .collect();
+        info.by_start = info
+            .occurrences
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (o.range.start, i))
+            .collect();
+        info.in_order = (0..info.occurrences.len()).collect();
+        info.in_order.sort_by_key(|&i| info.occurrences[i].range.start);
+        let mut escaping = vec![BTreeSet::new(); info.scopes.len()];
+        for (i, occ) in info.occurrences.iter().enumerate() {
+            if let Resolution::Binding(key) = &info.resolutions[i] {
+                info.by_binding.entry(key.clone()).or_default().push(i);
+                if key.0 == 0 || occ.scope != key.0 {
+                    escaping[key.0].insert(key.1.clone());
+                }
+            }
+        }
+        info.escaping = escaping;
         // A class body that reads a name it also binds reads the module's binding whenever the
         // class's own has not happened yet (Python's class-body lookup skips enclosing
         // functions): either may be meant, so neither may change alone.
@@ -369,11 +399,14 @@ impl ScopeInfo {
 
     /// Indices of the occurrences inside `range`, in document order.
     pub fn occurrences_in(&self, range: &Range<usize>) -> Vec<usize> {
-        (0..self.occurrences.len())
-            .filter(|&i| {
-                let r = &self.occurrences[i].range;
-                range.start <= r.start && r.end <= range.end
-            })
+        let from = self
+            .in_order
+            .partition_point(|&i| self.occurrences[i].range.start < range.start);
+        self.in_order[from..]
+            .iter()
+            .copied()
+            .take_while(|&i| self.occurrences[i].range.start < range.end)
+            .filter(|&i| self.occurrences[i].range.end <= range.end)
             .collect()
     }
 
@@ -408,27 +441,29 @@ impl ScopeInfo {
 
     /// Names of scope `s`'s bindings that escape it: used from a nested scope (closures),
     /// declared `global`/`nonlocal` elsewhere, or module-level names (importers see them).
-    pub fn escapes(&self, s: usize) -> BTreeSet<String> {
-        let mut out = BTreeSet::new();
-        for (i, occ) in self.occurrences.iter().enumerate() {
-            if let Some((scope, name)) = self.binding_of(i) {
-                if *scope == s && (s == 0 || occ.scope != s) {
-                    out.insert(name.clone());
-                }
-            }
-        }
-        out
+    pub fn escapes(&self, s: usize) -> &BTreeSet<String> {
+        &self.escaping[s]
+    }
+
+    /// The occurrence whose identifier spans exactly `range`, if any.
+    pub fn occurrence_at(&self, range: &Range<usize>) -> Option<usize> {
+        self.by_start
+            .get(&range.start)
+            .copied()
+            .filter(|&i| self.occurrences[i].range == *range)
+    }
+
+    /// The occurrences that refer to binding `key`, in document order.
+    pub fn occurrences_of(&self, key: &BindingKey) -> &[usize] {
+        self.by_binding.get(key).map_or(&[], |v| v.as_slice())
     }
 
     /// Whether every binding of `key` is a parameter (so a read in its own scope never fails
     /// with `NameError` and never sees a rebinding).
     pub fn is_plain_parameter(&self, key: &BindingKey) -> bool {
         let mut any = false;
-        for (i, occ) in self.occurrences.iter().enumerate() {
-            if self.binding_of(i) != Some(key) {
-                continue;
-            }
-            match occ.role {
+        for &i in self.occurrences_of(key) {
+            match self.occurrences[i].role {
                 Role::Bind(BindKind::Param { .. }) => any = true,
                 Role::Load => {}
                 _ => return false,
@@ -945,7 +980,10 @@ mod tests {
         let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
         assert_eq!(info.reads_in(1, &range), set(&["a", "c", "g"]));
         assert_eq!(info.writes_in(1, &range), set(&["c", "d", "g"]));
-        assert_eq!(info.escapes(1), set(&["c"]));
+        assert_eq!(*info.escapes(1), set(&["c"]));
+        let a = info.occurrences_of(&(1, "a".to_string()));
+        assert_eq!(a.len(), 2);
+        assert_eq!(info.occurrence_at(&info.occurrences[a[1]].range), Some(a[1]));
         assert!(info.is_plain_parameter(&(1, "a".to_string())));
         assert!(!info.is_plain_parameter(&(1, "c".to_string())));
     }

@@ -136,9 +136,13 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         (false, true) => format!("({me}, {inside})"),
         (false, false) => format!("({me}, /, {inside})"),
     };
-    let header_end = body.start_byte();
-    let header = &src[func.start_byte()..header_end];
-    let header = header.replacen(p, &new_params, 1).replacen(parsed.text(name), "__call__", 1);
+    // Rebuilt by byte ranges: the name may also occur in `def`, `async` or an annotation.
+    let header = format!(
+        "{}__call__{}{new_params}{}",
+        &src[func.start_byte()..name.start_byte()],
+        &src[name.end_byte()..params.start_byte()],
+        &src[params.end_byte()..body.start_byte()]
+    );
     let header = header.trim_end();
     // A docstring becomes the class's, which is what the instance's `__doc__` (and `help`)
     // then show.

@@ -57,7 +57,18 @@ fn eligible(parsed: &Parsed, stmt: Node<'_>) -> bool {
         && ends_line(src, stmt.end_byte())
         && !is_docstring(stmt)
         && !matches!(stmt.kind(), "future_import_statement" | "global_statement" | "nonlocal_statement")
-        && !has_own_break_or_continue(stmt)
+        && !controls_outer_loop(stmt)
+}
+
+/// Whether `stmt` holds a `break` or `continue` that leaves it for an enclosing loop. A loop's
+/// own body binds them to that loop; its `else:` clause does not.
+fn controls_outer_loop(stmt: Node<'_>) -> bool {
+    match stmt.kind() {
+        "for_statement" | "while_statement" => stmt
+            .child_by_field_name("alternative")
+            .is_some_and(has_own_break_or_continue),
+        _ => has_own_break_or_continue(stmt),
+    }
 }
 
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {

@@ -9,18 +9,30 @@ use equimorph::transform::{Limits, LoadError, TransformRuntime, TransformSet};
 use rayon::prelude::*;
 
 const EXPECTED: &[&str] = &[
+    "callable-object",
+    "comp-to-loop",
+    "cond-expr",
     "dead-code-insert",
+    "elif-match",
     "for-to-while",
+    "generator-chain",
+    "guard-clause",
     "if-else-flip",
+    "index-remap",
+    "loop-to-comp",
     "loop-unroll",
+    "nested-function",
     "operand-swap",
+    "state-machine",
     "stmt-swap",
+    "try-scaffold",
     "var-rename",
     "while-to-for",
+    "while-true",
 ];
 
 #[test]
-fn the_eight_transforms_load_with_their_info() {
+fn the_twenty_transforms_load_with_their_info() {
     let set = common::default_set();
     assert_eq!(set.names(), EXPECTED);
     for t in set.iter() {

@@ -63,6 +63,16 @@ pub fn fixture_tasks() -> TaskSet {
     set
 }
 
+/// How many tasks `fixtures/tasks.jsonl` holds.
+#[allow(dead_code)]
+pub fn fixture_task_count() -> usize {
+    std::fs::read_to_string(root().join("fixtures/tasks.jsonl"))
+        .expect("fixtures/tasks.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .count()
+}
+
 /// One fixture task.
 pub fn fixture(id: &str) -> Task {
     fixture_tasks()

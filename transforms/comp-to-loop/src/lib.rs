@@ -46,7 +46,7 @@ use sdk::names::FreshNames;
 use sdk::parse::{descendants, in_class_scope, named_children, Parsed};
 use sdk::pyast::{binds_anywhere, is_builtin_ref};
 use sdk::scope::{ScopeInfo, ScopeKind};
-use sdk::text::{at_indent, indent_unit, line_indent, starts_line};
+use sdk::text::{indent_unit, line_indent, starts_line};
 use sdk::{Edits, Rng};
 use std::ops::Range;
 use tree_sitter::Node;
@@ -306,7 +306,9 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         &src[site.suffix.clone()]
     ));
     let indent = line_indent(src, site.stmt.start_byte()).to_string();
-    edits.replace(site.stmt.byte_range(), at_indent(&lines.join("\n"), &indent));
+    // Structural line breaks carry the indentation; fragments keep their own line breaks (inside
+    // brackets or strings) verbatim.
+    edits.replace(site.stmt.byte_range(), lines.join(&format!("\n{indent}")));
     edits
 }
 

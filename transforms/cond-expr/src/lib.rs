@@ -41,7 +41,7 @@ use sdk::names::FreshNames;
 use sdk::parse::{descendants, in_class_scope, named_children, Parsed};
 use sdk::pyast::binds_anywhere;
 use sdk::scope::{Resolution, ScopeInfo};
-use sdk::text::{at_indent, indent_unit, line_indent, paren_if, starts_line};
+use sdk::text::{indent_unit, line_indent, paren_if, starts_line};
 use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
@@ -240,7 +240,12 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let unit = indent_unit(parsed);
     let indent = line_indent(src, site.node.start_byte()).to_string();
     let branches = |c: Node<'_>, a: String, b: String| {
-        format!("if {}:\n{unit}{a}\nelse:\n{unit}{b}", paren_if(parsed.text(c), false))
+        // Structural line breaks carry the indentation; source fragments are copied verbatim
+        // (their own line breaks are inside brackets or strings, whose content must not change).
+        format!(
+            "if {}:\n{indent}{unit}{a}\n{indent}else:\n{indent}{unit}{b}",
+            paren_if(parsed.text(c), false)
+        )
     };
     let text = match &site.kind {
         SiteKind::Assign(t, [a, c, b]) => {
@@ -262,7 +267,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             let stmt = parsed.text(site.node);
             let rel = arg.start_byte() - site.node.start_byte()..arg.end_byte() - site.node.start_byte();
             format!(
-                "{}\n{}{v}{}",
+                "{}\n{indent}{}{v}{}",
                 branches(*c, format!("{v} = {}", part(parsed, *a)), format!("{v} = {}", part(parsed, *b))),
                 &stmt[..rel.start],
                 &stmt[rel.end..]
@@ -276,7 +281,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             }
         }
     };
-    edits.replace(site.node.byte_range(), at_indent(&text, &indent));
+    edits.replace(site.node.byte_range(), text);
     edits
 }
 

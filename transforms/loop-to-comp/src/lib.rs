@@ -13,8 +13,9 @@
 //!   appears only as the receiver inside the loop, is not read from a closure or declared
 //!   `global`/`nonlocal`, and the loop is not inside a `try`/`with` of the function (where a
 //!   caught exception could expose a half-built container).
-//! - The loop variables are used nowhere outside the loop, so it does not matter that a
-//!   comprehension keeps them to itself.
+//! - The loop variables are used nowhere outside the loop, except inside later `for` loops
+//!   that bind them again (in their target or body, which only ever see their own value), so
+//!   it does not matter that a comprehension keeps them to itself.
 //! - For dicts, the key must be a loop variable or a literal, so computing it before the value
 //!   (as a comprehension does) is the same as after.
 //!
@@ -150,6 +151,31 @@ fn element<'t>(parsed: &Parsed, add: Node<'t>, kind: Kind, acc: &str) -> Option<
     }
 }
 
+/// Whether the occurrence at `range` lies in the target or body of a `for` loop that binds
+/// `name` itself: there it can only see that loop's value, never what an earlier loop left.
+fn rebound_by_enclosing_for(parsed: &Parsed, range: std::ops::Range<usize>, name: &str) -> bool {
+    let mut cur = parsed.root().descendant_for_byte_range(range.start, range.end);
+    while let Some(n) = cur {
+        if is_function_like(n.kind()) {
+            return false;
+        }
+        if n.kind() == "for_statement" {
+            let (Some(left), Some(body)) = (n.child_by_field_name("left"), n.child_by_field_name("body")) else {
+                return false;
+            };
+            let binds = descendants(left)
+                .iter()
+                .any(|d| d.kind() == "identifier" && parsed.text(*d) == name);
+            let within = |r: std::ops::Range<usize>| r.start <= range.start && range.end <= r.end;
+            if binds && (within(left.byte_range()) || within(body.byte_range())) {
+                return true;
+            }
+        }
+        cur = n.parent();
+    }
+    false
+}
+
 /// Whether `stmt` is inside a `try` or `with` of its own function.
 fn guarded(stmt: Node<'_>) -> bool {
     let mut cur = stmt.parent();
@@ -216,7 +242,8 @@ fn candidate(parsed: &Parsed, info: &ScopeInfo, init: Node<'_>, lp: Node<'_>) ->
         let key = (s, name.clone());
         for &j in info.occurrences_of(&key) {
             let occ = &info.occurrences[j];
-            if !(lp_range.start <= occ.range.start && occ.range.end <= lp_range.end) {
+            let inside = lp_range.start <= occ.range.start && occ.range.end <= lp_range.end;
+            if !inside && !rebound_by_enclosing_for(parsed, occ.range.clone(), &name) {
                 return None;
             }
         }

@@ -157,7 +157,10 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
                         let inside = range.start <= occ.range.start && occ.range.end <= range.end;
                         if !inside {
                             used_outside = true;
-                            bound_outside |= !matches!(occ.role, sdk::scope::Role::Load);
+                            // `nonlocal` needs a binding in the function's own scope, not
+                            // one in a nested function that is itself `nonlocal`.
+                            bound_outside |= occ.scope == s
+                                && matches!(occ.role, sdk::scope::Role::Bind(_));
                         }
                     }
                     if used_outside {

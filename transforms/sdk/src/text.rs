@@ -137,25 +137,8 @@ pub fn indent_lines(text: &str, indent: &str) -> String {
         .join("\n")
 }
 
-/// Generated multi-line `text` laid out to replace a statement that starts at column `indent`:
-/// the first line as is (the statement's own indentation stays in the source), every other
-/// non-empty line prefixed with `indent`.
-pub fn at_indent(text: &str, indent: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-            if !line.is_empty() {
-                out.push_str(indent);
-            }
-        }
-        out.push_str(line);
-    }
-    out
-}
-
-/// `text` in parentheses when it spans lines (its line breaks may rely on enclosing brackets)
-/// or is an expression that binds looser than `kinds_ok` allows.
+/// `text` in parentheses when `needed` (it binds looser than where it goes) or when it spans
+/// lines (its line breaks may rely on brackets around it).
 pub fn paren_if(text: &str, needed: bool) -> String {
     if needed || text.contains('\n') {
         format!("({text})")

@@ -67,7 +67,11 @@ fn the_first_signal_stops_the_run_with_reports_and_a_rerun_resumes() {
             "{err}"
         );
         let done = lines(&results);
-        assert!(done.len() >= 2 && done.len() < common::fixture_task_count(), "{} lines", done.len());
+        assert!(
+            done.len() >= 2 && done.len() < common::fixture_task_count(),
+            "{} lines",
+            done.len()
+        );
         let summary: Value = serde_json::from_str(
             &std::fs::read_to_string(out.path().join("summary.json")).unwrap(),
         )
@@ -217,7 +221,11 @@ fn a_full_disk_is_a_clear_error_and_loses_no_written_result() {
         .filter(|l| !l.is_empty())
         .map(|l| serde_json::from_slice(l).expect("a whole line"))
         .collect();
-    assert!(!kept.is_empty() && kept.len() < common::fixture_task_count(), "{} lines", kept.len());
+    assert!(
+        !kept.is_empty() && kept.len() < common::fixture_task_count(),
+        "{} lines",
+        kept.len()
+    );
 
     // Moved to a roomy place, the run resumes and keeps every earlier line as it was.
     let roomy = work.path().join("roomy");
@@ -254,7 +262,11 @@ fn an_attack_stops_with_a_clear_message_when_the_sandbox_breaks_for_every_check(
         "{err}"
     );
     let done = lines(&results);
-    assert!(done.len() < common::fixture_task_count(), "it went on: {} lines", done.len());
+    assert!(
+        done.len() < common::fixture_task_count(),
+        "it went on: {} lines",
+        done.len()
+    );
     let faulted: Vec<&Value> = done.iter().filter(|l| l["status"] == "error").collect();
     // A task's checks run in parallel, so 8 faulted checks can take fewer than 8 tasks.
     assert!(!faulted.is_empty(), "{done:?}");

@@ -57,11 +57,16 @@ sdk::declare_transform!(
 
 fn eligible(parsed: &Parsed, info: &ScopeInfo, func: Node<'_>) -> bool {
     let src = parsed.source.as_str();
-    let (Some(name), Some(body)) = (func.child_by_field_name("name"), func.child_by_field_name("body")) else {
+    let (Some(name), Some(body)) = (
+        func.child_by_field_name("name"),
+        func.child_by_field_name("body"),
+    ) else {
         return false;
     };
     if in_class_scope(func)
-        || func.parent().is_some_and(|p| p.kind() == "decorated_definition")
+        || func
+            .parent()
+            .is_some_and(|p| p.kind() == "decorated_definition")
         || !starts_line(src, func.start_byte())
         || !starts_line(src, body.start_byte())
         || parsed.source.contains("doctest")
@@ -75,7 +80,10 @@ fn eligible(parsed: &Parsed, info: &ScopeInfo, func: Node<'_>) -> bool {
             return false;
         }
         let t = parsed.text(*n);
-        t == fname || t == "super" || t == "__class__" || (t.starts_with("__") && !t.ends_with("__"))
+        t == fname
+            || t == "super"
+            || t == "__class__"
+            || (t.starts_with("__") && !t.ends_with("__"))
     });
     if bad_identifier {
         return false;
@@ -84,15 +92,21 @@ fn eligible(parsed: &Parsed, info: &ScopeInfo, func: Node<'_>) -> bool {
     let Some(def_occ) = info.occurrence_at(&name.byte_range()) else {
         return false;
     };
-    let Some(key) = info.binding_of(def_occ) else { return false };
+    let Some(key) = info.binding_of(def_occ) else {
+        return false;
+    };
     info.occurrences_of(key).iter().all(|&i| {
         let occ = &info.occurrences[i];
         if occ.role != Role::Load {
             return true;
         }
-        let node = parsed.root().descendant_for_byte_range(occ.range.start, occ.range.end);
+        let node = parsed
+            .root()
+            .descendant_for_byte_range(occ.range.start, occ.range.end);
         node.and_then(|n| n.parent()).is_some_and(|p| {
-            p.kind() == "call" && p.child_by_field_name("function").is_some_and(|f| f.byte_range() == occ.range)
+            p.kind() == "call"
+                && p.child_by_field_name("function")
+                    .is_some_and(|f| f.byte_range() == occ.range)
         })
     })
 }
@@ -106,7 +120,9 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         .into_iter()
         .filter(|f| eligible(parsed, &info, *f))
         .collect();
-    let Some(i) = rng.site(funcs.len()) else { return edits };
+    let Some(i) = rng.site(funcs.len()) else {
+        return edits;
+    };
     let func = funcs[i];
     let (Some(name), Some(params), Some(body)) = (
         func.child_by_field_name("name"),
@@ -122,15 +138,23 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         let base = fresh.fresh(rng, None);
         let mut c = base.split('_').map(|w| {
             let mut cs = w.chars();
-            cs.next().map(|f| f.to_ascii_uppercase().to_string() + cs.as_str()).unwrap_or_default()
+            cs.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + cs.as_str())
+                .unwrap_or_default()
         });
         let camel: String = c.by_ref().collect();
-        if fresh.is_taken(&camel) { format!("{camel}Call") } else { camel }
+        if fresh.is_taken(&camel) {
+            format!("{camel}Call")
+        } else {
+            camel
+        }
     };
     let me = fresh.fresh(rng, Some("this"));
     let p = parsed.text(params);
     let inside = p[1..p.len() - 1].trim();
-    let has_slash = descendants(params).iter().any(|n| n.kind() == "positional_separator");
+    let has_slash = descendants(params)
+        .iter()
+        .any(|n| n.kind() == "positional_separator");
     let new_params = match (inside.is_empty(), has_slash) {
         (true, _) => format!("({me}, /)"),
         (false, true) => format!("({me}, {inside})"),
@@ -149,16 +173,27 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let stmts = statements(body);
     let (doc, rest) = match stmts.as_slice() {
         [d, first, ..] if is_docstring(*d) => (
-            format!("{indent}{unit}{}\n", reindent_range(parsed, d.start_byte(), d.end_byte(), "").trim_start()),
+            format!(
+                "{indent}{unit}{}\n",
+                reindent_range(parsed, d.start_byte(), d.end_byte(), "").trim_start()
+            ),
             first.start_byte(),
         ),
         [d] if is_docstring(*d) => (
-            format!("{indent}{unit}{}\n", reindent_range(parsed, d.start_byte(), d.end_byte(), "").trim_start()),
+            format!(
+                "{indent}{unit}{}\n",
+                reindent_range(parsed, d.start_byte(), d.end_byte(), "").trim_start()
+            ),
             body.start_byte(),
         ),
         _ => (String::new(), body.start_byte()),
     };
-    let method_body = reindent_range(parsed, rest, body.end_byte(), &format!("{indent}{unit}{unit}"));
+    let method_body = reindent_range(
+        parsed,
+        rest,
+        body.end_byte(),
+        &format!("{indent}{unit}{unit}"),
+    );
     let text = format!(
         "class {class_name}:\n{doc}{indent}{unit}{header}\n{method_body}\n{indent}{} = {class_name}()",
         parsed.text(name)

@@ -97,7 +97,10 @@ fn consumer(parsed: &Parsed, info: &ScopeInfo, call: Node<'_>) -> Option<String>
     if f.kind() == "attribute" {
         let obj = f.child_by_field_name("object")?;
         let attr = f.child_by_field_name("attribute")?;
-        if obj.kind() == "string" && parsed.text(attr) == "join" && !parsed.text(obj).starts_with(['f', 'F']) {
+        if obj.kind() == "string"
+            && parsed.text(attr) == "join"
+            && !parsed.text(obj).starts_with(['f', 'F'])
+        {
             return Some("join".into());
         }
     }
@@ -130,7 +133,10 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
             (value, None, Use::Direct)
         } else if value.kind() == "call" {
             match value.child_by_field_name("arguments") {
-                Some(g) if g.kind() == "generator_expression" && consumer(parsed, info, value).is_some() => {
+                Some(g)
+                    if g.kind() == "generator_expression"
+                        && consumer(parsed, info, value).is_some() =>
+                {
                     (g, Some(value), Use::Consumed)
                 }
                 _ => continue,
@@ -138,10 +144,10 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
         } else {
             continue;
         };
-        if descendants(comp)
-            .iter()
-            .any(|n| matches!(n.kind(), "comment" | "await") || (n.kind() == "for_in_clause" && parsed.text(*n).starts_with("async")))
-        {
+        if descendants(comp).iter().any(|n| {
+            matches!(n.kind(), "comment" | "await")
+                || (n.kind() == "for_in_clause" && parsed.text(*n).starts_with("async"))
+        }) {
             continue;
         }
         let whole = call.unwrap_or(comp);
@@ -181,7 +187,9 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let info = ScopeInfo::analyze(parsed);
     let src = parsed.source.as_str();
     let all = sites(parsed, &info);
-    let Some(i) = rng.site(all.len()) else { return edits };
+    let Some(i) = rng.site(all.len()) else {
+        return edits;
+    };
     let site = &all[i];
     let scope = info.scope_containing(&site.stmt.byte_range());
     if info.dynamic_within(scope) {
@@ -220,8 +228,13 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         .into_iter()
         .filter(|c| matches!(c.kind(), "for_in_clause" | "if_clause"))
         .collect();
-    let fors = clauses.iter().filter(|c| c.kind() == "for_in_clause").count();
-    let Some(body) = site.comp.child_by_field_name("body") else { return edits };
+    let fors = clauses
+        .iter()
+        .filter(|c| c.kind() == "for_in_clause")
+        .count();
+    let Some(body) = site.comp.child_by_field_name("body") else {
+        return edits;
+    };
     let unit = indent_unit(parsed);
     let acc = fresh.fresh(rng, Some("acc"));
     let text = |r: Range<usize>| renamed(src, r, &renames);
@@ -239,7 +252,9 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         (_, Some("any")) => ("False".into(), acc.clone()),
         (_, Some("all")) => ("True".into(), acc.clone()),
         (_, Some("join")) => {
-            let Some(f) = site.call.and_then(|c| c.child_by_field_name("function")) else { return edits };
+            let Some(f) = site.call.and_then(|c| c.child_by_field_name("function")) else {
+                return edits;
+            };
             ("[]".into(), format!("{}({acc})", parsed.text(f)))
         }
         (_, Some(name)) => ("[]".into(), format!("{name}({acc})")),
@@ -254,7 +269,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         let pad = unit.repeat(depth);
         match c.kind() {
             "for_in_clause" => {
-                let (Some(l), Some(r)) = (c.child_by_field_name("left"), c.child_by_field_name("right")) else {
+                let (Some(l), Some(r)) = (
+                    c.child_by_field_name("left"),
+                    c.child_by_field_name("right"),
+                ) else {
                     return edits;
                 };
                 let rights: Vec<Node<'_>> = {
@@ -264,10 +282,16 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
                 if rights.len() != 1 {
                     return edits;
                 }
-                lines.push(format!("{pad}for {} in {}:", text(l.byte_range()), text(r.byte_range())));
+                lines.push(format!(
+                    "{pad}for {} in {}:",
+                    text(l.byte_range()),
+                    text(r.byte_range())
+                ));
             }
             _ => {
-                let Some(cond) = named_children(*c).into_iter().next() else { return edits };
+                let Some(cond) = named_children(*c).into_iter().next() else {
+                    return edits;
+                };
                 lines.push(format!("{pad}if {}:", text(cond.byte_range())));
             }
         }
@@ -275,7 +299,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     }
     let pad = unit.repeat(depth);
     if kind == "dictionary_comprehension" {
-        let (Some(k), Some(v)) = (body.child_by_field_name("key"), body.child_by_field_name("value")) else {
+        let (Some(k), Some(v)) = (
+            body.child_by_field_name("key"),
+            body.child_by_field_name("value"),
+        ) else {
             return edits;
         };
         let key = fresh.fresh(rng, Some("key"));

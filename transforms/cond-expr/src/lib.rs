@@ -101,7 +101,12 @@ enum SiteKind<'t> {
     /// `f(a if c else b, rest…)`: the call's text before and after the argument.
     Argument(Node<'t>, [Node<'t>; 3]),
     /// `if c: x = a` / `else: x = b` (or returns) → one statement.
-    Fold { target: Option<&'t str>, c: Node<'t>, a: Node<'t>, b: Node<'t> },
+    Fold {
+        target: Option<&'t str>,
+        c: Node<'t>,
+        a: Node<'t>,
+        b: Node<'t>,
+    },
 }
 
 fn single_value<'t>(parsed: &Parsed, stmt: Node<'t>) -> Option<(Option<String>, Node<'t>)> {
@@ -139,37 +144,52 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
         match stmt.kind() {
             "return_statement" => {
                 if let Some(p) = named_children(stmt).into_iter().next().and_then(parts) {
-                    out.push(Site { node: stmt, kind: SiteKind::Return(p) });
+                    out.push(Site {
+                        node: stmt,
+                        kind: SiteKind::Return(p),
+                    });
                 }
             }
             "expression_statement" => {
                 let kids = named_children(stmt);
                 let [e] = kids.as_slice() else { continue };
                 if e.kind() == "assignment" && e.child_by_field_name("type").is_none() {
-                    let (Some(l), Some(r)) =
-                        (e.child_by_field_name("left"), e.child_by_field_name("right"))
-                    else {
+                    let (Some(l), Some(r)) = (
+                        e.child_by_field_name("left"),
+                        e.child_by_field_name("right"),
+                    ) else {
                         continue;
                     };
                     if r.kind() == "assignment" {
                         continue;
                     }
                     if let Some(p) = parts(r) {
-                        out.push(Site { node: stmt, kind: SiteKind::Assign(parsed.text(l), p) });
+                        out.push(Site {
+                            node: stmt,
+                            kind: SiteKind::Assign(parsed.text(l), p),
+                        });
                     }
-                } else if e.kind() == "call" && !in_class_scope(stmt) && stable_function(parsed, info, *e) {
+                } else if e.kind() == "call"
+                    && !in_class_scope(stmt)
+                    && stable_function(parsed, info, *e)
+                {
                     let first = e
                         .child_by_field_name("arguments")
                         .and_then(|a| named_children(a).into_iter().next());
                     if let Some(p) = first.and_then(parts) {
                         if let Some(arg) = first {
-                            out.push(Site { node: stmt, kind: SiteKind::Argument(arg, p) });
+                            out.push(Site {
+                                node: stmt,
+                                kind: SiteKind::Argument(arg, p),
+                            });
                         }
                     }
                 }
             }
             "if_statement" => {
-                let Some(cons) = stmt.child_by_field_name("consequence") else { continue };
+                let Some(cons) = stmt.child_by_field_name("consequence") else {
+                    continue;
+                };
                 let alts: Vec<Node<'_>> = {
                     let mut c = stmt.walk();
                     stmt.children_by_field_name("alternative", &mut c).collect()
@@ -178,9 +198,13 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
                 if alt.kind() != "else_clause" {
                     continue;
                 }
-                let Some(alt_body) = alt.child_by_field_name("body") else { continue };
+                let Some(alt_body) = alt.child_by_field_name("body") else {
+                    continue;
+                };
                 let (ca, cb) = (statements(cons), statements(alt_body));
-                let ([sa], [sb]) = (ca.as_slice(), cb.as_slice()) else { continue };
+                let ([sa], [sb]) = (ca.as_slice(), cb.as_slice()) else {
+                    continue;
+                };
                 let (Some((ta, va)), Some((tb, vb)), Some(c)) = (
                     single_value(parsed, *sa),
                     single_value(parsed, *sb),
@@ -197,7 +221,15 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
                         .and_then(|a| a.child_by_field_name("left"))
                         .map(|l| parsed.text(l))
                 });
-                out.push(Site { node: stmt, kind: SiteKind::Fold { target, c, a: va, b: vb } });
+                out.push(Site {
+                    node: stmt,
+                    kind: SiteKind::Fold {
+                        target,
+                        c,
+                        a: va,
+                        b: vb,
+                    },
+                });
             }
             _ => {}
         }
@@ -208,7 +240,9 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
 /// Whether the call's function is a name whose lookup cannot run code or change: a builtin
 /// the program never rebinds, or a module-level `def` bound once.
 fn stable_function(parsed: &Parsed, info: &ScopeInfo, call: Node<'_>) -> bool {
-    let Some(f) = call.child_by_field_name("function") else { return false };
+    let Some(f) = call.child_by_field_name("function") else {
+        return false;
+    };
     if f.kind() != "identifier" {
         return false;
     }
@@ -224,8 +258,7 @@ fn stable_function(parsed: &Parsed, info: &ScopeInfo, call: Node<'_>) -> bool {
                 .map(|&j| info.occurrences[j].role)
                 .filter(|r| *r != sdk::scope::Role::Load)
                 .collect();
-            key.0 == 0
-                && binds == [sdk::scope::Role::Bind(sdk::scope::BindKind::Def)]
+            key.0 == 0 && binds == [sdk::scope::Role::Bind(sdk::scope::BindKind::Def)]
         }
     }
 }
@@ -235,7 +268,9 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let info = ScopeInfo::analyze(parsed);
     let src = parsed.source.as_str();
     let all = sites(parsed, &info);
-    let Some(i) = rng.site(all.len()) else { return edits };
+    let Some(i) = rng.site(all.len()) else {
+        return edits;
+    };
     let site = &all[i];
     let unit = indent_unit(parsed);
     let indent = line_indent(src, site.node.start_byte()).to_string();
@@ -250,7 +285,11 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let text = match &site.kind {
         SiteKind::Assign(t, [a, c, b]) => {
             let t = paren_if(t, false);
-            branches(*c, format!("{t} = {}", part(parsed, *a)), format!("{t} = {}", part(parsed, *b)))
+            branches(
+                *c,
+                format!("{t} = {}", part(parsed, *a)),
+                format!("{t} = {}", part(parsed, *b)),
+            )
         }
         SiteKind::Return([a, c, b]) => branches(
             *c,
@@ -265,16 +304,26 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             let mut fresh = FreshNames::new(parsed);
             let v = fresh.fresh(rng, Some("chosen"));
             let stmt = parsed.text(site.node);
-            let rel = arg.start_byte() - site.node.start_byte()..arg.end_byte() - site.node.start_byte();
+            let rel =
+                arg.start_byte() - site.node.start_byte()..arg.end_byte() - site.node.start_byte();
             format!(
                 "{}\n{indent}{}{v}{}",
-                branches(*c, format!("{v} = {}", part(parsed, *a)), format!("{v} = {}", part(parsed, *b))),
+                branches(
+                    *c,
+                    format!("{v} = {}", part(parsed, *a)),
+                    format!("{v} = {}", part(parsed, *b))
+                ),
                 &stmt[..rel.start],
                 &stmt[rel.end..]
             )
         }
         SiteKind::Fold { target, c, a, b } => {
-            let value = format!("{} if {} else {}", part(parsed, *a), part(parsed, *c), part(parsed, *b));
+            let value = format!(
+                "{} if {} else {}",
+                part(parsed, *a),
+                part(parsed, *c),
+                part(parsed, *b)
+            );
             match target {
                 Some(t) => format!("{t} = {value}"),
                 None => format!("return {value}"),

@@ -84,7 +84,9 @@ fn positions<'t>(parsed: &'t Parsed) -> Vec<Node<'t>> {
     {
         // Between the `case` clauses of a `match` only another `case` may stand.
         if block_in_class_scope(*block)
-            || block.parent().is_some_and(|p| p.kind() == "match_statement")
+            || block
+                .parent()
+                .is_some_and(|p| p.kind() == "match_statement")
         {
             continue;
         }
@@ -168,17 +170,24 @@ mod tests {
 
     #[test]
     fn never_between_cases_or_after_a_backslash() {
-        let src = "match x:\n    case 1:\n        y = 1\n    case _:\n        y = 2\na = 1; \\\nb = 2\n";
+        let src =
+            "match x:\n    case 1:\n        y = 1\n    case _:\n        y = 2\na = 1; \\\nb = 2\n";
         for s in 0..64 {
             let out = apply(src, s).unwrap().unwrap();
-            assert!(out.contains("    case 1:\n") && out.contains("a = 1; \\\nb = 2\n"), "{out}");
+            assert!(
+                out.contains("    case 1:\n") && out.contains("a = 1; \\\nb = 2\n"),
+                "{out}"
+            );
             assert!(sdk::Parsed::new(&out).is_ok(), "{out}");
             let in_match = &out[out.find("match x:").unwrap()..out.find("        y = 2").unwrap()];
             let case_level: Vec<&str> = in_match
                 .lines()
                 .filter(|l| l.starts_with("    ") && !l.starts_with("     "))
                 .collect();
-            assert!(case_level.iter().all(|l| l.starts_with("    case")), "{out}");
+            assert!(
+                case_level.iter().all(|l| l.starts_with("    case")),
+                "{out}"
+            );
         }
     }
 }

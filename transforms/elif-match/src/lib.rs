@@ -61,19 +61,27 @@ fn is_literal(parsed: &Parsed, n: Node<'_>) -> bool {
         "integer" | "float" => true,
         "string" => {
             let t = parsed.text(n);
-            !t.starts_with(['f', 'F']) && !t[..t.find(['\'', '"']).unwrap_or(0)].to_ascii_lowercase().contains('f')
+            !t.starts_with(['f', 'F'])
+                && !t[..t.find(['\'', '"']).unwrap_or(0)]
+                    .to_ascii_lowercase()
+                    .contains('f')
                 && !children(n).iter().any(|c| c.kind() == "interpolation")
         }
         "unary_operator" => {
             parsed.text(n).starts_with('-')
-                && n.child_by_field_name("argument").is_some_and(|a| matches!(a.kind(), "integer" | "float"))
+                && n.child_by_field_name("argument")
+                    .is_some_and(|a| matches!(a.kind(), "integer" | "float"))
         }
         _ => false,
     }
 }
 
 /// The literals of `x == A or x == B …` for subject text `x`.
-fn tests<'t>(parsed: &Parsed, cond: Node<'t>, subject: &mut Option<String>) -> Option<Vec<Node<'t>>> {
+fn tests<'t>(
+    parsed: &Parsed,
+    cond: Node<'t>,
+    subject: &mut Option<String>,
+) -> Option<Vec<Node<'t>>> {
     match cond.kind() {
         "boolean_operator" => {
             let op = cond.child_by_field_name("operator")?;
@@ -109,7 +117,9 @@ fn plain_local(info: &ScopeInfo, at: Node<'_>) -> bool {
     let Some(i) = info.occurrence_at(&at.byte_range()) else {
         return false;
     };
-    let Some((s, name)) = info.binding_of(i) else { return false };
+    let Some((s, name)) = info.binding_of(i) else {
+        return false;
+    };
     let scope = &info.scopes[*s];
     scope.kind == ScopeKind::Function
         && info.occurrences[i].scope == *s
@@ -133,14 +143,20 @@ fn to_match(parsed: &Parsed, info: &ScopeInfo, stmt: Node<'_>, unit: &str) -> Op
     let mut subject = None;
     let mut arms: Vec<(String, Node<'_>)> = Vec::new();
     let mut first_test = None;
-    let mut branches = vec![(stmt.child_by_field_name("condition")?, stmt.child_by_field_name("consequence")?)];
+    let mut branches = vec![(
+        stmt.child_by_field_name("condition")?,
+        stmt.child_by_field_name("consequence")?,
+    )];
     let mut else_body = None;
     for c in clauses(stmt) {
         if children(c).iter().any(|k| k.kind() == "comment") {
             return None;
         }
         match c.kind() {
-            "elif_clause" => branches.push((c.child_by_field_name("condition")?, c.child_by_field_name("consequence")?)),
+            "elif_clause" => branches.push((
+                c.child_by_field_name("condition")?,
+                c.child_by_field_name("consequence")?,
+            )),
             _ => else_body = Some(c.child_by_field_name("body")?),
         }
     }
@@ -150,9 +166,16 @@ fn to_match(parsed: &Parsed, info: &ScopeInfo, stmt: Node<'_>, unit: &str) -> Op
     for (cond, body) in &branches {
         let lits = tests(parsed, *cond, &mut subject)?;
         if first_test.is_none() {
-            first_test = named_children(*cond).into_iter().find(|n| n.kind() == "identifier").or_else(|| {
-                named_children(*cond).first().and_then(|l| named_children(*l).into_iter().find(|n| n.kind() == "identifier"))
-            });
+            first_test = named_children(*cond)
+                .into_iter()
+                .find(|n| n.kind() == "identifier")
+                .or_else(|| {
+                    named_children(*cond).first().and_then(|l| {
+                        named_children(*l)
+                            .into_iter()
+                            .find(|n| n.kind() == "identifier")
+                    })
+                });
         }
         let pattern: Vec<&str> = lits.iter().map(|l| parsed.text(*l)).collect();
         arms.push((pattern.join(" | "), *body));
@@ -163,12 +186,19 @@ fn to_match(parsed: &Parsed, info: &ScopeInfo, stmt: Node<'_>, unit: &str) -> Op
     }
     let inner = format!("{indent}{unit}{unit}");
     let mut out = format!("match {}:", subject?);
-    for (pattern, body) in arms.iter().map(|(p, b)| (p.as_str(), Some(*b))).chain(else_body.map(|b| ("_", Some(b)))) {
+    for (pattern, body) in arms
+        .iter()
+        .map(|(p, b)| (p.as_str(), Some(*b)))
+        .chain(else_body.map(|b| ("_", Some(b))))
+    {
         let body = body?;
         if !starts_line(src, body.start_byte()) {
             return None;
         }
-        out.push_str(&format!("\n{indent}{unit}case {pattern}:\n{}", block_text(parsed, body, &inner)));
+        out.push_str(&format!(
+            "\n{indent}{unit}case {pattern}:\n{}",
+            block_text(parsed, body, &inner)
+        ));
     }
     Some(out)
 }
@@ -190,9 +220,14 @@ fn to_chain(parsed: &Parsed, info: &ScopeInfo, stmt: Node<'_>) -> Option<String>
     let body_indent = format!("{indent}{}", &inner[indent.len().min(inner.len())..]);
     let mut out = String::new();
     for (i, case) in cases.iter().enumerate() {
-        let pats: Vec<Node<'_>> = named_children(*case).into_iter().filter(|n| n.kind() == "case_pattern").collect();
+        let pats: Vec<Node<'_>> = named_children(*case)
+            .into_iter()
+            .filter(|n| n.kind() == "case_pattern")
+            .collect();
         let [pat] = pats.as_slice() else { return None };
-        let guard = case.child_by_field_name("guard").and_then(|g| named_children(g).into_iter().next());
+        let guard = case
+            .child_by_field_name("guard")
+            .and_then(|g| named_children(g).into_iter().next());
         let cons = case.child_by_field_name("consequence")?;
         if !starts_line(src, cons.start_byte()) {
             return None;
@@ -207,7 +242,9 @@ fn to_chain(parsed: &Parsed, info: &ScopeInfo, stmt: Node<'_>) -> Option<String>
         for a in &alts {
             test.push(match a.kind() {
                 "none" | "true" | "false" => format!("{x} is {}", parsed.text(*a)),
-                "integer" | "float" | "string" if is_literal(parsed, *a) || a.kind() == "integer" => {
+                "integer" | "float" | "string"
+                    if is_literal(parsed, *a) || a.kind() == "integer" =>
+                {
                     format!("{x} == {}", parsed.text(*a))
                 }
                 _ => return None,
@@ -251,7 +288,9 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             sites.push((n, t));
         }
     }
-    let Some(i) = rng.site(sites.len()) else { return edits };
+    let Some(i) = rng.site(sites.len()) else {
+        return edits;
+    };
     let (node, text) = &sites[i];
     edits.replace(node.byte_range(), text.clone());
     edits

@@ -36,7 +36,7 @@ use sdk::names::FreshNames;
 use sdk::parse::{in_class_scope, Parsed};
 use sdk::pyast::is_async;
 use sdk::scope::ScopeInfo;
-use sdk::text::{indent_unit, indent_lines, line_indent, starts_line};
+use sdk::text::{indent_lines, indent_unit, line_indent, starts_line};
 use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
@@ -70,12 +70,18 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let loops: Vec<Node<'_>> = parsed
         .nodes_of_kind("for_statement")
         .into_iter()
-        .filter(|n| !is_async(parsed, *n) && !in_class_scope(*n) && starts_line(src, n.start_byte()))
+        .filter(|n| {
+            !is_async(parsed, *n) && !in_class_scope(*n) && starts_line(src, n.start_byte())
+        })
         .filter(|n| n.child_by_field_name("right").is_some())
         .collect();
-    let Some(i) = rng.site(loops.len()) else { return edits };
+    let Some(i) = rng.site(loops.len()) else {
+        return edits;
+    };
     let node = loops[i];
-    let Some(iterable) = node.child_by_field_name("right") else { return edits };
+    let Some(iterable) = node.child_by_field_name("right") else {
+        return edits;
+    };
     let unit = indent_unit(parsed);
     let indent = line_indent(src, node.start_byte()).to_string();
     let mut fresh = FreshNames::new(parsed);
@@ -91,7 +97,13 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         defs.push_str(&layer(&name, rng, &mut fresh, &unit));
         call = format!("{name}({call})");
     }
-    edits.insert(node.start_byte(), format!("{}\n{indent}", indent_lines(defs.trim_end(), &indent).trim_start()));
+    edits.insert(
+        node.start_byte(),
+        format!(
+            "{}\n{indent}",
+            indent_lines(defs.trim_end(), &indent).trim_start()
+        ),
+    );
     edits.replace(iterable.byte_range(), call);
     edits
 }

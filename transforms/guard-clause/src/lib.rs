@@ -66,14 +66,20 @@ fn sites<'t>(parsed: &'t Parsed) -> Vec<Site<'t>> {
     let src = parsed.source.as_str();
     let mut out = Vec::new();
     for stmt in parsed.nodes_of_kind("if_statement") {
-        let Some(cons) = stmt.child_by_field_name("consequence") else { continue };
+        let Some(cons) = stmt.child_by_field_name("consequence") else {
+            continue;
+        };
         if !starts_line(src, cons.start_byte()) || !block_terminates(cons) {
             continue;
         }
         let alts = alternatives(stmt);
         if let Some(first) = alts.first() {
             let body_ok = first
-                .child_by_field_name(if first.kind() == "else_clause" { "body" } else { "consequence" })
+                .child_by_field_name(if first.kind() == "else_clause" {
+                    "body"
+                } else {
+                    "consequence"
+                })
                 .is_some_and(|b| starts_line(src, b.start_byte()));
             if body_ok && starts_line(src, first.start_byte()) {
                 out.push(Site::Split(stmt, *first));
@@ -82,7 +88,9 @@ fn sites<'t>(parsed: &'t Parsed) -> Vec<Site<'t>> {
         }
         let Some(block) = stmt.parent() else { continue };
         let stmts = statements(block);
-        let Some(pos) = stmts.iter().position(|s| s.id() == stmt.id()) else { continue };
+        let Some(pos) = stmts.iter().position(|s| s.id() == stmt.id()) else {
+            continue;
+        };
         if let (Some(first), Some(last)) = (stmts.get(pos + 1), stmts.last()) {
             if starts_line(src, first.start_byte()) {
                 out.push(Site::Merge(stmt, *first, *last));
@@ -96,7 +104,9 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let src = parsed.source.as_str();
     let all = sites(parsed);
-    let Some(i) = rng.site(all.len()) else { return edits };
+    let Some(i) = rng.site(all.len()) else {
+        return edits;
+    };
     let unit = indent_unit(parsed);
     match all[i] {
         Site::Split(stmt, alt) => {
@@ -105,17 +115,25 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
                 // `elif` → `if`: the clause already stands at the `if`'s column.
                 edits.replace(alt.start_byte()..alt.start_byte() + 4, "if");
             } else {
-                let Some(body) = alt.child_by_field_name("body") else { return edits };
+                let Some(body) = alt.child_by_field_name("body") else {
+                    return edits;
+                };
                 let text = block_text(parsed, body, &indent);
                 edits.replace(line_start(src, alt.start_byte())..alt.end_byte(), text);
             }
         }
         Site::Merge(stmt, first, last) => {
             let indent = line_indent(src, stmt.start_byte()).to_string();
-            let rest = reindent_range(parsed, first.start_byte(), last.end_byte(), &format!("{indent}{unit}"));
-            let (Some(cond), Some(cons)) =
-                (stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence"))
-            else {
+            let rest = reindent_range(
+                parsed,
+                first.start_byte(),
+                last.end_byte(),
+                &format!("{indent}{unit}"),
+            );
+            let (Some(cond), Some(cons)) = (
+                stmt.child_by_field_name("condition"),
+                stmt.child_by_field_name("consequence"),
+            ) else {
                 return edits;
             };
             if rng.chance(0.5) {

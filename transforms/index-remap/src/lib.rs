@@ -37,7 +37,9 @@
 
 use sdk::names::FreshNames;
 use sdk::parse::{in_class_scope, Parsed};
-use sdk::pyast::{binds_anywhere, header_colon, int_literal, is_async, literal_range, range_call_args};
+use sdk::pyast::{
+    binds_anywhere, header_colon, int_literal, is_async, literal_range, range_call_args,
+};
 use sdk::scope::ScopeInfo;
 use sdk::text::{line_indent, starts_line};
 use sdk::{Edits, Rng};
@@ -62,8 +64,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         .into_iter()
         .filter(|n| !is_async(parsed, *n) && !in_class_scope(*n))
         .filter(|n| {
-            n.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier")
-                && n.child_by_field_name("body").is_some_and(|b| starts_line(src, b.start_byte()))
+            n.child_by_field_name("left")
+                .is_some_and(|l| l.kind() == "identifier")
+                && n.child_by_field_name("body")
+                    .is_some_and(|b| starts_line(src, b.start_byte()))
         })
         .filter_map(|n| {
             let args = range_call_args(parsed, &info, n.child_by_field_name("right")?)?;
@@ -71,7 +75,9 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             (!zero_step).then_some((n, args))
         })
         .collect();
-    let Some(i) = rng.site(loops.len()) else { return edits };
+    let Some(i) = rng.site(loops.len()) else {
+        return edits;
+    };
     let (node, args) = &loops[i];
     let (Some(target), Some(iterable), Some(body), Some(colon)) = (
         node.child_by_field_name("left"),

@@ -95,7 +95,8 @@ fn nest<'t>(parsed: &Parsed, stmt: Node<'t>, out: &mut Nest<'t>) -> Option<()> {
             if right.kind() == "expression_list" {
                 return None;
             }
-            out.clauses.push(format!("for {} in {}", parsed.text(left), text(right)));
+            out.clauses
+                .push(format!("for {} in {}", parsed.text(left), text(right)));
             let body = statements(stmt.child_by_field_name("body")?);
             let [one] = body.as_slice() else { return None };
             nest(parsed, *one, out)
@@ -104,7 +105,10 @@ fn nest<'t>(parsed: &Parsed, stmt: Node<'t>, out: &mut Nest<'t>) -> Option<()> {
             if stmt.child_by_field_name("alternative").is_some() {
                 return None;
             }
-            out.clauses.push(format!("if {}", text(stmt.child_by_field_name("condition")?)));
+            out.clauses.push(format!(
+                "if {}",
+                text(stmt.child_by_field_name("condition")?)
+            ));
             let body = statements(stmt.child_by_field_name("consequence")?);
             let [one] = body.as_slice() else { return None };
             nest(parsed, *one, out)
@@ -119,33 +123,63 @@ fn nest<'t>(parsed: &Parsed, stmt: Node<'t>, out: &mut Nest<'t>) -> Option<()> {
 
 /// The element text of the add statement `acc.append(e)` / `acc.add(e)` / `acc[k] = v`, and
 /// the receiver identifier.
-fn element<'t>(parsed: &Parsed, add: Node<'t>, kind: Kind, acc: &str) -> Option<(String, Node<'t>, Option<Node<'t>>)> {
+fn element<'t>(
+    parsed: &Parsed,
+    add: Node<'t>,
+    kind: Kind,
+    acc: &str,
+) -> Option<(String, Node<'t>, Option<Node<'t>>)> {
     let e = *named_children(add).first()?;
-    let wrap = |t: &str| if t.contains('\n') { format!("({t})") } else { t.to_string() };
+    let wrap = |t: &str| {
+        if t.contains('\n') {
+            format!("({t})")
+        } else {
+            t.to_string()
+        }
+    };
     match (kind, e.kind()) {
         (Kind::List | Kind::Set, "call") => {
             let f = e.child_by_field_name("function")?;
             let method = if kind == Kind::List { "append" } else { "add" };
-            let (obj, attr) = (f.child_by_field_name("object")?, f.child_by_field_name("attribute")?);
+            let (obj, attr) = (
+                f.child_by_field_name("object")?,
+                f.child_by_field_name("attribute")?,
+            );
             let args = e.child_by_field_name("arguments")?;
             let list = named_children(args);
             let [arg] = list.as_slice() else { return None };
             let plain = args.kind() == "argument_list"
-                && !matches!(arg.kind(), "keyword_argument" | "list_splat" | "dictionary_splat");
-            (f.kind() == "attribute" && parsed.text(obj) == acc && parsed.text(attr) == method && plain)
+                && !matches!(
+                    arg.kind(),
+                    "keyword_argument" | "list_splat" | "dictionary_splat"
+                );
+            (f.kind() == "attribute"
+                && parsed.text(obj) == acc
+                && parsed.text(attr) == method
+                && plain)
                 .then(|| (wrap(parsed.text(*arg)), obj, None))
         }
         (Kind::Dict, "assignment") => {
             let left = e.child_by_field_name("left")?;
             let right = e.child_by_field_name("right")?;
-            if left.kind() != "subscript" || e.child_by_field_name("type").is_some() || right.kind() == "assignment" {
+            if left.kind() != "subscript"
+                || e.child_by_field_name("type").is_some()
+                || right.kind() == "assignment"
+            {
                 return None;
             }
             let obj = left.child_by_field_name("value")?;
             let subs = named_children(left);
-            let [_, key] = subs.as_slice() else { return None };
-            (parsed.text(obj) == acc)
-                .then(|| (format!("{}: {}", parsed.text(*key), wrap(parsed.text(right))), obj, Some(*key)))
+            let [_, key] = subs.as_slice() else {
+                return None;
+            };
+            (parsed.text(obj) == acc).then(|| {
+                (
+                    format!("{}: {}", parsed.text(*key), wrap(parsed.text(right))),
+                    obj,
+                    Some(*key),
+                )
+            })
         }
         _ => None,
     }
@@ -154,13 +188,17 @@ fn element<'t>(parsed: &Parsed, add: Node<'t>, kind: Kind, acc: &str) -> Option<
 /// Whether the occurrence at `range` lies in the target or body of a `for` loop that binds
 /// `name` itself: there it can only see that loop's value, never what an earlier loop left.
 fn rebound_by_enclosing_for(parsed: &Parsed, range: std::ops::Range<usize>, name: &str) -> bool {
-    let mut cur = parsed.root().descendant_for_byte_range(range.start, range.end);
+    let mut cur = parsed
+        .root()
+        .descendant_for_byte_range(range.start, range.end);
     while let Some(n) = cur {
         if is_function_like(n.kind()) {
             return false;
         }
         if n.kind() == "for_statement" {
-            let (Some(left), Some(body)) = (n.child_by_field_name("left"), n.child_by_field_name("body")) else {
+            let (Some(left), Some(body)) =
+                (n.child_by_field_name("left"), n.child_by_field_name("body"))
+            else {
                 return false;
             };
             let binds = descendants(left)
@@ -194,11 +232,20 @@ fn guarded(stmt: Node<'_>) -> bool {
 fn candidate(parsed: &Parsed, info: &ScopeInfo, init: Node<'_>, lp: Node<'_>) -> Option<String> {
     let src = parsed.source.as_str();
     let assign = *named_children(init).first()?;
-    if init.kind() != "expression_statement" || assign.kind() != "assignment" || assign.child_by_field_name("type").is_some() {
+    if init.kind() != "expression_statement"
+        || assign.kind() != "assignment"
+        || assign.child_by_field_name("type").is_some()
+    {
         return None;
     }
-    let (left, right) = (assign.child_by_field_name("left")?, assign.child_by_field_name("right")?);
-    if left.kind() != "identifier" || lp.kind() != "for_statement" || !starts_line(src, lp.start_byte()) {
+    let (left, right) = (
+        assign.child_by_field_name("left")?,
+        assign.child_by_field_name("right")?,
+    );
+    if left.kind() != "identifier"
+        || lp.kind() != "for_statement"
+        || !starts_line(src, lp.start_byte())
+    {
         return None;
     }
     let kind = match (right.kind(), parsed.text(right)) {
@@ -218,17 +265,26 @@ fn candidate(parsed: &Parsed, info: &ScopeInfo, init: Node<'_>, lp: Node<'_>) ->
     {
         return None;
     }
-    let mut found = Nest { clauses: Vec::new(), targets: Vec::new(), add: lp };
+    let mut found = Nest {
+        clauses: Vec::new(),
+        targets: Vec::new(),
+        add: lp,
+    };
     nest(parsed, lp, &mut found)?;
     let (elem, receiver, key) = element(parsed, found.add, kind, acc)?;
     // The container: a plain local, named inside the loop only as the receiver.
     let acc_key = (s, acc.to_string());
-    if info.scopes[s].globals.contains(acc) || info.scopes[s].nonlocals.contains(acc) || info.escapes(s).contains(acc) {
+    if info.scopes[s].globals.contains(acc)
+        || info.scopes[s].nonlocals.contains(acc)
+        || info.escapes(s).contains(acc)
+    {
         return None;
     }
     let lp_range = lp.byte_range();
     for j in info.occurrences_in(&lp_range) {
-        if info.binding_of(j) == Some(&acc_key) && info.occurrences[j].range != receiver.byte_range() {
+        if info.binding_of(j) == Some(&acc_key)
+            && info.occurrences[j].range != receiver.byte_range()
+        {
             return None;
         }
     }
@@ -260,7 +316,10 @@ fn candidate(parsed: &Parsed, info: &ScopeInfo, init: Node<'_>, lp: Node<'_>) ->
         Kind::List => ("[", "]"),
         _ => ("{", "}"),
     };
-    Some(format!("{acc} = {open}{elem} {}{close}", found.clauses.join(" ")))
+    Some(format!(
+        "{acc} = {open}{elem} {}{close}",
+        found.clauses.join(" ")
+    ))
 }
 
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
@@ -275,7 +334,9 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             }
         }
     }
-    let Some(i) = rng.site(sites.len()) else { return edits };
+    let Some(i) = rng.site(sites.len()) else {
+        return edits;
+    };
     let (init, lp, text) = &sites[i];
     edits.replace(init.start_byte()..lp.end_byte(), text.clone());
     edits

@@ -72,8 +72,12 @@ struct Site<'t> {
 }
 
 fn function_ok(parsed: &Parsed, info: &ScopeInfo, func: Node<'_>, s: usize) -> bool {
-    let Some(name) = func.child_by_field_name("name") else { return false };
-    let Some(body) = func.child_by_field_name("body") else { return false };
+    let Some(name) = func.child_by_field_name("name") else {
+        return false;
+    };
+    let Some(body) = func.child_by_field_name("body") else {
+        return false;
+    };
     let name = parsed.text(name);
     let scope = &info.scopes[s];
     !parsed.text(func).starts_with("async")
@@ -111,15 +115,24 @@ fn run_ok(parsed: &Parsed, first: Node<'_>, last: Node<'_>) -> bool {
 fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
     let mut out = Vec::new();
     for func in parsed.nodes_of_kind("function_definition") {
-        let Some(body) = func.child_by_field_name("body") else { continue };
+        let Some(body) = func.child_by_field_name("body") else {
+            continue;
+        };
         let s = info.scope_containing(&body.byte_range());
         if !function_ok(parsed, info, func, s) {
             continue;
         }
-        let stmts: Vec<Node<'_>> = statements(body).into_iter().filter(|n| !is_docstring(*n)).collect();
+        let stmts: Vec<Node<'_>> = statements(body)
+            .into_iter()
+            .filter(|n| !is_docstring(*n))
+            .collect();
         let func_range = func.byte_range();
         for i in 0..stmts.len() {
-            let ends = if i + 1 == stmts.len() { vec![i] } else { vec![i, stmts.len() - 1] };
+            let ends = if i + 1 == stmts.len() {
+                vec![i]
+            } else {
+                vec![i, stmts.len() - 1]
+            };
             for j in ends {
                 let (first, last) = (stmts[i], stmts[j]);
                 let tail = j + 1 == stmts.len();
@@ -151,7 +164,8 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
                     let (mut used_outside, mut bound_outside) = (false, false);
                     for &k in info.occurrences_of(&key) {
                         let occ = &info.occurrences[k];
-                        if !(func_range.start <= occ.range.start && occ.range.end <= func_range.end) {
+                        if !(func_range.start <= occ.range.start && occ.range.end <= func_range.end)
+                        {
                             continue;
                         }
                         let inside = range.start <= occ.range.start && occ.range.end <= range.end;
@@ -159,8 +173,8 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
                             used_outside = true;
                             // `nonlocal` needs a binding in the function's own scope, not
                             // one in a nested function that is itself `nonlocal`.
-                            bound_outside |= occ.scope == s
-                                && matches!(occ.role, sdk::scope::Role::Bind(_));
+                            bound_outside |=
+                                occ.scope == s && matches!(occ.role, sdk::scope::Role::Bind(_));
                         }
                     }
                     if used_outside {
@@ -172,7 +186,12 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
                     }
                 }
                 if ok {
-                    out.push(Site { first, last, tail, shared });
+                    out.push(Site {
+                        first,
+                        last,
+                        tail,
+                        shared,
+                    });
                 }
             }
         }
@@ -185,14 +204,21 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let info = ScopeInfo::analyze(parsed);
     let src = parsed.source.as_str();
     let all = sites(parsed, &info);
-    let Some(i) = rng.site(all.len()) else { return edits };
+    let Some(i) = rng.site(all.len()) else {
+        return edits;
+    };
     let site = &all[i];
     let unit = indent_unit(parsed);
     let indent = line_indent(src, site.first.start_byte()).to_string();
     let mut fresh = FreshNames::new(parsed);
     let name = fresh.fresh(rng, Some("body"));
     let inner_indent = format!("{indent}{unit}");
-    let moved = reindent_range(parsed, site.first.start_byte(), site.last.end_byte(), &inner_indent);
+    let moved = reindent_range(
+        parsed,
+        site.first.start_byte(),
+        site.last.end_byte(),
+        &inner_indent,
+    );
     let mut text = format!("def {name}():\n");
     if !site.shared.is_empty() {
         let names: Vec<&str> = site.shared.iter().map(|s| s.as_str()).collect();
@@ -201,7 +227,11 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     text.push_str(&moved);
     text.push('\n');
     text.push_str(&indent);
-    text.push_str(&if site.tail { format!("return {name}()") } else { format!("{name}()") });
+    text.push_str(&if site.tail {
+        format!("return {name}()")
+    } else {
+        format!("{name}()")
+    });
     edits.replace(site.first.start_byte()..site.last.end_byte(), text);
     edits
 }

@@ -91,7 +91,12 @@ fn unpacks(l: Node<'_>, right: Node<'_>) -> bool {
     if l.kind() == "identifier" {
         return false;
     }
-    let count = |n: Node<'_>| named_children(n).into_iter().filter(|c| c.kind() != "comment").count();
+    let count = |n: Node<'_>| {
+        named_children(n)
+            .into_iter()
+            .filter(|c| c.kind() != "comment")
+            .count()
+    };
     !(matches!(right.kind(), "expression_list" | "tuple" | "list") && count(l) == count(right))
 }
 
@@ -114,7 +119,12 @@ pub fn has_effects(parsed: &Parsed, node: Node<'_>) -> bool {
     }
     match node.kind() {
         "identifier" | "comment" => false,
-        "parenthesized_expression" | "tuple" | "list" | "expression_list" | "set" | "dictionary"
+        "parenthesized_expression"
+        | "tuple"
+        | "list"
+        | "expression_list"
+        | "set"
+        | "dictionary"
         | "pair" => named_children(node)
             .into_iter()
             .any(|c| has_effects(parsed, c)),
@@ -183,7 +193,10 @@ mod tests {
         let src = "def f(a, b):\n    x = 1\n    y = a\n    z = a + 1\n    w = (a, 2, 'k')\n    v = {1: a}\n    u = {[]: 1}\n    o = {1, 'a'}\n    e = {1, a}\n    t = q\n    s = len\n    r, m = 1, 2\n    n, k = a\n    pass\n    a.x = 1\n";
         assert_eq!(
             raises_by_line(src),
-            vec![false, false, true, false, false, true, false, true, true, false, false, true, false, true]
+            vec![
+                false, false, true, false, false, true, false, true, true, false, false, true,
+                false, true
+            ]
         );
         // A parameter that is deleted somewhere may be unbound.
         let src = "def f(a):\n    y = a\n    del a\n";
@@ -198,7 +211,10 @@ mod tests {
         let s = statements(body);
         assert!(is_docstring(s[0]) && !is_docstring(s[1]));
         let value = |i: usize| named_children(s[i])[0];
-        assert!(!has_effects(&p, value(1).child_by_field_name("right").unwrap()));
+        assert!(!has_effects(
+            &p,
+            value(1).child_by_field_name("right").unwrap()
+        ));
         assert!(has_effects(&p, value(2)));
         assert!(terminates(s[3]) && block_terminates(body) && !terminates(s[2]));
     }

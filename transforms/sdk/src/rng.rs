@@ -82,7 +82,8 @@ impl Rng {
         let base = self.offered;
         self.offered += n;
         match self.forced {
-            Some(k) => (base..base + n).contains(&k).then(|| vec![k - base]).unwrap_or_default(),
+            Some(k) if (base..base + n).contains(&k) => vec![k - base],
+            Some(_) => Vec::new(),
             None => self.subset(n, p),
         }
     }

@@ -241,7 +241,8 @@ impl ScopeInfo {
             .map(|(i, o)| (o.range.start, i))
             .collect();
         info.in_order = (0..info.occurrences.len()).collect();
-        info.in_order.sort_by_key(|&i| info.occurrences[i].range.start);
+        info.in_order
+            .sort_by_key(|&i| info.occurrences[i].range.start);
         let mut escaping = vec![BTreeSet::new(); info.scopes.len()];
         for (i, occ) in info.occurrences.iter().enumerate() {
             if let Resolution::Binding(key) = &info.resolutions[i] {
@@ -387,9 +388,8 @@ impl ScopeInfo {
     pub fn scope_containing(&self, range: &Range<usize>) -> usize {
         let mut best = 0;
         for (i, s) in self.scopes.iter().enumerate().skip(1) {
-            let inside = s.range.start <= range.start
-                && range.end <= s.range.end
-                && s.range != *range;
+            let inside =
+                s.range.start <= range.start && range.end <= s.range.end && s.range != *range;
             if inside && self.is_within(i, best) {
                 best = i;
             }
@@ -428,7 +428,12 @@ impl ScopeInfo {
         self.names_in(s, range, |r| r != Role::Load)
     }
 
-    fn names_in(&self, s: usize, range: &Range<usize>, keep: impl Fn(Role) -> bool) -> BTreeSet<String> {
+    fn names_in(
+        &self,
+        s: usize,
+        range: &Range<usize>,
+        keep: impl Fn(Role) -> bool,
+    ) -> BTreeSet<String> {
         self.occurrences_in(range)
             .into_iter()
             .filter(|&i| keep(self.occurrences[i].role))
@@ -910,7 +915,8 @@ mod tests {
 
     #[test]
     fn a_name_bound_only_through_global_is_a_module_name() {
-        let info = analyzed("def setup():\n    global total\n    total = 1\n\nsetup()\nprint(total)\n");
+        let info =
+            analyzed("def setup():\n    global total\n    total = 1\n\nsetup()\nprint(total)\n");
         assert_eq!(resolved(&info, "total"), vec![Some(0), Some(0), Some(0)]);
         // Declared global but only read: the module does not gain a binding.
         let info = analyzed("def f():\n    global print\n    print(1)\n");
@@ -961,7 +967,10 @@ mod tests {
             "from inspect import signature\ndef f(a):\n    return a\n",
         ] {
             let info = analyzed(src);
-            assert!(info.introspected && info.dynamic_within(1) && info.any_dynamic(), "{src}");
+            assert!(
+                info.introspected && info.dynamic_within(1) && info.any_dynamic(),
+                "{src}"
+            );
         }
         let info = analyzed("def f(a):\n    return a.f_value\n");
         assert!(!info.any_dynamic());
@@ -983,7 +992,10 @@ mod tests {
         assert_eq!(*info.escapes(1), set(&["c"]));
         let a = info.occurrences_of(&(1, "a".to_string()));
         assert_eq!(a.len(), 2);
-        assert_eq!(info.occurrence_at(&info.occurrences[a[1]].range), Some(a[1]));
+        assert_eq!(
+            info.occurrence_at(&info.occurrences[a[1]].range),
+            Some(a[1])
+        );
         assert!(info.is_plain_parameter(&(1, "a".to_string())));
         assert!(!info.is_plain_parameter(&(1, "c".to_string())));
     }

@@ -56,7 +56,10 @@ fn eligible(parsed: &Parsed, stmt: Node<'_>) -> bool {
     starts_line(src, stmt.start_byte())
         && ends_line(src, stmt.end_byte())
         && !is_docstring(stmt)
-        && !matches!(stmt.kind(), "future_import_statement" | "global_statement" | "nonlocal_statement")
+        && !matches!(
+            stmt.kind(),
+            "future_import_statement" | "global_statement" | "nonlocal_statement"
+        )
         && !controls_outer_loop(stmt)
 }
 
@@ -83,7 +86,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         if block.kind() == "block" && in_class_scope(block.child(0).unwrap_or(block)) {
             continue;
         }
-        if block.parent().is_some_and(|p| matches!(p.kind(), "class_definition" | "match_statement")) {
+        if block
+            .parent()
+            .is_some_and(|p| matches!(p.kind(), "class_definition" | "match_statement"))
+        {
             continue;
         }
         let scope = info.scope_containing(&block.byte_range());
@@ -92,13 +98,20 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         }
         let stmts = statements(block);
         for i in 0..stmts.len() {
-            let run: Vec<Node<'_>> = stmts[i..].iter().take(4).take_while(|s| eligible(parsed, **s)).copied().collect();
+            let run: Vec<Node<'_>> = stmts[i..]
+                .iter()
+                .take(4)
+                .take_while(|s| eligible(parsed, **s))
+                .copied()
+                .collect();
             if run.len() >= 2 {
                 runs.push(run);
             }
         }
     }
-    let Some(i) = rng.site(runs.len()) else { return edits };
+    let Some(i) = rng.site(runs.len()) else {
+        return edits;
+    };
     let run = &runs[i];
     let take = 2 + rng.below(run.len() - 1);
     let pieces = &run[..take];
@@ -124,7 +137,12 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     for (pos, &k) in order.iter().enumerate() {
         let keyword = if pos == 0 { "if" } else { "elif" };
         let next = if k + 1 < take { numbers[k + 1] } else { 0 };
-        let piece = reindent_range(parsed, pieces[k].start_byte(), pieces[k].end_byte(), &body_indent);
+        let piece = reindent_range(
+            parsed,
+            pieces[k].start_byte(),
+            pieces[k].end_byte(),
+            &body_indent,
+        );
         text.push_str(&format!(
             "\n{indent}{unit}{keyword} {state} == {}:\n{piece}\n{body_indent}{state} = {next}",
             numbers[k]

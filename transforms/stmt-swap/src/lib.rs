@@ -38,8 +38,8 @@
 //! Operators are assumed to have no side effects, which holds for every builtin type; a user
 //! class whose `__add__` prints would observe the swap (the oracle checks every candidate).
 
-use sdk::parse::{any_within, children, is_function_like, named_children, Parsed};
 use sdk::effects::may_raise;
+use sdk::parse::{any_within, children, is_function_like, named_children, Parsed};
 use sdk::scope::{ScopeInfo, ScopeKind};
 use sdk::text::{ends_line, starts_line};
 use sdk::{Edits, Rng};
@@ -159,9 +159,9 @@ fn invisible_after_raise(info: &ScopeInfo, stmt: Node<'_>, e: &Effects) -> bool 
         return false;
     }
     let escapes = info.escapes(s);
-    e.writes.iter().all(|w| {
-        !scope.globals.contains(w) && !scope.nonlocals.contains(w) && !escapes.contains(w)
-    })
+    e.writes
+        .iter()
+        .all(|w| !scope.globals.contains(w) && !scope.nonlocals.contains(w) && !escapes.contains(w))
 }
 
 fn own_line(parsed: &Parsed, n: Node<'_>) -> bool {
@@ -182,7 +182,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             .into_iter()
             .filter(|n| n.kind() != "comment")
             .collect();
-        if block.parent().is_some_and(|p| p.kind() == "class_definition") {
+        if block
+            .parent()
+            .is_some_and(|p| p.kind() == "class_definition")
+        {
             continue;
         }
         for w in stmts.windows(2) {
@@ -197,9 +200,13 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
                 && ea.writes.is_disjoint(&eb.reads)
                 && eb.writes.is_disjoint(&ea.reads);
             let (ra, rb) = (may_raise(parsed, &info, a), may_raise(parsed, &info, b));
-            let raise_safe = !(ra && rb)
-                && (!ra || invisible_after_raise(&info, b, &eb))
-                && (!rb || invisible_after_raise(&info, a, &ea));
+            // At most one may raise, and then the other's writes must not be observable.
+            let raise_safe = match (ra, rb) {
+                (false, false) => true,
+                (true, false) => invisible_after_raise(&info, b, &eb),
+                (false, true) => invisible_after_raise(&info, a, &ea),
+                (true, true) => false,
+            };
             if independent && raise_safe {
                 pairs.push((a, b));
             }

@@ -99,21 +99,35 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             runs.push(run);
         }
     }
-    let Some(i) = rng.site(runs.len()) else { return edits };
+    let Some(i) = rng.site(runs.len()) else {
+        return edits;
+    };
     let run = &runs[i];
     let take = 1 + rng.below(run.len());
     let (first, last) = (run[0], run[take - 1]);
     let src = parsed.source.as_str();
     let indent = line_indent(src, first.start_byte()).to_string();
     let unit = indent_unit(parsed);
-    let body = reindent_range(parsed, first.start_byte(), last.end_byte(), &format!("{indent}{unit}"));
+    let body = reindent_range(
+        parsed,
+        first.start_byte(),
+        last.end_byte(),
+        &format!("{indent}{unit}"),
+    );
     let handler = match (rng.below(3), names.is_empty()) {
         (0, _) | (_, true) => format!("finally:\n{indent}{unit}pass"),
-        (1, false) => format!("except {}:\n{indent}{unit}raise", names[rng.below(names.len())]),
+        (1, false) => format!(
+            "except {}:\n{indent}{unit}raise",
+            names[rng.below(names.len())]
+        ),
         _ => {
             let a = names[rng.below(names.len())];
             let b = names[rng.below(names.len())];
-            let caught = if a == b { a.to_string() } else { format!("({a}, {b})") };
+            let caught = if a == b {
+                a.to_string()
+            } else {
+                format!("({a}, {b})")
+            };
             let mut h = format!("except {caught}:\n{indent}{unit}raise");
             if rng.chance(0.3) {
                 h.push_str(&format!("\n{indent}else:\n{indent}{unit}pass"));

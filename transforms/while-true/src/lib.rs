@@ -75,13 +75,19 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         .nodes_of_kind("while_statement")
         .into_iter()
         .filter(|w| {
-            let (Some(c), Some(b)) = (w.child_by_field_name("condition"), w.child_by_field_name("body")) else {
+            let (Some(c), Some(b)) = (
+                w.child_by_field_name("condition"),
+                w.child_by_field_name("body"),
+            ) else {
                 return false;
             };
-            starts_line(src, b.start_byte()) && !descendants(c).iter().any(|n| n.kind() == "comment")
+            starts_line(src, b.start_byte())
+                && !descendants(c).iter().any(|n| n.kind() == "comment")
         })
         .collect();
-    let Some(i) = rng.site(loops.len()) else { return edits };
+    let Some(i) = rng.site(loops.len()) else {
+        return edits;
+    };
     let w = loops[i];
     let (Some(cond), Some(body), Some(colon)) = (
         w.child_by_field_name("condition"),
@@ -109,13 +115,21 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         if new_cond.is_empty() {
             return edits;
         }
-        edits.replace(w.start_byte()..colon.end_byte(), format!("while {new_cond}:"));
-        edits.replace(line_start(src, first.start_byte())..line_start(src, stmts[1].start_byte()), "");
+        edits.replace(
+            w.start_byte()..colon.end_byte(),
+            format!("while {new_cond}:"),
+        );
+        edits.replace(
+            line_start(src, first.start_byte())..line_start(src, stmts[1].start_byte()),
+            "",
+        );
         return edits;
     }
     let mut guard_body = String::new();
     if let Some(e) = else_clause {
-        let Some(eb) = e.child_by_field_name("body") else { return edits };
+        let Some(eb) = e.child_by_field_name("body") else {
+            return edits;
+        };
         if has_own_break_or_continue(eb) || !starts_line(src, eb.start_byte()) {
             return edits;
         }
@@ -127,7 +141,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     edits.replace(w.start_byte()..colon.end_byte(), "while True:");
     edits.insert(
         body.start_byte(),
-        format!("if not ({}):\n{guard_body}{inner}{unit}break\n{inner}", parsed.text(cond)),
+        format!(
+            "if not ({}):\n{guard_body}{inner}{unit}break\n{inner}",
+            parsed.text(cond)
+        ),
     );
     edits
 }

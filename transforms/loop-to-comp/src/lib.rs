@@ -37,7 +37,7 @@
 //! - it is not in a function, or the function inspects its namespace or frames;
 //! - `set` is rebound (for sets).
 
-use sdk::effects::statements;
+use sdk::effects::{in_try_or_with, statements};
 use sdk::parse::{descendants, is_function_like, named_children, Parsed};
 use sdk::pyast::{binds_anywhere, is_async};
 use sdk::scope::{ScopeInfo, ScopeKind};
@@ -214,21 +214,6 @@ fn rebound_by_enclosing_for(parsed: &Parsed, range: std::ops::Range<usize>, name
     false
 }
 
-/// Whether `stmt` is inside a `try` or `with` of its own function.
-fn guarded(stmt: Node<'_>) -> bool {
-    let mut cur = stmt.parent();
-    while let Some(n) = cur {
-        if is_function_like(n.kind()) {
-            return false;
-        }
-        if matches!(n.kind(), "try_statement" | "with_statement") {
-            return true;
-        }
-        cur = n.parent();
-    }
-    false
-}
-
 fn candidate(parsed: &Parsed, info: &ScopeInfo, init: Node<'_>, lp: Node<'_>) -> Option<String> {
     let src = parsed.source.as_str();
     let assign = *named_children(init).first()?;
@@ -256,7 +241,7 @@ fn candidate(parsed: &Parsed, info: &ScopeInfo, init: Node<'_>, lp: Node<'_>) ->
     };
     let acc = parsed.text(left);
     let s = info.scope_containing(&lp.byte_range());
-    if info.scopes[s].kind != ScopeKind::Function || info.dynamic_within(s) || guarded(lp) {
+    if info.scopes[s].kind != ScopeKind::Function || info.dynamic_within(s) || in_try_or_with(lp) {
         return None;
     }
     if descendants(lp)

@@ -132,6 +132,22 @@ pub fn has_effects(parsed: &Parsed, node: Node<'_>) -> bool {
     }
 }
 
+/// Whether `stmt` is inside a `try` or `with` of its own function (or module), where an
+/// exception it raises could be caught and the state it left half-done observed.
+pub fn in_try_or_with(stmt: Node<'_>) -> bool {
+    let mut cur = stmt.parent();
+    while let Some(n) = cur {
+        if crate::parse::is_function_like(n.kind()) {
+            return false;
+        }
+        if matches!(n.kind(), "try_statement" | "with_statement") {
+            return true;
+        }
+        cur = n.parent();
+    }
+    false
+}
+
 /// The statements of a block or module, comments left out.
 pub fn statements(block: Node<'_>) -> Vec<Node<'_>> {
     named_children(block)

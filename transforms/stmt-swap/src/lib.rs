@@ -38,8 +38,8 @@
 //! Operators are assumed to have no side effects, which holds for every builtin type; a user
 //! class whose `__add__` prints would observe the swap (the oracle checks every candidate).
 
-use sdk::effects::may_raise;
-use sdk::parse::{any_within, children, is_function_like, named_children, Parsed};
+use sdk::effects::{in_try_or_with, may_raise};
+use sdk::parse::{any_within, children, named_children, Parsed};
 use sdk::scope::{ScopeInfo, ScopeKind};
 use sdk::text::{ends_line, starts_line};
 use sdk::{Edits, Rng};
@@ -135,27 +135,11 @@ fn effects(parsed: &Parsed, stmt: Node<'_>) -> Option<Effects> {
     Some(Effects { reads, writes })
 }
 
-/// Whether `stmt` is inside a `try` or `with` of its own function (an exception could be
-/// caught and the missing binding observed).
-fn guarded(stmt: Node<'_>) -> bool {
-    let mut cur = stmt.parent();
-    while let Some(n) = cur {
-        if is_function_like(n.kind()) {
-            return false;
-        }
-        if matches!(n.kind(), "try_statement" | "with_statement") {
-            return true;
-        }
-        cur = n.parent();
-    }
-    false
-}
-
 /// Whether the names `stmt` writes can no longer be observed once an exception leaves it.
 fn invisible_after_raise(info: &ScopeInfo, stmt: Node<'_>, e: &Effects) -> bool {
     let s = info.scope_containing(&stmt.byte_range());
     let scope = &info.scopes[s];
-    if s == 0 || scope.kind != ScopeKind::Function || guarded(stmt) {
+    if s == 0 || scope.kind != ScopeKind::Function || in_try_or_with(stmt) {
         return false;
     }
     let escapes = info.escapes(s);

@@ -7,7 +7,8 @@ every transform over them that counts applications and broken outputs.
 
 `build` installs pinned pure-Python packages into .equimorph/corpus-venv (idempotent) and takes
 the standard library's and those packages' modules that contain doctests. A file is kept when
-its doctests run (more than zero examples), all pass, and two runs give the same result.
+its doctests run (more than zero examples), all pass, two runs give the same result, and a run
+takes less than 10 s.
 
 `run` applies each transform (through `equimorph apply`, i.e. the real WebAssembly component)
 to each file with each seed. An output is *broken* when it does not compile, its module no
@@ -52,6 +53,9 @@ SAMPLE_EVERY = {"sympy": 6}
 # Directories of the standard library that are tests, tools or need a display.
 STDLIB_SKIP = {"test", "tests", "idlelib", "tkinter", "turtledemo", "site-packages", "lib2to3", "ensurepip"}
 TIMEOUT_S = 60
+# Files whose doctests take longer than this are left out: the run checks every file once per
+# transform and seed.
+SLOW_S = 10.0
 
 # Runs in a fresh interpreter: loads SOURCE as module NAME (so relative imports resolve inside
 # its package) and runs its doctests. Prints one JSON line.
@@ -164,7 +168,10 @@ def build(args) -> int:
     def judge(item):
         root, path = item
         name, package_dir = module_name(root, path)
+        started = time.time()
         first = check(path, name, package_dir)
+        if time.time() - started > SLOW_S:
+            return None
         if "error" in first or first["attempted"] == 0 or first["failed"]:
             return None
         if check(path, name, package_dir) != first:

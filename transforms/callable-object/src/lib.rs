@@ -30,6 +30,9 @@
 //! ## Not applied when
 //! - the function is a method or runs in a class body, is decorated, is recursive, or uses
 //!   `super`, `__class__` or a private `__name` (name mangling would change);
+//! - some `except` clause could catch a `TypeError` (bare, `Exception`, `BaseException`,
+//!   `TypeError` or a name that may alias them): the message of a wrong call names `__call__()`
+//!   instead of the function, and the program could print it;
 //! - the program mentions `doctest` (doctest collects examples from functions and classes, not
 //!   from instances; otherwise a docstring moves to the class, where `f.__doc__` and `help(f)`
 //!   still find it);
@@ -37,8 +40,9 @@
 //!   `Cls.attr = f`, where the descriptor protocol or introspection would see the difference),
 //!   or inspects frames or namespaces.
 //!
-//! Outside the program, an error message for a wrong call names `__call__()` rather than the
-//! function; the oracle checks every candidate against the task's tests.
+//! Outside the program (in a traceback on stderr, or in tests that print a caught `TypeError`),
+//! an error message for a wrong call names `__call__()` rather than the function; the oracle
+//! checks every candidate against the task's tests.
 
 use sdk::effects::{is_docstring, statements};
 use sdk::names::FreshNames;
@@ -54,6 +58,37 @@ sdk::declare_transform!(
     category: "structure",
     rewrite: rewrite,
 );
+
+/// Whether some `except` clause could catch a `TypeError`: a wrong call's message names
+/// `__call__()` instead of the function, and a program that catches it could print it.
+fn may_catch_type_errors(parsed: &Parsed) -> bool {
+    parsed.nodes_of_kind("except_clause").iter().any(|clause| {
+        let Some(first) = sdk::parse::named_children(*clause).into_iter().next() else {
+            return true;
+        };
+        if first.kind() == "block" {
+            return true; // bare `except:`
+        }
+        // The names of the handler's type expression (not the `as` target): each must be a
+        // specific exception other than TypeError and its bases.
+        let names: Vec<&str> = descendants(first)
+            .into_iter()
+            .filter(|n| n.kind() == "identifier")
+            .filter(|n| n.parent().is_none_or(|p| p.kind() != "as_pattern_target"))
+            .map(|n| parsed.text(n))
+            .collect();
+        names.iter().any(|t| {
+            matches!(*t, "TypeError" | "Exception" | "BaseException")
+                || !(t.ends_with("Error")
+                    || t.ends_with("Exception")
+                    || t.ends_with("Warning")
+                    || matches!(
+                        *t,
+                        "StopIteration" | "KeyboardInterrupt" | "SystemExit" | "GeneratorExit"
+                    ))
+        })
+    })
+}
 
 fn eligible(parsed: &Parsed, info: &ScopeInfo, func: Node<'_>) -> bool {
     let src = parsed.source.as_str();
@@ -71,6 +106,7 @@ fn eligible(parsed: &Parsed, info: &ScopeInfo, func: Node<'_>) -> bool {
         || !starts_line(src, body.start_byte())
         || parsed.source.contains("doctest")
         || info.any_dynamic()
+        || may_catch_type_errors(parsed)
     {
         return false;
     }
@@ -219,6 +255,8 @@ mod tests {
                 "class K:\n    def m(self):\n        return 1\n",
                 "import functools\n@functools.cache\ndef f(a):\n    return a\n",
                 "def f(a):\n    return a.__secret\n",
+                "def f(a):\n    return a\ntry:\n    f(1, 2)\nexcept TypeError as e:\n    print(e)\n",
+                "def f(a):\n    return a\ntry:\n    f()\nexcept:\n    print('no')\n",
             ],
             8,
         );

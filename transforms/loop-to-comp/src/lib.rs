@@ -174,11 +174,12 @@ fn element<'t>(
                 return None;
             };
             (parsed.text(obj) == acc).then(|| {
-                (
-                    format!("{}: {}", parsed.text(*key), wrap(parsed.text(right))),
-                    obj,
-                    Some(*key),
-                )
+                // `d[k] = a, b` stores a tuple: inside `{k: v …}` it needs its parentheses.
+                let value = match right.kind() {
+                    "expression_list" => format!("({})", parsed.text(right)),
+                    _ => wrap(parsed.text(right)),
+                };
+                (format!("{}: {value}", parsed.text(*key)), obj, Some(*key))
             })
         }
         _ => None,

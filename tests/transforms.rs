@@ -9,8 +9,10 @@ use equimorph::transform::{Limits, LoadError, TransformRuntime, TransformSet};
 use rayon::prelude::*;
 
 const EXPECTED: &[&str] = &[
+    "bool-restructure",
     "callable-object",
     "comp-to-loop",
+    "compare-chain",
     "cond-expr",
     "dead-code-insert",
     "elif-match",
@@ -32,7 +34,7 @@ const EXPECTED: &[&str] = &[
 ];
 
 #[test]
-fn the_twenty_transforms_load_with_their_info() {
+fn the_default_transforms_load_with_their_info() {
     let set = common::default_set();
     assert_eq!(set.names(), EXPECTED);
     for t in set.iter() {

@@ -30,6 +30,7 @@
 //! would observe the swap; the oracle checks every candidate.
 
 use sdk::parse::{children, Parsed};
+use sdk::pyast::in_debug_fstring;
 use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
@@ -116,32 +117,13 @@ fn swapped(parsed: &Parsed, node: Node<'_>) -> Option<String> {
     ))
 }
 
-/// Whether `node` lies in a self-documenting f-string field (`f"{a*b=}"`), whose output
-/// contains the expression's text.
-fn in_debug_interpolation(parsed: &Parsed, node: Node<'_>) -> bool {
-    let src = parsed.source.as_str();
-    let mut cur = node.parent();
-    while let Some(n) = cur {
-        if n.kind() == "interpolation" {
-            if let Some(e) = n.child_by_field_name("expression") {
-                let after = src[e.end_byte()..n.end_byte()].trim_start();
-                if after.starts_with('=') && !after.starts_with("==") {
-                    return true;
-                }
-            }
-        }
-        cur = n.parent();
-    }
-    false
-}
-
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let sites: Vec<(Node<'_>, String)> = parsed
         .nodes()
         .into_iter()
         .filter(|n| matches!(n.kind(), "comparison_operator" | "binary_operator"))
-        .filter(|n| !in_debug_interpolation(parsed, *n))
+        .filter(|n| !in_debug_fstring(parsed, *n))
         .filter_map(|n| swapped(parsed, n).map(|t| (n, t)))
         .collect();
     if sites.is_empty() {

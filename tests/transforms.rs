@@ -14,6 +14,7 @@ const EXPECTED: &[&str] = &[
     "comp-to-loop",
     "compare-chain",
     "cond-expr",
+    "constant-unfold",
     "dead-code-insert",
     "elif-match",
     "for-to-while",

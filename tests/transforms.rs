@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 const EXPECTED: &[&str] = &[
     "bool-restructure",
+    "call-indirection",
     "callable-object",
     "comp-to-loop",
     "compare-chain",

@@ -29,6 +29,7 @@ const EXPECTED: &[&str] = &[
     "operand-swap",
     "state-machine",
     "stmt-swap",
+    "string-reencode",
     "try-scaffold",
     "var-rename",
     "while-to-for",

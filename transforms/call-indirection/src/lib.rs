@@ -77,9 +77,8 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
                     continue;
                 };
                 let name = parsed.text(attr);
-                if !(name.starts_with("__") && !name.ends_with("__"))
-                    && !parsed.text(f).contains('\n')
-                {
+                let private = name.starts_with("__") && !name.ends_with("__");
+                if !private && !parsed.text(f).contains('\n') {
                     sites.push((f, true));
                 }
             }

@@ -12,6 +12,7 @@ const EXPECTED: &[&str] = &[
     "bool-restructure",
     "call-indirection",
     "callable-object",
+    "comment-edit",
     "comp-to-loop",
     "compare-chain",
     "cond-expr",

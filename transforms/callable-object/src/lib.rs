@@ -104,9 +104,6 @@ fn eligible(parsed: &Parsed, info: &ScopeInfo, func: Node<'_>) -> bool {
             .is_some_and(|p| p.kind() == "decorated_definition")
         || !starts_line(src, func.start_byte())
         || !starts_line(src, body.start_byte())
-        || parsed.source.contains("doctest")
-        || info.any_dynamic()
-        || may_catch_type_errors(parsed)
     {
         return false;
     }
@@ -151,6 +148,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let info = ScopeInfo::analyze(parsed);
     let src = parsed.source.as_str();
+    // Program-wide reasons to decline, checked once.
+    if parsed.source.contains("doctest") || info.any_dynamic() || may_catch_type_errors(parsed) {
+        return edits;
+    }
     let funcs: Vec<Node<'_>> = parsed
         .nodes_of_kind("function_definition")
         .into_iter()

@@ -158,10 +158,15 @@ pub fn statements(block: Node<'_>) -> Vec<Node<'_>> {
 
 /// Whether `stmt` is a docstring: the first statement of its block and a lone string.
 pub fn is_docstring(stmt: Node<'_>) -> bool {
-    let first = stmt
-        .parent()
-        .and_then(|b| statements(b).first().map(|f| f.id()))
-        == Some(stmt.id());
+    // Only the first non-comment child is looked at (a block can hold thousands).
+    let first = stmt.parent().and_then(|b| {
+        let mut cursor = b.walk();
+        let id = b
+            .named_children(&mut cursor)
+            .find(|n| n.kind() != "comment")
+            .map(|f| f.id());
+        id
+    }) == Some(stmt.id());
     first
         && stmt.kind() == "expression_statement"
         && named_children(stmt)

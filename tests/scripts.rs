@@ -318,7 +318,14 @@ fn cli_applies_scripts_and_components_in_one_sequence_and_lists_and_shows_them()
         String::from_utf8_lossy(&out.stderr)
     );
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(rows.len(), 10);
+    let components = std::fs::read_dir(common::transforms_dir())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "wasm"))
+        })
+        .count();
+    assert_eq!(rows.len(), components + 2);
     let kind = |name: &str| {
         rows.iter()
             .find(|r| r["name"] == name)

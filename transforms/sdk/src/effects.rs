@@ -174,6 +174,20 @@ pub fn is_docstring(stmt: Node<'_>) -> bool {
             .is_some_and(|c| matches!(c.kind(), "string" | "concatenated_string"))
 }
 
+/// Whether `stmt` can be moved into a new block (wrapped, dispatched, re-indented) as it is:
+/// it has its lines to itself and is not a docstring, a `from __future__` import or a
+/// `global`/`nonlocal` declaration.
+pub fn is_movable_statement(parsed: &Parsed, stmt: Node<'_>) -> bool {
+    let src = parsed.source.as_str();
+    crate::text::starts_line(src, stmt.start_byte())
+        && crate::text::ends_line(src, stmt.end_byte())
+        && !is_docstring(stmt)
+        && !matches!(
+            stmt.kind(),
+            "future_import_statement" | "global_statement" | "nonlocal_statement"
+        )
+}
+
 /// Whether control can never fall off the end of `stmt`: it is a `return`, `raise`,
 /// `continue` or `break`.
 pub fn terminates(stmt: Node<'_>) -> bool {

@@ -36,11 +36,11 @@
 //! - the run is in a class body, or the scope inspects its namespace or frames (the state
 //!   variable would show).
 
-use sdk::effects::{is_docstring, statements};
+use sdk::effects::{is_movable_statement, statements};
 use sdk::names::FreshNames;
 use sdk::parse::{has_own_break_or_continue, in_class_scope, Parsed};
 use sdk::scope::ScopeInfo;
-use sdk::text::{ends_line, indent_unit, line_indent, reindent_range, starts_line};
+use sdk::text::{indent_unit, line_indent, reindent_range};
 use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
@@ -52,15 +52,7 @@ sdk::declare_transform!(
 );
 
 fn eligible(parsed: &Parsed, stmt: Node<'_>) -> bool {
-    let src = parsed.source.as_str();
-    starts_line(src, stmt.start_byte())
-        && ends_line(src, stmt.end_byte())
-        && !is_docstring(stmt)
-        && !matches!(
-            stmt.kind(),
-            "future_import_statement" | "global_statement" | "nonlocal_statement"
-        )
-        && !controls_outer_loop(stmt)
+    is_movable_statement(parsed, stmt) && !controls_outer_loop(stmt)
 }
 
 /// Whether `stmt` holds a `break` or `continue` that leaves it for an enclosing loop. A loop's

@@ -31,11 +31,11 @@
 //! - it shares its line with another statement or sits on its header's line;
 //! - the program rebinds the exception class names it would use.
 
-use sdk::effects::{is_docstring, statements};
+use sdk::effects::{is_movable_statement, statements};
 use sdk::parse::Parsed;
 use sdk::pyast::binds_anywhere;
 use sdk::scope::ScopeInfo;
-use sdk::text::{ends_line, indent_unit, line_indent, reindent_range, starts_line};
+use sdk::text::{indent_unit, line_indent, reindent_range};
 use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
@@ -61,14 +61,7 @@ const EXCEPTIONS: &[&str] = &[
 ];
 
 fn eligible(parsed: &Parsed, stmt: Node<'_>) -> bool {
-    let src = parsed.source.as_str();
-    starts_line(src, stmt.start_byte())
-        && ends_line(src, stmt.end_byte())
-        && !is_docstring(stmt)
-        && !matches!(
-            stmt.kind(),
-            "future_import_statement" | "global_statement" | "nonlocal_statement"
-        )
+    is_movable_statement(parsed, stmt)
 }
 
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {

@@ -60,30 +60,6 @@ TIMEOUT_S = 60
 # transform and seed.
 SLOW_S = 10.0
 
-# Runs in a fresh interpreter: loads SOURCE as module NAME (so relative imports resolve inside
-# its package) and runs its doctests. Prints one JSON line.
-CHECKER = r"""
-import doctest, importlib, importlib.util, json, sys
-name, path, package_dir = sys.argv[1], sys.argv[2], sys.argv[3]
-# Import the real module (and its package) first, so that circular imports inside the package
-# resolve as usual; then load SOURCE as a fresh module of the same name in its place.
-importlib.import_module(name)
-locations = [package_dir] if package_dir else None
-spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=locations)
-mod = importlib.util.module_from_spec(spec)
-sys.modules[name] = mod
-if "." in name:
-    parent, _, leaf = name.rpartition(".")
-    setattr(sys.modules[parent], leaf, mod)
-if name.startswith("networkx"):
-    # networkx refuses to register an algorithm twice; the fresh copy re-registers them.
-    importlib.import_module("networkx.utils.backends")._registered_algorithms.clear()
-spec.loader.exec_module(mod)
-# Names that packages' own doctest configurations provide (networkx's conftest adds `nx`).
-extra = {"nx": importlib.import_module("networkx")} if name.startswith("networkx") else {}
-r = doctest.testmod(mod, extraglobs=extra, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, report=False)
-print(json.dumps({"attempted": r.attempted, "failed": r.failed}))
-"""
 
 
 # Runs in one interpreter per corpus file: imports the real module once, then for each path on
@@ -168,23 +144,7 @@ def module_name(root: Path, path: Path) -> tuple[str, str]:
 
 def check(source_path: Path, name: str, package_dir: str) -> dict:
     """Runs the doctests of `source_path` loaded as module `name`; never raises."""
-    env = {"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "0", "HOME": tempfile.gettempdir()}
-    with tempfile.TemporaryDirectory() as cwd:
-        try:
-            p = subprocess.run(
-                [str(venv_python()), "-c", CHECKER, name, str(source_path), package_dir],
-                capture_output=True, text=True, timeout=TIMEOUT_S, cwd=cwd, env=env,
-            )
-        except subprocess.TimeoutExpired:
-            return {"error": "timeout"}
-    last = p.stdout.strip().splitlines()[-1:] if p.stdout.strip() else []
-    if p.returncode != 0 or not last:
-        tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"error": f"exit {p.returncode}: {tail[:300]}"}
-    try:
-        return json.loads(last[0])
-    except json.JSONDecodeError:
-        return {"error": f"unexpected output: {last[0][:200]}"}
+    return check_many({"module": name, "package_dir": package_dir}, [source_path])[0]
 
 
 def candidates() -> list[tuple[Path, Path]]:

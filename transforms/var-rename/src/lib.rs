@@ -38,7 +38,11 @@
 //! - the name lives at module level and the program is not a stdin/stdout script, or the
 //!   program star-imports (appended test code or imported names could refer to it);
 //! - its scope (or a nested one) uses `eval`, `exec`, `locals`, `vars`, `globals`, `dir` or
-//!   frames, which reach variables through strings;
+//!   frames, which reach variables through strings; or the program anywhere reaches frames,
+//!   code objects or signatures (`sys._getframe(1).f_locals`, `f.__code__.co_varnames`,
+//!   `inspect.signature`, `import inspect`), which can observe any scope's names;
+//! - a class body reads the name before (or without always) binding it in the class: Python
+//!   then reads the module's binding, so the module's name is left alone too;
 //! - the name appears in a self-documenting f-string field (`f"{x=}"` prints the name);
 //! - the name starts with `__` (dunder or class-private mangling);
 //! - the program has a `match` statement (capture patterns are not analysed).

@@ -23,6 +23,7 @@ const EXPECTED: &[&str] = &[
     "generator-chain",
     "guard-clause",
     "if-else-flip",
+    "indent-width",
     "index-remap",
     "loop-to-comp",
     "loop-unroll",

@@ -9,9 +9,11 @@
 //! lines indented deeper than its header, to the same depth. Every line that starts a statement
 //! or a clause (`else`, `except`, `case`, decorators…) is indented by a whole number of units,
 //! and each becomes the same number of new units, so every comparison keeps its result and the
-//! block structure is unchanged. Continuation lines (inside brackets or after a backslash) and
-//! comment lines carry no meaning in their indentation; lines inside strings are never touched,
-//! because their whitespace is part of the string's value.
+//! block structure is unchanged. Continuation lines (inside brackets or after a backslash) carry
+//! no meaning in their indentation; they move with the statement they continue, keeping their
+//! offset from it (so they also stay right of it, which tree-sitter requires). Comment lines
+//! carry no meaning either. Lines inside strings are never touched, because their whitespace is
+//! part of the string's value.
 //!
 //! ## Example
 //! ```python
@@ -74,6 +76,13 @@ fn logical_rows(parsed: &Parsed) -> HashSet<usize> {
     rows
 }
 
+/// Whether the line starting at `start` holds code (not only a comment).
+fn logical_row_start(src: &str, start: usize) -> bool {
+    !src[start..]
+        .trim_start_matches([' ', '\t'])
+        .starts_with('#')
+}
+
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let src = parsed.source.as_str();
@@ -84,34 +93,48 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let u = unit.len();
     let in_string: HashSet<usize> = parsed.string_line_starts().iter().copied().collect();
     let logical = logical_rows(parsed);
-    let mut lines: Vec<(usize, usize)> = Vec::new(); // (line start offset, leading spaces)
+    // (line start, leading spaces, logical line or comment line?) of every line outside strings.
+    let mut lines: Vec<(usize, usize, bool)> = Vec::new();
     let mut offset = 0usize;
     for (row, line) in src.split('\n').enumerate() {
         let start = offset;
         offset += line.len() + 1;
-        if in_string.contains(&start) {
+        if in_string.contains(&start) || line.trim().is_empty() {
             continue;
         }
         let lead = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
         if lead.contains('\t') {
             return edits;
         }
-        if logical.contains(&row) && lead.len() % u != 0 {
+        let is_logical = logical.contains(&row);
+        if is_logical && lead.len() % u != 0 {
             return edits;
         }
-        if !lead.is_empty() && lead.len() % u == 0 && !line.trim().is_empty() {
-            lines.push((start, lead.len()));
-        }
-    }
-    if lines.is_empty() {
-        return edits;
+        let scaled = is_logical || (line.trim_start().starts_with('#') && lead.len() % u == 0);
+        lines.push((start, lead.len(), scaled));
     }
     let widths: Vec<usize> = [2usize, 3, 4, 8].into_iter().filter(|w| *w != u).collect();
-    let Some(i) = rng.site(1) else { return edits };
-    let _ = i;
+    if rng.site(1).is_none() {
+        return edits;
+    }
     let w = widths[rng.below(widths.len())];
-    for (start, n) in lines {
-        edits.replace(start..start + n, " ".repeat(n / u * w));
+    // Logical lines (and comment lines at a whole depth) are scaled; continuation lines move
+    // with the logical line they continue, keeping their offset from it (tree-sitter, unlike
+    // Python, rejects a bracket continuation that ends up left of its statement).
+    let mut delta: isize = 0;
+    for (start, n, scaled) in lines {
+        let new = if scaled {
+            let new = n / u * w;
+            if logical_row_start(src, start) {
+                delta = new as isize - n as isize;
+            }
+            new
+        } else {
+            (n as isize + delta).max(0) as usize
+        };
+        if new != n {
+            edits.replace(start..start + n, " ".repeat(new));
+        }
     }
     edits
 }
@@ -120,6 +143,20 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
 mod tests {
     use super::apply;
     sdk::fixture_tests!(apply);
+
+    #[test]
+    fn continuation_lines_move_with_their_statement() {
+        // Python accepts a bracket continuation left of its statement; tree-sitter does not, and
+        // every output must parse for both.
+        let src = "def f(b):\n    if b:\n        x = (b[0] +\n             b[1])\n    return x\n";
+        for seed in 0..8 {
+            let out = apply(src, seed).unwrap().unwrap();
+            assert!(sdk::Parsed::new(&out).is_ok(), "{out}");
+            let lines: Vec<&str> = out.lines().collect();
+            let indent = |l: &str| l.len() - l.trim_start().len();
+            assert_eq!(indent(lines[3]) - indent(lines[2]), 5, "{out}");
+        }
+    }
 
     #[test]
     fn declines_tabs_and_uneven_statements() {

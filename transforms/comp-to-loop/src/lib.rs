@@ -46,7 +46,7 @@ use sdk::names::FreshNames;
 use sdk::parse::{descendants, in_class_scope, named_children, Parsed};
 use sdk::pyast::{binds_anywhere, is_builtin_ref};
 use sdk::scope::{ScopeInfo, ScopeKind};
-use sdk::text::{indent_unit, line_indent, starts_line};
+use sdk::text::{indent_unit, line_indent, paren_if, starts_line};
 use sdk::{Edits, Rng};
 use std::ops::Range;
 use tree_sitter::Node;
@@ -175,11 +175,7 @@ fn renamed(src: &str, range: Range<usize>, renames: &[(Range<usize>, String)]) -
         }
     }
     out.push_str(&src[pos..range.end]);
-    if out.contains('\n') {
-        format!("({out})")
-    } else {
-        out
-    }
+    paren_if(&out, false)
 }
 
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {

@@ -38,7 +38,7 @@
 
 use sdk::effects::statements;
 use sdk::names::FreshNames;
-use sdk::parse::{descendants, in_class_scope, named_children, Parsed};
+use sdk::parse::{alternatives, descendants, in_class_scope, named_children, Parsed};
 use sdk::pyast::binds_anywhere;
 use sdk::scope::{Resolution, ScopeInfo};
 use sdk::text::{indent_unit, line_indent, paren_if, starts_line};
@@ -190,10 +190,7 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
                 let Some(cons) = stmt.child_by_field_name("consequence") else {
                     continue;
                 };
-                let alts: Vec<Node<'_>> = {
-                    let mut c = stmt.walk();
-                    stmt.children_by_field_name("alternative", &mut c).collect()
-                };
+                let alts = alternatives(stmt);
                 let [alt] = alts.as_slice() else { continue };
                 if alt.kind() != "else_clause" {
                     continue;

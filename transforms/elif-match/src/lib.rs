@@ -43,7 +43,7 @@
 //!   fewer than two tests;
 //! - going back: a pattern captures, destructures or is a value other than a literal.
 
-use sdk::parse::{children, named_children, Parsed};
+use sdk::parse::{alternatives, children, named_children, Parsed};
 use sdk::scope::{ScopeInfo, ScopeKind};
 use sdk::text::{block_text, indent_unit, line_indent, starts_line};
 use sdk::{Edits, Rng};
@@ -129,11 +129,6 @@ fn plain_local(info: &ScopeInfo, at: Node<'_>) -> bool {
         && !info.dynamic_within(*s)
 }
 
-fn clauses(node: Node<'_>) -> Vec<Node<'_>> {
-    let mut c = node.walk();
-    node.children_by_field_name("alternative", &mut c).collect()
-}
-
 fn to_match(parsed: &Parsed, info: &ScopeInfo, stmt: Node<'_>, unit: &str) -> Option<String> {
     let src = parsed.source.as_str();
     if children(stmt).iter().any(|c| c.kind() == "comment") {
@@ -148,7 +143,7 @@ fn to_match(parsed: &Parsed, info: &ScopeInfo, stmt: Node<'_>, unit: &str) -> Op
         stmt.child_by_field_name("consequence")?,
     )];
     let mut else_body = None;
-    for c in clauses(stmt) {
+    for c in alternatives(stmt) {
         if children(c).iter().any(|k| k.kind() == "comment") {
             return None;
         }
@@ -214,7 +209,7 @@ fn to_chain(parsed: &Parsed, info: &ScopeInfo, stmt: Node<'_>) -> Option<String>
     if children(body).iter().any(|c| c.kind() == "comment") {
         return None;
     }
-    let cases = clauses(body);
+    let cases = alternatives(body);
     let indent = line_indent(src, stmt.start_byte()).to_string();
     let inner = line_indent(src, cases.first()?.start_byte()).to_string();
     let body_indent = format!("{indent}{}", &inner[indent.len().min(inner.len())..]);

@@ -38,7 +38,7 @@
 //! - merging: the `if` already has `elif`/`else`, or it is the last statement of its block.
 
 use sdk::effects::{block_terminates, statements};
-use sdk::parse::Parsed;
+use sdk::parse::{alternatives, Parsed};
 use sdk::text::{block_text, indent_unit, line_indent, line_start, reindent_range, starts_line};
 use sdk::{Edits, Rng};
 use tree_sitter::Node;
@@ -55,11 +55,6 @@ enum Site<'t> {
     Split(Node<'t>, Node<'t>),
     /// Wrap the statements after the `if` (first and last given) into `else:`.
     Merge(Node<'t>, Node<'t>, Node<'t>),
-}
-
-fn alternatives(stmt: Node<'_>) -> Vec<Node<'_>> {
-    let mut c = stmt.walk();
-    stmt.children_by_field_name("alternative", &mut c).collect()
 }
 
 fn sites<'t>(parsed: &'t Parsed) -> Vec<Site<'t>> {

@@ -41,7 +41,7 @@ use sdk::effects::{in_try_or_with, statements};
 use sdk::parse::{descendants, is_function_like, named_children, Parsed};
 use sdk::pyast::{binds_anywhere, is_async};
 use sdk::scope::{ScopeInfo, ScopeKind};
-use sdk::text::starts_line;
+use sdk::text::{paren_if, starts_line};
 use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
@@ -68,14 +68,7 @@ struct Nest<'t> {
 }
 
 fn nest<'t>(parsed: &Parsed, stmt: Node<'t>, out: &mut Nest<'t>) -> Option<()> {
-    let text = |n: Node<'_>| {
-        let t = parsed.text(n);
-        if t.contains('\n') {
-            format!("({t})")
-        } else {
-            t.to_string()
-        }
-    };
+    let text = |n: Node<'_>| paren_if(parsed.text(n), false);
     match stmt.kind() {
         "for_statement" => {
             if is_async(parsed, stmt) || stmt.child_by_field_name("alternative").is_some() {
@@ -130,13 +123,7 @@ fn element<'t>(
     acc: &str,
 ) -> Option<(String, Node<'t>, Option<Node<'t>>)> {
     let e = *named_children(add).first()?;
-    let wrap = |t: &str| {
-        if t.contains('\n') {
-            format!("({t})")
-        } else {
-            t.to_string()
-        }
-    };
+    let wrap = |t: &str| paren_if(t, false);
     match (kind, e.kind()) {
         (Kind::List | Kind::Set, "call") => {
             let f = e.child_by_field_name("function")?;

@@ -152,6 +152,14 @@ pub fn any_within(
         .any(|c| !stop(c) && any_within(c, pred, stop))
 }
 
+/// The `alternative` children of an `if` statement (its `elif`/`else` clauses) or of a `match`
+/// body (its `case` clauses), in order.
+pub fn alternatives(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.children_by_field_name("alternative", &mut cursor)
+        .collect()
+}
+
 /// Node kinds that open a new Python scope.
 pub fn is_scope_node(kind: &str) -> bool {
     matches!(

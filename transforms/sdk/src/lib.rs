@@ -9,6 +9,7 @@
 //! - [`effects`]: may-raise and has-effects judgements, statements of a block, docstrings;
 //! - [`edit`]: non-overlapping byte-range replacements applied in one pass;
 //! - [`text`]: indentation helpers that never touch the inside of string literals;
+//! - [`types`]: builtin types of names and expressions proved from the program text;
 //! - [`rng`]: the seeded RNG (ChaCha8, fixed) behind every random choice.
 
 pub mod edit;
@@ -19,6 +20,7 @@ pub mod pyast;
 pub mod rng;
 pub mod scope;
 pub mod text;
+pub mod types;
 
 pub use edit::Edits;
 pub use parse::{ParseError, Parsed};

@@ -117,7 +117,10 @@ fn contract(
     let first = value.child_by_field_name("left")?;
     let r = value.child_by_field_name("right")?;
     let op = parsed.text(value.child_by_field_name("operator")?);
-    if first.kind() != "identifier" || parsed.text(first) != parsed.text(l) || !OPERATORS.contains(&op) {
+    if first.kind() != "identifier"
+        || parsed.text(first) != parsed.text(l)
+        || !OPERATORS.contains(&op)
+    {
         return None;
     }
     Some(format!("{} {op}= {}", parsed.text(l), parsed.text(r)))

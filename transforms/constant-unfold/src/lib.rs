@@ -28,7 +28,7 @@
 //! - it is `0` or `1`, a float, a complex or larger than 2^40 (kept simple and exact).
 
 use sdk::parse::Parsed;
-use sdk::pyast::{in_debug_fstring, int_literal};
+use sdk::pyast::{int_literal, literal_must_stay};
 use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
@@ -38,30 +38,6 @@ sdk::declare_transform!(
     category: "expression",
     rewrite: rewrite,
 );
-
-/// Whether `node` sits where a literal must stay a literal or where text matters.
-fn protected(parsed: &Parsed, node: Node<'_>) -> bool {
-    let mut cur = node.parent();
-    let mut child = node;
-    while let Some(n) = cur {
-        match n.kind() {
-            "case_pattern" | "type" | "format_specifier" | "format_expression" => return true,
-            "comparison_operator" => {
-                let src = parsed.source.as_str();
-                // The operator next to this operand: `is` / `is not` compare identity.
-                let before = src[n.start_byte()..child.start_byte()].trim_end();
-                let after = src[child.end_byte()..n.end_byte()].trim_start();
-                if before.ends_with(" is") || before.ends_with(" not") || after.starts_with("is ") {
-                    return true;
-                }
-            }
-            _ => {}
-        }
-        child = n;
-        cur = n.parent();
-    }
-    in_debug_fstring(parsed, node)
-}
 
 fn unfold(v: i64, rng: &mut Rng) -> String {
     let a = 1 + rng.below(9) as i64;
@@ -89,7 +65,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         .into_iter()
         .filter_map(|n| int_literal(parsed, n).map(|v| (n, v)))
         .filter(|(_, v)| *v > 1)
-        .filter(|(n, _)| !protected(parsed, *n))
+        .filter(|(n, _)| !literal_must_stay(parsed, *n))
         .collect();
     for i in rng.sites(sites.len(), 0.3) {
         let (node, v) = sites[i];

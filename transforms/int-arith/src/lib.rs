@@ -49,6 +49,11 @@ sdk::declare_transform!(
     rewrite: rewrite,
 );
 
+/// `k` when `v == 2**k` with `1 <= k <= 30`.
+fn pow2_exponent(v: i64) -> Option<u32> {
+    ((2..=1 << 30).contains(&v) && v.count_ones() == 1).then(|| v.trailing_zeros())
+}
+
 struct Ctx<'a> {
     parsed: &'a Parsed,
     info: ScopeInfo,
@@ -65,8 +70,7 @@ impl Ctx<'_> {
 
     /// `k` when `n` is a plain literal `2**k` with `1 <= k <= 30`.
     fn log2(&self, n: Node<'_>) -> Option<u32> {
-        let v = self.literal(n)?;
-        (v >= 2 && v <= 1 << 30 && v.count_ones() == 1).then(|| v.trailing_zeros())
+        pow2_exponent(self.literal(n)?)
     }
 
     /// The value of a plain non-negative integer literal.
@@ -103,11 +107,9 @@ impl Ctx<'_> {
                 Some(format!("({} << {})", self.text(r), self.log2(l)?))
             }
             "//" if self.is_int(l) => Some(format!("({} >> {})", self.text(l), self.log2(r)?)),
-            "%" if self.is_int(l) && self.log2(r).is_some() => Some(format!(
-                "({} & {})",
-                self.text(l),
-                self.literal(r)? - 1
-            )),
+            "%" if self.is_int(l) && self.log2(r).is_some() => {
+                Some(format!("({} & {})", self.text(l), self.literal(r)? - 1))
+            }
             "%" => self.distribute(l, r),
             "<<" | ">>" if self.is_int(l) => {
                 let k = self.literal(r).filter(|k| (1..=30).contains(k))?;
@@ -117,8 +119,8 @@ impl Ctx<'_> {
             "&" if self.is_int(l) => {
                 let m = self.literal(r)?;
                 let p = m.checked_add(1)?;
-                (p >= 2 && p <= 1 << 30 && p.count_ones() == 1)
-                    .then(|| format!("({} % {p})", self.operand(l)))
+                pow2_exponent(p)?;
+                Some(format!("({} % {p})", self.operand(l)))
             }
             _ => None,
         }
@@ -173,9 +175,7 @@ impl Ctx<'_> {
             }
             "&=" => {
                 let p = self.literal(r)?.checked_add(1)?;
-                if p < 2 || p > 1 << 30 || p.count_ones() != 1 {
-                    return None;
-                }
+                pow2_exponent(p)?;
                 format!("%= {p}")
             }
             _ => return None,

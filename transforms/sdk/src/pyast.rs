@@ -135,3 +135,30 @@ pub fn in_debug_fstring(parsed: &Parsed, node: Node<'_>) -> bool {
     }
     false
 }
+
+/// Whether the literal `node` must stay as written: it is in a `match` pattern (patterns take
+/// literals only), an annotation (types may be read as text), an f-string format
+/// specification, a self-documenting f-string field, or an operand of `is` / `is not`
+/// (identity of literals is an implementation detail).
+pub fn literal_must_stay(parsed: &Parsed, node: Node<'_>) -> bool {
+    let src = parsed.source.as_str();
+    let mut cur = node.parent();
+    let mut child = node;
+    while let Some(n) = cur {
+        match n.kind() {
+            "case_pattern" | "type" | "format_specifier" | "format_expression" => return true,
+            "comparison_operator" => {
+                // The operator next to this operand.
+                let before = src[n.start_byte()..child.start_byte()].trim_end();
+                let after = src[child.end_byte()..n.end_byte()].trim_start();
+                if before.ends_with(" is") || before.ends_with(" not") || after.starts_with("is ") {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        child = n;
+        cur = n.parent();
+    }
+    in_debug_fstring(parsed, node)
+}

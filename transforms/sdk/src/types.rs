@@ -196,7 +196,9 @@ impl TypeFacts {
                 let rt = self.of_expr(parsed, info, right)?;
                 binary_type(parsed, lt, op.trim_end_matches('='), rt, right)
             }
-            "for_statement" | "for_in_clause" if parent.child_by_field_name("left") == Some(ident) => {
+            "for_statement" | "for_in_clause"
+                if parent.child_by_field_name("left") == Some(ident) =>
+            {
                 let right = parent.child_by_field_name("right")?;
                 self.element_type(parsed, info, right)
             }
@@ -223,7 +225,12 @@ impl TypeFacts {
     }
 
     /// The type of the items iterating over `iterable` yields.
-    fn element_type(&self, parsed: &Parsed, info: &ScopeInfo, iterable: Node<'_>) -> Option<PyType> {
+    fn element_type(
+        &self,
+        parsed: &Parsed,
+        info: &ScopeInfo,
+        iterable: Node<'_>,
+    ) -> Option<PyType> {
         if iterable.kind() == "call" {
             let f = iterable.child_by_field_name("function")?;
             // `range` accepts only integers (through `__index__`) and yields exact ints.
@@ -357,8 +364,8 @@ impl TypeFacts {
             (
                 PyType::Str,
                 "upper" | "lower" | "strip" | "lstrip" | "rstrip" | "replace" | "join"
-                | "capitalize" | "title" | "swapcase" | "casefold" | "zfill" | "center"
-                | "ljust" | "rjust" | "format",
+                | "capitalize" | "title" | "swapcase" | "casefold" | "zfill" | "center" | "ljust"
+                | "rjust" | "format",
             ) => Some(PyType::Str),
             (PyType::Str, "split" | "rsplit" | "splitlines") => Some(PyType::List),
             (PyType::Str, "find" | "rfind" | "index" | "rindex" | "count") => Some(PyType::Int),
@@ -389,9 +396,7 @@ fn binary_type(
     match op {
         "&" | "|" | "^" if lt == Bool && rt == Bool => Some(Bool),
         "+" | "-" | "*" | "//" | "%" | "&" | "|" | "^" | "<<" | ">>" if integral => Some(Int),
-        "**" if integral => int_literal(parsed, right)
-            .filter(|v| *v >= 0)
-            .map(|_| Int),
+        "**" if integral => int_literal(parsed, right).filter(|v| *v >= 0).map(|_| Int),
         "/" if numeric(lt) && numeric(rt) => Some(Float),
         "+" | "-" | "*" | "//" | "%" if numeric(lt) && numeric(rt) => Some(Float),
         "+" if lt == rt && matches!(lt, Str | List | Tuple) => Some(lt),

@@ -385,7 +385,7 @@ mod tests {
                 "def f(o, g):\n    o.add(g(1))\n",
                 "def f(g, h):\n    return g and h(1)\n",
                 "def f(xs):\n    assert len(xs) > 2\n",
-                "def f(g):\n    t = g(1)\n    return t + t\n",
+                "def f(g):\n    t = g\n    print(t, t)\n",
                 "def f(g):\n    t = g(1)\n    print(locals())\n    return t\n",
                 "def f(g, xs):\n    while len(xs) > 0:\n        xs.pop()\n",
             ],

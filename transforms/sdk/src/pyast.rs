@@ -162,3 +162,18 @@ pub fn literal_must_stay(parsed: &Parsed, node: Node<'_>) -> bool {
     }
     in_debug_fstring(parsed, node)
 }
+
+/// Whether the program reads standard input (the builtin `input`, `sys.stdin`, `stdin`): the
+/// mark of a stdin/stdout script, whose module-level names no test or importer calls.
+pub fn reads_stdin(parsed: &Parsed, info: &ScopeInfo) -> bool {
+    let reads_input = info
+        .occurrences
+        .iter()
+        .zip(&info.resolutions)
+        .any(|(o, r)| o.name == "input" && *r == Resolution::Builtin);
+    reads_input
+        || parsed
+            .nodes_of_kind("identifier")
+            .iter()
+            .any(|n| parsed.text(*n) == "stdin")
+}

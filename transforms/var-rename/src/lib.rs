@@ -48,7 +48,7 @@
 //! - the program has a `match` statement (capture patterns are not analysed).
 
 use sdk::names::FreshNames;
-use sdk::scope::{BindKind, Resolution, Role, ScopeInfo, ScopeKind};
+use sdk::scope::{BindKind, Role, ScopeInfo, ScopeKind};
 use sdk::{Edits, Parsed, Rng};
 
 sdk::declare_transform!(
@@ -58,26 +58,13 @@ sdk::declare_transform!(
     rewrite: rewrite,
 );
 
-fn is_script(parsed: &Parsed, info: &ScopeInfo) -> bool {
-    let reads_input = info
-        .occurrences
-        .iter()
-        .zip(&info.resolutions)
-        .any(|(o, r)| o.name == "input" && *r == Resolution::Builtin);
-    reads_input
-        || parsed
-            .nodes_of_kind("identifier")
-            .iter()
-            .any(|n| parsed.text(*n) == "stdin")
-}
-
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let info = ScopeInfo::analyze(parsed);
     if info.has_match {
         return edits;
     }
-    let script = is_script(parsed, &info);
+    let script = sdk::pyast::reads_stdin(parsed, &info);
     let candidates: Vec<(String, Vec<usize>)> = info
         .bindings()
         .into_iter()

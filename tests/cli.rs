@@ -32,7 +32,7 @@ fn transforms_list_as_table_and_json() {
     let out = equimorph(&["transforms", "list", "--json"], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(rows.len(), 27);
+    assert_eq!(rows.len(), 35);
     for r in &rows {
         for k in ["name", "category", "description", "file"] {
             assert!(r[k].is_string(), "{k} in {r}");

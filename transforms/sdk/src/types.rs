@@ -19,7 +19,7 @@
 use crate::parse::{named_children, Parsed};
 use crate::pyast::{int_literal, is_builtin_ref};
 use crate::scope::{BindKind, BindingKey, Role, ScopeInfo, ScopeKind};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use tree_sitter::Node;
 
 /// A builtin type a value is proved to have.
@@ -73,7 +73,7 @@ impl TypeFacts {
         }
         // Candidates: bindings of function-like scopes whose every occurrence is a load or a
         // plain binding we can type.
-        let mut binds: HashMap<BindingKey, Vec<Node<'_>>> = HashMap::new();
+        let mut binds: BTreeMap<BindingKey, Vec<Node<'_>>> = BTreeMap::new();
         let nodes: HashMap<usize, Node<'_>> = parsed
             .nodes_of_kind("identifier")
             .into_iter()
@@ -107,23 +107,31 @@ impl TypeFacts {
                 binds.insert(key, sites);
             }
         }
-        // Optimistic start: every candidate has the type of its first provable binding.
-        for (key, sites) in &binds {
-            let mut seed = None;
-            for s in sites {
-                if let Some(t) = facts.binding_type(parsed, info, *s, key, true) {
-                    seed = Some(t);
-                    break;
+        // Optimistic start: every candidate gets the type of a binding that does not read it,
+        // repeated until no candidate gains one (a seed may rest on another name's seed).
+        loop {
+            let mut grew = false;
+            for (key, sites) in &binds {
+                if facts.known.contains_key(key) {
+                    continue;
+                }
+                let seed = sites
+                    .iter()
+                    .find_map(|s| facts.binding_type(parsed, info, *s, key, true));
+                if let Some(t) = seed {
+                    facts.known.insert(key.clone(), t);
+                    grew = true;
                 }
             }
-            if let Some(t) = seed {
-                facts.known.insert(key.clone(), t);
+            if !grew {
+                break;
             }
         }
         // Shrink to the greatest fixpoint.
         loop {
             let mut changed = false;
-            let keys: Vec<BindingKey> = facts.known.keys().cloned().collect();
+            let mut keys: Vec<BindingKey> = facts.known.keys().cloned().collect();
+            keys.sort();
             for key in keys {
                 let want = facts.known[&key];
                 let ok = binds[&key]

@@ -144,10 +144,22 @@ impl Ctx<'_> {
             | "tuple"
             | "set"
             | "expression_list"
-            | "argument_list"
             | "pair"
             | "dictionary"
             | "slice" => named_children(n),
+            // CPython evaluates `*args` before keyword arguments written earlier
+            // (`f(a=g(), *h())` runs `h` first): calls with unpacking keep their order alone.
+            "argument_list" => {
+                let args = named_children(n);
+                if args
+                    .iter()
+                    .any(|a| matches!(a.kind(), "list_splat" | "dictionary_splat"))
+                {
+                    Vec::new()
+                } else {
+                    args
+                }
+            }
             "assignment" if n.child_by_field_name("type").is_none() => field("right"),
             // The target is read first; only a plain name is not itself moved or re-read.
             "augmented_assignment" => match n.child_by_field_name("left") {
@@ -388,6 +400,7 @@ mod tests {
                 "def f(g):\n    t = g\n    print(t, t)\n",
                 "def f(g):\n    t = g(1)\n    print(locals())\n    return t\n",
                 "def f(g, xs):\n    while len(xs) > 0:\n        xs.pop()\n",
+                "def f(g, h):\n    print(a=g(1), *h(2))\n",
             ],
             8,
         );

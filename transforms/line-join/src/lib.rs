@@ -65,17 +65,6 @@ const SECOND: &[&str] = &[
     "raise_statement",
 ];
 
-fn in_string(node: Node<'_>) -> bool {
-    let mut cur = node.parent();
-    while let Some(n) = cur {
-        if n.kind() == "string" {
-            return true;
-        }
-        cur = n.parent();
-    }
-    false
-}
-
 /// `a` and its next sibling `b` can share one line.
 fn joinable<'t>(src: &str, a: Node<'t>) -> Option<Node<'t>> {
     let b = a.next_sibling()?;
@@ -91,7 +80,8 @@ fn joinable<'t>(src: &str, a: Node<'t>) -> Option<Node<'t>> {
 }
 
 /// The operator token after which a statement may be split.
-fn splittable(src: &str, op: Node<'_>) -> bool {
+fn splittable(parsed: &Parsed, op: Node<'_>) -> bool {
+    let src = parsed.source.as_str();
     let Some(parent) = op.parent() else {
         return false;
     };
@@ -104,7 +94,7 @@ fn splittable(src: &str, op: Node<'_>) -> bool {
         }
         _ => false,
     };
-    if !is_operator || in_string(op) {
+    if !is_operator || parsed.in_string(&op.byte_range()) {
         return false;
     }
     let Some(next) = op.next_sibling() else {
@@ -130,7 +120,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             if let Some(b) = joinable(src, n) {
                 sites.push(Site::Join(n, b));
             }
-        } else if !n.is_named() && splittable(src, n) {
+        } else if !n.is_named() && splittable(parsed, n) {
             sites.push(Site::Split(n));
         }
     }

@@ -61,17 +61,6 @@ fn whole_slot(n: Node<'_>) -> bool {
     }
 }
 
-fn inside_fstring(n: Node<'_>) -> bool {
-    let mut cur = n.parent();
-    while let Some(p) = cur {
-        if matches!(p.kind(), "string" | "interpolation") {
-            return true;
-        }
-        cur = p.parent();
-    }
-    false
-}
-
 /// Kinds that may be wrapped.
 fn wrappable(n: Node<'_>) -> bool {
     matches!(
@@ -111,7 +100,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     }
     let mut sites = Vec::new();
     for n in parsed.nodes() {
-        if !whole_slot(n) || inside_fstring(n) {
+        if !whole_slot(n) || parsed.in_string(&n.byte_range()) {
             continue;
         }
         if wrappable(n) {

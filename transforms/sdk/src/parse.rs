@@ -33,6 +33,10 @@ pub struct Parsed {
     pub tree: Tree,
     /// Line starts inside string literals, computed once on first use.
     string_lines: std::cell::OnceCell<Vec<usize>>,
+    /// Byte ranges of the outermost string literals, sorted (cached).
+    strings: std::cell::OnceCell<Vec<std::ops::Range<usize>>>,
+    /// Byte ranges of self-documenting f-string fields (`{x=}`), sorted (cached).
+    debug_fields: std::cell::OnceCell<Vec<std::ops::Range<usize>>>,
 }
 
 impl Parsed {
@@ -46,6 +50,8 @@ impl Parsed {
             source: source.to_string(),
             tree,
             string_lines: std::cell::OnceCell::new(),
+            strings: std::cell::OnceCell::new(),
+            debug_fields: std::cell::OnceCell::new(),
         })
     }
 
@@ -65,6 +71,46 @@ impl Parsed {
             .get_or_init(|| crate::text::string_line_starts(self))
     }
 
+    /// Whether `range` lies inside a string literal (f-string fields included), other than
+    /// being exactly an outermost literal. Answered from
+    /// ranges collected once, so it costs no walk up the tree (tree-sitter's `parent()` walks
+    /// down from the root, which is quadratic on deep expressions).
+    pub fn in_string(&self, range: &std::ops::Range<usize>) -> bool {
+        let strings = self.strings.get_or_init(|| {
+            let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+            for n in self.nodes() {
+                if n.kind() == "string" && out.last().is_none_or(|l| n.start_byte() >= l.end) {
+                    out.push(n.byte_range());
+                }
+            }
+            out
+        });
+        contained(strings, range)
+            && !strings
+                .binary_search_by_key(&range.start, |r| r.start)
+                .is_ok_and(|i| strings[i] == *range)
+    }
+
+    /// Whether `range` lies inside a self-documenting f-string field (`f"{a + b=}"`, whose
+    /// output contains the field's text).
+    pub fn in_debug_field(&self, range: &std::ops::Range<usize>) -> bool {
+        let fields = self.debug_fields.get_or_init(|| {
+            let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+            for n in self.nodes_of_kind("interpolation") {
+                if let Some(e) = n.child_by_field_name("expression") {
+                    let after = self.source[e.end_byte()..n.end_byte()].trim_start();
+                    if after.starts_with('=') && !after.starts_with("==") {
+                        if out.last().is_none_or(|l| n.start_byte() >= l.end) {
+                            out.push(n.byte_range());
+                        }
+                    }
+                }
+            }
+            out
+        });
+        contained(fields, range)
+    }
+
     /// Every node of the tree in document order (pre-order).
     pub fn nodes(&self) -> Vec<Node<'_>> {
         descendants(self.root())
@@ -77,6 +123,12 @@ impl Parsed {
             .filter(|n| n.kind() == kind)
             .collect()
     }
+}
+
+/// Whether `range` lies within one of the sorted, non-overlapping `ranges`.
+fn contained(ranges: &[std::ops::Range<usize>], range: &std::ops::Range<usize>) -> bool {
+    let i = ranges.partition_point(|r| r.start <= range.start);
+    i > 0 && range.end <= ranges[i - 1].end && range.start < ranges[i - 1].end
 }
 
 /// Parses without checking for errors.

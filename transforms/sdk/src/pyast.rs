@@ -120,20 +120,7 @@ pub fn is_async(parsed: &Parsed, node: Node<'_>) -> bool {
 /// Whether `node` lies in a self-documenting f-string field (`f"{a*b=}"`), whose output
 /// contains the expression's text: any rewrite there changes what is printed.
 pub fn in_debug_fstring(parsed: &Parsed, node: Node<'_>) -> bool {
-    let src = parsed.source.as_str();
-    let mut cur = node.parent();
-    while let Some(n) = cur {
-        if n.kind() == "interpolation" {
-            if let Some(e) = n.child_by_field_name("expression") {
-                let after = src[e.end_byte()..n.end_byte()].trim_start();
-                if after.starts_with('=') && !after.starts_with("==") {
-                    return true;
-                }
-            }
-        }
-        cur = n.parent();
-    }
-    false
+    parsed.in_debug_field(&node.byte_range())
 }
 
 /// Whether the literal `node` must stay as written: it is in a `match` pattern (patterns take

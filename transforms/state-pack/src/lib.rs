@@ -85,13 +85,14 @@ fn subscriptable_target(ident: Node<'_>) -> bool {
 fn candidates<'t>(
     info: &ScopeInfo,
     identifiers: &HashMap<usize, Node<'t>>,
-    s: usize,
+    bindings: &[(BindingKey, Vec<usize>)],
     top: &[Node<'t>],
 ) -> Vec<BindingKey> {
     let node_at = |start: usize| identifiers.get(&start).copied();
     let mut out = Vec::new();
-    for (key, occs) in info.bindings() {
-        if key.0 != s || info.ambiguous.contains(&key) || info.escapes(s).contains(&key.1) {
+    for (key, occs) in bindings {
+        let (key, s) = (key.clone(), key.0);
+        if info.ambiguous.contains(&key) || info.escapes(s).contains(&key.1) {
             continue;
         }
         let scope = &info.scopes[s];
@@ -150,6 +151,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         .into_iter()
         .map(|n| (n.start_byte(), n))
         .collect();
+    let mut by_scope: HashMap<usize, Vec<(BindingKey, Vec<usize>)>> = HashMap::new();
+    for (key, occs) in info.bindings() {
+        by_scope.entry(key.0).or_default().push((key, occs));
+    }
     let mut sites = Vec::new();
     for (s, scope) in info.scopes.iter().enumerate() {
         if scope.kind != ScopeKind::Function || info.dynamic_within(s) {
@@ -172,7 +177,10 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         {
             continue;
         }
-        let vars = candidates(&info, &identifiers, s, &stmts);
+        let Some(bindings) = by_scope.get(&s) else {
+            continue;
+        };
+        let vars = candidates(&info, &identifiers, bindings, &stmts);
         if vars.len() >= 2 {
             sites.push((stmts, vars));
         }
@@ -180,9 +188,12 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut names = FreshNames::new(parsed);
     for i in rng.sites(sites.len(), 0.5) {
         let (stmts, vars) = &sites[i];
-        let mut chosen: Vec<&BindingKey> = vars.iter().filter(|_| rng.chance(0.7)).collect();
-        if chosen.len() < 2 {
-            chosen = vars.iter().take(2).collect();
+        // A handful of the candidates (two to six), in a random choice.
+        let mut pool: Vec<&BindingKey> = vars.iter().collect();
+        let want = (2 + rng.below(5)).min(pool.len());
+        let mut chosen: Vec<&BindingKey> = Vec::new();
+        while chosen.len() < want {
+            chosen.push(pool.remove(rng.below(pool.len())));
         }
         let hint = ["state", "regs", "slots", "mem"][rng.below(4)];
         let container = names.fresh(rng, Some(hint));
@@ -191,6 +202,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         for k in 0..chosen.len() {
             keys.push(if as_dict {
                 loop {
+                    // Six slots at most among a hundred keys: a free one is always found.
                     let c = rng.below(100);
                     if !keys.contains(&c) {
                         break c;

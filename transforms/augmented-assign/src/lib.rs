@@ -133,7 +133,6 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let sites: Vec<(Node<'_>, String)> = parsed
         .nodes()
         .into_iter()
-        .filter(|n| !descendants(*n).iter().any(|d| d.kind() == "comment"))
         .filter_map(|n| {
             let text = match n.kind() {
                 "augmented_assignment" => expand(parsed, &info, &facts, n),
@@ -142,6 +141,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             };
             text.map(|t| (n, t))
         })
+        .filter(|(n, _)| !descendants(*n).iter().any(|d| d.kind() == "comment"))
         .collect();
     for i in rng.sites(sites.len(), 0.5) {
         let (node, text) = &sites[i];

@@ -90,26 +90,22 @@ fn function_ok(parsed: &Parsed, info: &ScopeInfo, func: Node<'_>, s: usize) -> b
             .any(|n| n.kind() == "identifier" && parsed.text(*n) == name)
 }
 
-fn run_ok(parsed: &Parsed, first: Node<'_>, last: Node<'_>) -> bool {
-    let src = parsed.source.as_str();
-    if !starts_line(src, first.start_byte()) || !ends_line(src, last.end_byte()) {
-        return false;
+/// Whether a statement must stay in its function: it names `super`/`__class__` (they need
+/// the method's own cell) or is an annotated assignment (annotations of a body are scoped).
+fn pinned(parsed: &Parsed, stmt: Node<'_>) -> bool {
+    descendants(stmt).iter().any(|d| {
+        (d.kind() == "identifier" && matches!(parsed.text(*d), "super" | "__class__"))
+            || (d.kind() == "assignment" && d.child_by_field_name("type").is_some())
+    })
+}
+
+/// Running counts over a body's statements: `counts[k]` statements among the first `k` match.
+fn prefix_counts(stmts: &[Node<'_>], matches: impl Fn(Node<'_>) -> bool) -> Vec<usize> {
+    let mut counts = vec![0];
+    for s in stmts {
+        counts.push(counts[counts.len() - 1] + usize::from(matches(*s)));
     }
-    let mut cur = Some(first);
-    while let Some(n) = cur {
-        let bad = descendants(n).iter().any(|d| {
-            (d.kind() == "identifier" && matches!(parsed.text(*d), "super" | "__class__"))
-                || (d.kind() == "assignment" && d.child_by_field_name("type").is_some())
-        });
-        if bad {
-            return false;
-        }
-        if n.id() == last.id() {
-            break;
-        }
-        cur = n.next_named_sibling();
-    }
-    true
+    counts
 }
 
 fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
@@ -127,6 +123,12 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
             .filter(|n| !is_docstring(*n))
             .collect();
         let func_range = func.byte_range();
+        // Computed once per body, so that trying every run stays linear in its size.
+        let pinned_before = prefix_counts(&stmts, |n| pinned(parsed, n));
+        let returns_before = prefix_counts(&stmts, |n| {
+            contains_in_same_function(n, &["return_statement"])
+        });
+        let src = parsed.source.as_str();
         for i in 0..stmts.len() {
             let ends = if i + 1 == stmts.len() {
                 vec![i]
@@ -136,22 +138,14 @@ fn sites<'t>(parsed: &'t Parsed, info: &ScopeInfo) -> Vec<Site<'t>> {
             for j in ends {
                 let (first, last) = (stmts[i], stmts[j]);
                 let tail = j + 1 == stmts.len();
-                if !run_ok(parsed, first, last) {
+                let run_ok = starts_line(src, first.start_byte())
+                    && ends_line(src, last.end_byte())
+                    && pinned_before[j + 1] == pinned_before[i];
+                if !run_ok {
                     continue;
                 }
                 let range = first.start_byte()..last.end_byte();
-                let mut moved = first;
-                let mut has_return = false;
-                loop {
-                    has_return |= contains_in_same_function(moved, &["return_statement"]);
-                    if moved.id() == last.id() {
-                        break;
-                    }
-                    match moved.next_named_sibling() {
-                        Some(n) => moved = n,
-                        None => break,
-                    }
-                }
+                let has_return = returns_before[j + 1] > returns_before[i];
                 if has_return && !tail {
                     continue;
                 }

@@ -99,10 +99,11 @@ impl Parsed {
             for n in self.nodes_of_kind("interpolation") {
                 if let Some(e) = n.child_by_field_name("expression") {
                     let after = self.source[e.end_byte()..n.end_byte()].trim_start();
-                    if after.starts_with('=') && !after.starts_with("==") {
-                        if out.last().is_none_or(|l| n.start_byte() >= l.end) {
-                            out.push(n.byte_range());
-                        }
+                    if after.starts_with('=')
+                        && !after.starts_with("==")
+                        && out.last().is_none_or(|l| n.start_byte() >= l.end)
+                    {
+                        out.push(n.byte_range());
                     }
                 }
             }

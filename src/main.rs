@@ -34,6 +34,8 @@ enum Command {
     Attack(Box<commands::attack::AttackArgs>),
     /// Re-render summary.json, report.md and report.html of an attack directory.
     Report(commands::report::ReportArgs),
+    /// A detector's ROC AUC, F1-optimal threshold and threshold at a false-positive rate.
+    Calibrate(Box<commands::calibrate::CalibrateArgs>),
     /// Best-of-N: judge candidate implementations of SPTs by R(T) and keep each group's winner.
     Select(Box<commands::select::SelectArgs>),
     /// Auto-SPT step 1: a language model designs new SPTs.
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Score(a) => commands::score::run(a),
         Command::Attack(a) => commands::attack::run(*a),
         Command::Report(a) => commands::report::run(a),
+        Command::Calibrate(a) => commands::calibrate::run(*a),
         Command::Select(a) => commands::select::run(*a),
         Command::Design(a) => commands::design::run(*a),
         Command::Implement(a) => commands::implement::run(*a),

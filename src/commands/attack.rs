@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::detector::CloneType;
 use equimorph::oracle::ValidationStatus;
+use equimorph::report::calibration::ThresholdSpec;
 use equimorph::report::{write_reports, ResultLine, ResultsWriter, RunInfo, Status};
 use equimorph::search::{OracleOrder, SearchConfig, Searcher, Strategy};
 use equimorph::task::TaskFormat;
@@ -55,9 +56,11 @@ pub struct AttackArgs {
     /// Stop a task once its best M falls below this.
     #[arg(long, value_name = "M")]
     pub(super) stop_below: Option<f32>,
-    /// An attack succeeds when the best M is below this.
-    #[arg(long, default_value_t = 0.5)]
-    pub(super) threshold: f32,
+    /// An attack succeeds when the best M is below this: a number in [0, 1], or auto[:RATE]
+    /// (default auto = auto:0.95): the similarity below which a fraction RATE of seeded pairs
+    /// of different tasks' originals (non-clones) fall, measured with the run's detector.
+    #[arg(long, default_value = "auto", value_name = "M|auto[:RATE]")]
+    pub(super) threshold: ThresholdSpec,
     /// No progress bar.
     #[arg(long)]
     pub(super) quiet: bool,
@@ -78,6 +81,7 @@ fn skipped(id: &str, original: &str, status: Status, reason: String) -> ResultLi
         best: None,
         similarity: None,
         distance: None,
+        success: None,
         transforms: vec![],
         iterations: 0,
         counts: Default::default(),
@@ -94,9 +98,6 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     if args.beam == 0 || args.iterations == 0 {
         bail!("--beam and --iterations must be at least 1");
     }
-    if !(0.0..=1.0).contains(&args.threshold) {
-        bail!("--threshold must lie in [0, 1]");
-    }
     let set = load_tasks(&args.tasks, args.format)?;
     let runtime = args.transforms.runtime()?;
     let transforms = args.transforms.load(&runtime)?;
@@ -104,6 +105,15 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         bail!("no transforms selected");
     }
     let detector = args.detector.open()?;
+    let threshold = super::common::resolve_threshold(
+        args.threshold,
+        detector.as_ref(),
+        &set.tasks
+            .iter()
+            .map(|t| t.source.as_str())
+            .collect::<Vec<_>>(),
+        args.seed,
+    )?;
     let oracle = args.oracle.oracle()?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
@@ -111,7 +121,8 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let done_ids = equimorph::report::results::ids(&done);
     let run_info = RunInfo {
         detector: detector.name().to_string(),
-        threshold: args.threshold,
+        threshold: threshold.value,
+        threshold_source: threshold.source.clone(),
         strategy: format!("{:?}", args.strategy).to_lowercase(),
         beam: if args.strategy == Strategy::Greedy {
             1
@@ -190,6 +201,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
                         best: Some(r.best.text),
                         similarity: Some(r.best.similarity),
                         distance: Some(1.0 - r.best.similarity),
+                        success: Some(r.best.similarity < threshold.value),
                         transforms: r.best.steps,
                         iterations: r.iterations,
                         counts: r.counts,
@@ -249,7 +261,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         .with_context(|| format!("cannot write {}", stats_json.display()))?;
     let summary = write_reports(&args.out, run_info)?;
     println!(
-        "{} tasks attacked, {} skipped, {} errors; worst-case distance L = {:.4} ± {:.4}; success rate {:.1} % (M < {}); \
+        "{} tasks attacked, {} skipped, {} errors; worst-case distance L = {:.4} ± {:.4}; success rate {:.1} % (M < {:.4}, {}); \
          detector time {:.0} %",
         summary.attacked,
         summary.skipped.len(),
@@ -257,7 +269,8 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         summary.mean_distance,
         summary.std_distance,
         summary.success_rate * 100.0,
-        args.threshold,
+        threshold.value,
+        threshold.source,
         summary.detector_share * 100.0
     );
     println!(

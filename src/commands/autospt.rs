@@ -12,6 +12,7 @@ use super::select::SelectArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::llm::{ImplementStatus, LlmClient, LlmStats};
+use equimorph::report::calibration::ThresholdSpec;
 use equimorph::search::{OracleOrder, Strategy};
 use equimorph::task::TaskFormat;
 use equimorph::transform::default_transforms_dir;
@@ -307,7 +308,7 @@ fn attack_stage(args: &AutosptArgs, selection: &Path, attack: &Path) -> Result<S
         max_oracle: None,
         time_per_task: None,
         stop_below: None,
-        threshold: 0.5,
+        threshold: ThresholdSpec::Auto { rate: 0.95 },
         quiet: args.quiet,
         detector: args.detector.clone(),
         transforms: TransformOptions {

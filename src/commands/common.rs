@@ -386,3 +386,41 @@ pub fn interrupt_flag() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>>
     }
     Ok(flag)
 }
+
+/// Non-clone pairs scored to calibrate an `auto` threshold.
+pub const CALIBRATION_PAIRS: usize = 200;
+
+/// Turns `--threshold` into a value: fixed, or calibrated on seeded pairs of different
+/// `programs` (the tasks' originals) with `detector`; the progress goes to stderr.
+pub fn resolve_threshold(
+    spec: equimorph::report::calibration::ThresholdSpec,
+    detector: &dyn equimorph::detector::Detector,
+    programs: &[&str],
+    seed: u64,
+) -> Result<equimorph::report::calibration::Threshold> {
+    use equimorph::report::calibration::{auto_threshold, Threshold, ThresholdSpec};
+    match spec {
+        ThresholdSpec::Fixed(value) => Ok(Threshold {
+            value,
+            source: "fixed".into(),
+        }),
+        ThresholdSpec::Auto { rate } => {
+            eprintln!(
+                "calibrating the threshold on up to {CALIBRATION_PAIRS} pairs of different tasks…"
+            );
+            let c = auto_threshold(detector, programs, rate, CALIBRATION_PAIRS, seed)
+                .context("--threshold auto")?;
+            Ok(Threshold {
+                value: c.threshold,
+                source: format!(
+                    "auto:{rate}: {:.0} % of {} non-clone pairs (originals of different tasks, seed {seed}) score below it; their M: mean {:.3}, min {:.3}, max {:.3}",
+                    rate * 100.0,
+                    c.pairs,
+                    c.mean,
+                    c.min,
+                    c.max
+                ),
+            })
+        }
+    }
+}

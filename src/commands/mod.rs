@@ -3,6 +3,7 @@
 pub mod apply;
 pub mod attack;
 pub mod autospt;
+pub mod calibrate;
 pub mod check;
 pub mod common;
 pub mod design;

@@ -1,8 +1,10 @@
 //! `equimorph report`: re-render summary.json, report.md and report.html from results.jsonl.
 
-use anyhow::{bail, Result};
+use super::common::{resolve_threshold, DetectorArgs};
+use anyhow::{bail, Context, Result};
 use clap::Args;
-use equimorph::report::{write_reports, RunInfo};
+use equimorph::report::calibration::{Threshold, ThresholdSpec};
+use equimorph::report::{results, write_reports, RunInfo, Status};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -11,15 +13,22 @@ use std::process::ExitCode;
 pub struct ReportArgs {
     /// An attack's output directory.
     dir: PathBuf,
-    /// Success threshold on M (default: the one the attack used).
+    /// Success threshold: a number in [0, 1] or auto[:RATE] (calibrated with --detector on
+    /// pairs of the run's originals); default: the one the attack used. A new threshold
+    /// rewrites each row's `success` flag.
+    #[arg(long, value_name = "M|auto[:RATE]")]
+    threshold: Option<ThresholdSpec>,
+    /// Run seed for an auto threshold's pair sample (default: the attack's).
     #[arg(long)]
-    threshold: Option<f32>,
+    seed: Option<u64>,
+    #[command(flatten)]
+    detector: DetectorArgs,
 }
 
 /// Runs `report`.
 pub fn run(args: ReportArgs) -> Result<ExitCode> {
-    let results = args.dir.join("results.jsonl");
-    if !results.is_file() {
+    let results_path = args.dir.join("results.jsonl");
+    if !results_path.is_file() {
         bail!(
             "{} has no results.jsonl (run `equimorph attack … --out {}` first)",
             args.dir.display(),
@@ -30,20 +39,70 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         Ok(t) => serde_json::from_str(&t)?,
         Err(_) => RunInfo {
             threshold: 0.5,
+            threshold_source: "fixed (no run.json: the default)".into(),
             ..RunInfo::default()
         },
     };
-    if let Some(t) = args.threshold {
-        run.threshold = t;
+    if let Some(spec) = args.threshold {
+        let mut lines = results::read(&results_path)?;
+        let threshold = match spec {
+            ThresholdSpec::Fixed(value) => Threshold {
+                value,
+                source: "fixed".into(),
+            },
+            ThresholdSpec::Auto { .. } => {
+                let detector = args.detector.open()?;
+                if !run.detector.is_empty() && detector.name() != run.detector {
+                    eprintln!(
+                        "warning: the threshold is calibrated with {}, but the attack used {}",
+                        detector.name(),
+                        run.detector
+                    );
+                }
+                let originals: Vec<&str> = lines.iter().map(|l| l.original.as_str()).collect();
+                resolve_threshold(
+                    spec,
+                    detector.as_ref(),
+                    &originals,
+                    args.seed.unwrap_or(run.seed),
+                )?
+            }
+        };
+        run.threshold = threshold.value;
+        run.threshold_source = threshold.source;
+        for l in &mut lines {
+            if l.status == Status::Ok {
+                l.success = l.similarity.map(|m| m < run.threshold);
+            }
+        }
+        rewrite_results(&results_path, &lines)?;
+        let run_json = args.dir.join("run.json");
+        std::fs::write(&run_json, serde_json::to_string_pretty(&run)?)
+            .with_context(|| format!("cannot write {}", run_json.display()))?;
     }
-    let s = write_reports(&args.dir, run)?;
+    let s = write_reports(&args.dir, run.clone())?;
     println!(
-        "{} attacked: L = {:.4} ± {:.4}, success rate {:.1} %; wrote summary.json, report.md, report.html in {}",
+        "{} attacked: L = {:.4} ± {:.4}, success rate {:.1} % (M < {:.4}, {}); wrote summary.json, report.md, report.html in {}",
         s.attacked,
         s.mean_distance,
         s.std_distance,
         s.success_rate * 100.0,
+        run.threshold,
+        if run.threshold_source.is_empty() { "fixed" } else { &run.threshold_source },
         args.dir.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Replaces `path` with `lines` atomically (a temporary file renamed over it).
+fn rewrite_results(path: &std::path::Path, lines: &[equimorph::report::ResultLine]) -> Result<()> {
+    let tmp = path.with_extension("jsonl.tmp");
+    let mut text = String::new();
+    for l in lines {
+        text.push_str(&serde_json::to_string(l)?);
+        text.push('\n');
+    }
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
 }

@@ -1,6 +1,7 @@
 //! Results and reports: `results.jsonl` (one line per task, resumable), `summary.json`,
 //! `report.md` and a self-contained `report.html`.
 
+pub mod calibration;
 pub mod render;
 pub mod results;
 pub mod summary;

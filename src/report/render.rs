@@ -42,9 +42,18 @@ pub fn markdown(s: &Summary) -> String {
     );
     let _ = writeln!(
         o,
-        "| success rate (best M < {}) | {:.1} % |",
+        "| success rate (best M < {:.4}) | {:.1} % |",
         r.threshold,
         s.success_rate * 100.0
+    );
+    let _ = writeln!(
+        o,
+        "| threshold set by | {} |",
+        if r.threshold_source.is_empty() {
+            "fixed"
+        } else {
+            r.threshold_source.as_str()
+        }
     );
     let _ = writeln!(
         o,

@@ -40,6 +40,9 @@ pub struct ResultLine {
     /// L = 1 − M.
     #[serde(default)]
     pub distance: Option<f32>,
+    /// Whether the attack succeeded: M is below the run's threshold (`run.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub success: Option<bool>,
     /// The transform sequence that produced `best`, in application order.
     #[serde(default)]
     pub transforms: Vec<Step>,

@@ -13,6 +13,9 @@ pub struct RunInfo {
     pub detector: String,
     /// Success threshold on M.
     pub threshold: f32,
+    /// How the threshold was set (`fixed`, or the calibration that produced it).
+    #[serde(default)]
+    pub threshold_source: String,
     /// beam / greedy / random.
     pub strategy: String,
     /// Beam width.

@@ -10,7 +10,7 @@ use equimorph::detector::CloneType;
 use equimorph::oracle::ValidationStatus;
 use equimorph::report::calibration::ThresholdSpec;
 use equimorph::report::{write_reports, ResultLine, ResultsWriter, RunInfo, Status};
-use equimorph::search::{OracleOrder, SearchConfig, Searcher, Strategy};
+use equimorph::search::{Constraints, OracleOrder, SearchConfig, Searcher, Strategy};
 use equimorph::task::TaskFormat;
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -61,6 +61,13 @@ pub struct AttackArgs {
     /// of different tasks' originals (non-clones) fall, measured with the run's detector.
     #[arg(long, default_value = "auto", value_name = "M|auto[:RATE]")]
     pub(super) threshold: ThresholdSpec,
+    /// Reject (before scoring) candidates with more than F times the original's tokens.
+    #[arg(long, value_name = "F")]
+    pub(super) max_growth: Option<f64>,
+    /// Reject (before scoring) candidates longer than the detector's window, which it would
+    /// truncate (an attack could otherwise win by pushing code out of the model's sight).
+    #[arg(long)]
+    pub(super) window: bool,
     /// No progress bar.
     #[arg(long)]
     pub(super) quiet: bool,
@@ -82,6 +89,8 @@ fn skipped(id: &str, original: &str, status: Status, reason: String) -> ResultLi
         similarity: None,
         distance: None,
         success: None,
+        growth: None,
+        truncated: None,
         transforms: vec![],
         iterations: 0,
         counts: Default::default(),
@@ -97,6 +106,9 @@ fn skipped(id: &str, original: &str, status: Status, reason: String) -> ResultLi
 pub fn run(args: AttackArgs) -> Result<ExitCode> {
     if args.beam == 0 || args.iterations == 0 {
         bail!("--beam and --iterations must be at least 1");
+    }
+    if args.max_growth.is_some_and(|g| !(g > 0.0 && g.is_finite())) {
+        bail!("--max-growth must be a positive number (1.5 = at most 50 % more tokens)");
     }
     let set = load_tasks(&args.tasks, args.format)?;
     let runtime = args.transforms.runtime()?;
@@ -170,6 +182,10 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         max_oracle: args.max_oracle,
         time_per_task: args.time_per_task.map(Duration::from_secs_f64),
         stop_below: args.stop_below,
+        constraints: Constraints {
+            max_growth: args.max_growth,
+            window: args.window,
+        },
     };
     let list: Vec<_> = transforms.iter().cloned().collect();
     let searcher = Searcher::new(&list, detector.as_ref(), &oracle, config);
@@ -202,6 +218,8 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
                         similarity: Some(r.best.similarity),
                         distance: Some(1.0 - r.best.similarity),
                         success: Some(r.best.similarity < threshold.value),
+                        growth: Some(r.growth),
+                        truncated: Some(r.truncated),
                         transforms: r.best.steps,
                         iterations: r.iterations,
                         counts: r.counts,

@@ -308,6 +308,8 @@ fn attack_stage(args: &AutosptArgs, selection: &Path, attack: &Path) -> Result<S
         max_oracle: None,
         time_per_task: None,
         stop_below: None,
+        max_growth: None,
+        window: false,
         threshold: ThresholdSpec::Auto { rate: 0.95 },
         quiet: args.quiet,
         detector: args.detector.clone(),

@@ -129,6 +129,11 @@ fn min_max_sums(a: &HashMap<&str, usize>, b: &HashMap<&str, usize>) -> (usize, u
     (inter, union)
 }
 
+/// The number of Python tokens of `source` (what the classic measures compare).
+pub fn token_count(source: &str) -> usize {
+    tokens(source).len()
+}
+
 /// A text prepared for the classic measures (tokenised once, compared many times).
 pub struct Prepared {
     tokens: Vec<Token>,

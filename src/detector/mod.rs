@@ -145,6 +145,25 @@ pub trait Detector: Send + Sync {
     fn stats(&self) -> DetectorStats {
         DetectorStats::default()
     }
+
+    /// How many tokens the detector reads from `text` before any truncation; `None` when it
+    /// has no tokenizer of its own (the classic measures).
+    fn token_count(&self, _text: &str) -> Result<Option<usize>, DetectorError> {
+        Ok(None)
+    }
+
+    /// The most tokens the detector reads (its window); longer texts are truncated.
+    fn window(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// Tokens of `text` as `detector` counts them, or Python tokens for detectors without a
+/// tokenizer (so growth limits mean the same for every detector kind).
+pub fn tokens_of(detector: &dyn Detector, text: &str) -> Result<usize, DetectorError> {
+    Ok(detector
+        .token_count(text)?
+        .unwrap_or_else(|| classic::token_count(text)))
 }
 
 /// A classic detector.

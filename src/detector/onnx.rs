@@ -28,6 +28,8 @@ pub struct OnnxOptions {
 pub struct OnnxDetector {
     model: ModelDir,
     tokenizer: Tokenizer,
+    /// The same tokenizer without truncation (token counts for constraints).
+    counter: Tokenizer,
     session: Mutex<Session>,
     head: Option<Mutex<Session>>,
     options: OnnxOptions,
@@ -94,6 +96,14 @@ impl OnnxDetector {
                 message: e.to_string(),
             })?;
         tokenizer.with_padding(None);
+        // A copy that never truncates, to count what a text would need.
+        let mut counter = tokenizer.clone();
+        counter
+            .with_truncation(None)
+            .map_err(|e| DetectorError::Tokenizer {
+                path: tok_path.clone(),
+                message: e.to_string(),
+            })?;
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: cfg.max_length,
@@ -151,6 +161,7 @@ impl OnnxDetector {
         Ok(OnnxDetector {
             model,
             tokenizer,
+            counter,
             session: Mutex::new(session),
             head,
             options,
@@ -378,6 +389,18 @@ fn cosine(a: &[f32], b: &[f32]) -> Result<f32, DetectorError> {
 impl Detector for OnnxDetector {
     fn name(&self) -> &str {
         &self.model.config.name
+    }
+
+    fn token_count(&self, text: &str) -> Result<Option<usize>, DetectorError> {
+        let e = self
+            .counter
+            .encode(text, true)
+            .map_err(|e| DetectorError::Inference(format!("tokenizer: {e}")))?;
+        Ok(Some(e.len()))
+    }
+
+    fn window(&self) -> Option<usize> {
+        Some(self.model.config.max_length)
     }
 
     fn symmetric(&self) -> bool {

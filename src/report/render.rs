@@ -57,6 +57,16 @@ pub fn markdown(s: &Summary) -> String {
     );
     let _ = writeln!(
         o,
+        "| candidates rejected before scoring: growth / window | {} / {} |",
+        s.rejected_growth, s.rejected_window
+    );
+    let _ = writeln!(
+        o,
+        "| winners: mean growth in tokens / truncated by the detector | {:.2}× / {} |",
+        s.mean_growth, s.truncated_winners
+    );
+    let _ = writeln!(
+        o,
         "| median candidates scored per task | {} |",
         s.median_scored
     );

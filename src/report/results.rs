@@ -43,6 +43,12 @@ pub struct ResultLine {
     /// Whether the attack succeeded: M is below the run's threshold (`run.json`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub success: Option<bool>,
+    /// The best program's tokens divided by the original's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub growth: Option<f64>,
+    /// Whether the detector truncated the best program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
     /// The transform sequence that produced `best`, in application order.
     #[serde(default)]
     pub transforms: Vec<Step>,

@@ -68,6 +68,18 @@ pub struct Summary {
     /// Failed transform applications over all tasks: transform → kind of failure → count.
     #[serde(default)]
     pub transform_errors: TransformErrors,
+    /// Candidates rejected by `--max-growth` over all tasks.
+    #[serde(default)]
+    pub rejected_growth: u64,
+    /// Candidates rejected by `--window` over all tasks.
+    #[serde(default)]
+    pub rejected_window: u64,
+    /// Mean growth (tokens of the best / tokens of the original) over attacked tasks.
+    #[serde(default)]
+    pub mean_growth: f64,
+    /// Attacked tasks whose best program the detector truncated.
+    #[serde(default)]
+    pub truncated_winners: usize,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -155,7 +167,16 @@ impl Summary {
                 .map(|l| (l.id.clone(), l.reason.clone().unwrap_or_default()))
                 .collect()
         };
+        let growths: Vec<f64> = ok.iter().filter_map(|l| l.growth).collect();
         Summary {
+            rejected_growth: lines.iter().map(|l| l.counts.rejected_growth).sum(),
+            rejected_window: lines.iter().map(|l| l.counts.rejected_window).sum(),
+            mean_growth: if growths.is_empty() {
+                0.0
+            } else {
+                growths.iter().sum::<f64>() / growths.len() as f64
+            },
+            truncated_winners: ok.iter().filter(|l| l.truncated == Some(true)).count(),
             run,
             tasks: lines.len(),
             attacked: ok.len(),

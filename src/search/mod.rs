@@ -9,7 +9,7 @@
 //! is fixed, the B selected are exactly those Algorithm 1 would select after checking every
 //! candidate (`OracleOrder::All` does that, for the proof), with far fewer oracle calls.
 
-use crate::detector::{Detector, DetectorError};
+use crate::detector::{tokens_of, Detector, DetectorError};
 use crate::oracle::{Oracle, OracleFault, Reference};
 use crate::program::{classify, Candidate as Classified, ProgramHash};
 use crate::task::Task;
@@ -66,6 +66,20 @@ pub struct SearchConfig {
     pub time_per_task: Option<Duration>,
     /// Stop once the best M falls below this.
     pub stop_below: Option<f32>,
+    /// Constraints a candidate must meet before it is scored.
+    #[serde(default)]
+    pub constraints: Constraints,
+}
+
+/// TextAttack-style constraints, applied to every candidate before the detector scores it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Constraints {
+    /// A candidate may have at most this many times the original's tokens (the detector's
+    /// tokens, or Python tokens for the classic measures).
+    pub max_growth: Option<f64>,
+    /// Reject candidates longer than the detector's window (it would truncate them, and an
+    /// attack could win by pushing code out of sight).
+    pub window: bool,
 }
 
 impl Default for SearchConfig {
@@ -80,6 +94,7 @@ impl Default for SearchConfig {
             max_oracle: None,
             time_per_task: None,
             stop_below: None,
+            constraints: Constraints::default(),
         }
     }
 }
@@ -119,6 +134,12 @@ pub struct Counts {
     pub oracle_checked: u64,
     /// Candidates the oracle accepted.
     pub accepted: u64,
+    /// Candidates rejected by `--max-growth` before scoring.
+    #[serde(default)]
+    pub rejected_growth: u64,
+    /// Candidates rejected by `--window` before scoring.
+    #[serde(default)]
+    pub rejected_window: u64,
 }
 
 /// Wall time per stage.
@@ -154,6 +175,10 @@ pub struct SearchResult {
     pub stopped: Option<String>,
     /// Failed applications: transform name → kind of failure (see `ApplyError::kind`) → count.
     pub transform_errors: TransformErrors,
+    /// The best program's tokens divided by the original's.
+    pub growth: f64,
+    /// Whether the detector truncated the best program (it is longer than the window).
+    pub truncated: bool,
 }
 
 /// Failed transform applications: transform name → kind of failure → count.
@@ -241,10 +266,48 @@ impl<'a> Searcher<'a> {
 
     /// Searches for `task` (whose original behaves as `reference`).
     pub fn run(&self, task: &Task, reference: &Reference) -> Result<SearchResult, SearchError> {
-        match self.config.strategy {
+        let mut r = match self.config.strategy {
             Strategy::Random => self.random_walk(task, reference),
             Strategy::Beam | Strategy::Greedy => self.beam(task, reference),
+        }?;
+        let original = tokens_of(self.detector, &task.source)?.max(1);
+        let best = tokens_of(self.detector, &r.best.text)?;
+        r.growth = best as f64 / original as f64;
+        r.truncated = self.detector.window().is_some_and(|w| best > w);
+        Ok(r)
+    }
+
+    /// Drops the candidates that break the constraints, counting why.
+    fn constrain(
+        &self,
+        task: &Task,
+        nodes: Vec<Node>,
+        r: &mut SearchResult,
+    ) -> Result<Vec<Node>, SearchError> {
+        let c = self.config.constraints;
+        if c.max_growth.is_none() && !c.window {
+            return Ok(nodes);
         }
+        let t0 = Instant::now();
+        let original = tokens_of(self.detector, &task.source)?.max(1) as f64;
+        let window = if c.window {
+            self.detector.window()
+        } else {
+            None
+        };
+        let mut kept = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            let tokens = tokens_of(self.detector, &n.text)?;
+            if c.max_growth.is_some_and(|g| tokens as f64 > g * original) {
+                r.counts.rejected_growth += 1;
+            } else if window.is_some_and(|w| tokens > w) {
+                r.counts.rejected_window += 1;
+            } else {
+                kept.push(n);
+            }
+        }
+        r.seconds.detector += t0.elapsed().as_secs_f64();
+        Ok(kept)
     }
 
     fn start(&self, task: &Task) -> (Node, SearchResult) {
@@ -267,6 +330,8 @@ impl<'a> Searcher<'a> {
             beams: Vec::new(),
             stopped: None,
             transform_errors: TransformErrors::new(),
+            growth: 1.0,
+            truncated: false,
         };
         (origin, result)
     }
@@ -432,7 +497,8 @@ impl<'a> Searcher<'a> {
                 r.stopped = Some(reason);
                 break;
             }
-            let mut fresh = self.expand(&beam, it, &mut seen, &mut r);
+            let fresh = self.expand(&beam, it, &mut seen, &mut r);
+            let mut fresh = self.constrain(task, fresh, &mut r)?;
             if let Some(max) = self.config.max_scored {
                 fresh.truncate(max.saturating_sub(r.counts.scored as usize));
             }
@@ -541,12 +607,16 @@ impl<'a> Searcher<'a> {
                     name: tr.name.clone(),
                     seed,
                 });
-                let mut node = vec![Node {
+                let node = vec![Node {
                     text,
                     hash,
                     similarity: f32::NAN,
                     steps,
                 }];
+                let mut node = self.constrain(task, node, &mut r)?;
+                if node.is_empty() {
+                    continue;
+                }
                 self.score(task, &mut node, &mut r)?;
                 if let Some(n) = self.select(task, reference, node, 1, &mut r)?.pop() {
                     current = n;

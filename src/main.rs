@@ -36,6 +36,8 @@ enum Command {
     Report(commands::report::ReportArgs),
     /// A detector's ROC AUC, F1-optimal threshold and threshold at a false-positive rate.
     Calibrate(Box<commands::calibrate::CalibrateArgs>),
+    /// One table over attack runs: detectors × transform sets (or run labels).
+    Compare(commands::compare::CompareArgs),
     /// Best-of-N: judge candidate implementations of SPTs by R(T) and keep each group's winner.
     Select(Box<commands::select::SelectArgs>),
     /// Auto-SPT step 1: a language model designs new SPTs.
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Attack(a) => commands::attack::run(*a),
         Command::Report(a) => commands::report::run(a),
         Command::Calibrate(a) => commands::calibrate::run(*a),
+        Command::Compare(a) => commands::compare::run(a),
         Command::Select(a) => commands::select::run(*a),
         Command::Design(a) => commands::design::run(*a),
         Command::Implement(a) => commands::implement::run(*a),

@@ -6,6 +6,7 @@ pub mod autospt;
 pub mod calibrate;
 pub mod check;
 pub mod common;
+pub mod compare;
 pub mod design;
 pub mod implement;
 pub mod report;

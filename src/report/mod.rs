@@ -2,6 +2,7 @@
 //! `report.md` and a self-contained `report.html`.
 
 pub mod calibration;
+pub mod compare;
 pub mod render;
 pub mod results;
 pub mod summary;

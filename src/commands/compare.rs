@@ -1,0 +1,92 @@
+//! `equimorph compare`: one table over several attack runs.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use equimorph::report::compare::{compare, transform_set_label};
+use equimorph::report::{results, Summary};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// What names a column.
+#[derive(Clone, Copy, ValueEnum)]
+enum ColumnBy {
+    /// The run directory's name.
+    Dir,
+    /// The run's transform set.
+    Transforms,
+}
+
+/// Arguments of `compare`.
+#[derive(Args)]
+pub struct CompareArgs {
+    /// Attack output directories (each with summary.json, or results.jsonl and run.json).
+    #[arg(required = true)]
+    runs: Vec<PathBuf>,
+    /// Label columns by directory name or by transform set.
+    #[arg(long, value_enum, default_value = "dir")]
+    by: ColumnBy,
+    /// Where to write compare.md, compare.csv and compare.html.
+    #[arg(long, default_value = "out/compare")]
+    out: PathBuf,
+}
+
+fn load(dir: &std::path::Path) -> Result<Summary> {
+    let path = dir.join("summary.json");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        return serde_json::from_str(&text)
+            .with_context(|| format!("{} is not an equimorph summary", path.display()));
+    }
+    // No summary yet (an interrupted run): summarise its results.
+    let results_path = dir.join("results.jsonl");
+    if !results_path.is_file() {
+        bail!(
+            "{} has neither summary.json nor results.jsonl (is it an attack's --out?)",
+            dir.display()
+        );
+    }
+    let lines = results::read(&results_path)?;
+    let run = std::fs::read_to_string(dir.join("run.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    Ok(Summary::of(&lines, run))
+}
+
+/// Runs `compare`.
+pub fn run(args: CompareArgs) -> Result<ExitCode> {
+    let mut runs = Vec::new();
+    for dir in &args.runs {
+        let s = load(dir)?;
+        let label = match args.by {
+            ColumnBy::Dir => dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| dir.display().to_string()),
+            ColumnBy::Transforms => transform_set_label(&s.run.transforms),
+        };
+        runs.push((label, s));
+    }
+    let c = compare(&runs);
+    if c.cells.is_empty() {
+        bail!("no run to compare");
+    }
+    for d in &c.duplicates {
+        eprintln!("warning: two runs share the cell {d}; the later one is shown (use --by dir)");
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    for (name, text) in [
+        ("compare.md", c.markdown()),
+        ("compare.csv", c.csv()),
+        ("compare.html", c.html()),
+    ] {
+        let p = args.out.join(name);
+        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    print!("{}", c.markdown());
+    println!(
+        "wrote compare.md, compare.csv and compare.html in {}",
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -28,6 +28,7 @@ guest-test: setup
 	cd transforms && $(CARGO) test --workspace
 
 host-test: transforms
+	@scripts/ensure-apt.sh chromium
 	$(CARGO) test --release --workspace
 
 test: guest-test host-test

@@ -3,6 +3,7 @@
 
 pub mod calibration;
 pub mod compare;
+pub mod gallery;
 pub mod render;
 pub mod results;
 pub mod summary;
@@ -29,6 +30,6 @@ pub fn write_reports(dir: &Path, run: RunInfo) -> Result<Summary, results::Resul
         serde_json::to_string_pretty(&summary).unwrap_or_default(),
     )?;
     write("report.md", render::markdown(&summary))?;
-    write("report.html", render::html(&summary))?;
+    write("report.html", render::html(&summary, &lines))?;
     Ok(summary)
 }

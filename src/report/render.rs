@@ -285,10 +285,17 @@ pub(crate) fn bar_chart(title: &str, rows: &[(String, f64)], highlight: Option<u
     o + "</svg></figure>"
 }
 
-/// The HTML page (no external resources).
-pub fn html(s: &Summary) -> String {
+/// The HTML page (no external resources): the summary, its charts, per-transform strength and
+/// use in winners, then the gallery of every attacked task (`lines`).
+pub fn html(s: &Summary, lines: &[super::results::ResultLine]) -> String {
     let mut usage: Vec<_> = s.transform_usage.iter().collect();
     usage.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut strength: Vec<(String, f64)> = s
+        .transform_strength
+        .iter()
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    strength.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let md = markdown(s);
     let table: String = md
         .lines()
@@ -345,9 +352,10 @@ pub fn html(s: &Summary) -> String {
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>equimorph report</title><style>\
          body{{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}}\
          table{{border-collapse:collapse}}th,td{{border:1px solid #ccc;padding:4px 8px;text-align:left}}\
-         figure{{display:inline-block;margin:1em}}figcaption{{font-weight:bold}}</style></head><body>\
+         figure{{display:inline-block;margin:1em}}figcaption{{font-weight:bold}}{}</style></head><body>\
          <h1>equimorph attack report</h1><p>Detector <b>{}</b>, {} search (beam {}, {} iterations, seed {}).</p>\
-         <table>{table}</table>{}{}{}{extra}</body></html>\n",
+         <table>{table}</table>{}{}{}{}{extra}{}</body></html>\n",
+        super::gallery::CSS,
         esc(&s.run.detector),
         esc(&s.run.strategy),
         s.run.beam,
@@ -362,6 +370,12 @@ pub fn html(s: &Summary) -> String {
                 .map(|(n, v)| ((*n).clone(), **v as f64))
                 .collect::<Vec<_>>(),
             None
-        )
+        ),
+        bar_chart(
+            "Strength: mean L of one application to an original",
+            &strength,
+            None
+        ),
+        super::gallery::gallery(lines),
     )
 }

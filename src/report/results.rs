@@ -46,6 +46,13 @@ pub struct ResultLine {
     /// The best program's tokens divided by the original's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub growth: Option<f64>,
+    /// Candidates scored so far after each iteration (with `best_per_iteration`: the
+    /// anytime curve).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scored_per_iteration: Vec<u64>,
+    /// M of each transform applied once to the original.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub single_step: std::collections::BTreeMap<String, f32>,
     /// Whether the detector truncated the best program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncated: Option<bool>,

@@ -80,6 +80,10 @@ pub struct Summary {
     /// Attacked tasks whose best program the detector truncated.
     #[serde(default)]
     pub truncated_winners: usize,
+    /// Per transform: mean distance L of one application to an original, over the tasks
+    /// where it applied (its strength alone).
+    #[serde(default)]
+    pub transform_strength: BTreeMap<String, f64>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -168,6 +172,14 @@ impl Summary {
                 .collect()
         };
         let growths: Vec<f64> = ok.iter().filter_map(|l| l.growth).collect();
+        let mut strength: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+        for l in &ok {
+            for (name, m) in &l.single_step {
+                let e = strength.entry(name.clone()).or_default();
+                e.0 += 1.0 - f64::from(*m);
+                e.1 += 1;
+            }
+        }
         Summary {
             rejected_growth: lines.iter().map(|l| l.counts.rejected_growth).sum(),
             rejected_window: lines.iter().map(|l| l.counts.rejected_window).sum(),
@@ -177,6 +189,10 @@ impl Summary {
                 growths.iter().sum::<f64>() / growths.len() as f64
             },
             truncated_winners: ok.iter().filter(|l| l.truncated == Some(true)).count(),
+            transform_strength: strength
+                .into_iter()
+                .map(|(k, (sum, n))| (k, sum / n as f64))
+                .collect(),
             run,
             tasks: lines.len(),
             attacked: ok.len(),

@@ -175,6 +175,11 @@ pub struct SearchResult {
     pub stopped: Option<String>,
     /// Failed applications: transform name → kind of failure (see `ApplyError::kind`) → count.
     pub transform_errors: TransformErrors,
+    /// Candidates scored so far after each iteration (the x axis of the anytime curve).
+    pub scored_per_iteration: Vec<u64>,
+    /// M of each transform applied once to the original (first beam iteration), for
+    /// per-transform strength.
+    pub single_step: BTreeMap<String, f32>,
     /// The best program's tokens divided by the original's.
     pub growth: f64,
     /// Whether the detector truncated the best program (it is longer than the window).
@@ -330,6 +335,8 @@ impl<'a> Searcher<'a> {
             beams: Vec::new(),
             stopped: None,
             transform_errors: TransformErrors::new(),
+            scored_per_iteration: Vec::new(),
+            single_step: BTreeMap::new(),
             growth: 1.0,
             truncated: false,
         };
@@ -503,6 +510,13 @@ impl<'a> Searcher<'a> {
                 fresh.truncate(max.saturating_sub(r.counts.scored as usize));
             }
             self.score(task, &mut fresh, &mut r)?;
+            if it == 0 {
+                for n in &fresh {
+                    if let [step] = n.steps.as_slice() {
+                        r.single_step.insert(step.name.clone(), n.similarity);
+                    }
+                }
+            }
             fresh.sort_by(|a, b| {
                 a.similarity
                     .total_cmp(&b.similarity)
@@ -510,6 +524,7 @@ impl<'a> Searcher<'a> {
             });
             let selected = self.select(task, reference, fresh, width, &mut r)?;
             r.iterations = it + 1;
+            r.scored_per_iteration.push(r.counts.scored);
             if selected.is_empty() {
                 r.best_per_iteration.push(r.best.similarity);
                 r.stopped = Some("no equivalent candidate left".into());
@@ -625,6 +640,7 @@ impl<'a> Searcher<'a> {
                 }
             }
             r.iterations = it + 1;
+            r.scored_per_iteration.push(r.counts.scored);
             offer(&mut r, &current);
             r.best_per_iteration.push(r.best.similarity);
             r.beams.push(vec![current.hash]);

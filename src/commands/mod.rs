@@ -8,6 +8,7 @@ pub mod check;
 pub mod common;
 pub mod compare;
 pub mod design;
+pub mod diversity;
 pub mod implement;
 pub mod report;
 pub mod score;

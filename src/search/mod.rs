@@ -9,6 +9,8 @@
 //! is fixed, the B selected are exactly those Algorithm 1 would select after checking every
 //! candidate (`OracleOrder::All` does that, for the proof), with far fewer oracle calls.
 
+pub mod diversity;
+
 use crate::detector::{tokens_of, Detector, DetectorError};
 use crate::oracle::{Oracle, OracleFault, Reference};
 use crate::program::{classify, Candidate as Classified, ProgramHash};

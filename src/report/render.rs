@@ -157,16 +157,21 @@ const H: f64 = 220.0;
 const PAD: f64 = 36.0;
 
 fn svg_open(title: &str) -> String {
+    svg_open_sized(title, H)
+}
+
+/// An SVG figure `h` pixels high with its axes.
+fn svg_open_sized(title: &str, h: f64) -> String {
     format!(
-        "<figure><figcaption>{}</figcaption><svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" \
+        "<figure><figcaption>{}</figcaption><svg viewBox=\"0 0 {W} {h}\" width=\"{W}\" height=\"{h}\" \
          xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"11\">\
          <line x1=\"{PAD}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#444\"/>\
          <line x1=\"{PAD}\" y1=\"{PAD}\" x2=\"{PAD}\" y2=\"{}\" stroke=\"#444\"/>",
         esc(title),
-        H - PAD,
+        h - PAD,
         W - 10.0,
-        H - PAD,
-        H - PAD
+        h - PAD,
+        h - PAD
     )
 }
 
@@ -250,13 +255,15 @@ fn line_chart(values: &[f64]) -> String {
 /// A horizontal bar chart of `rows` (label, value); the bar at `highlight` is drawn in another
 /// colour.
 pub(crate) fn bar_chart(title: &str, rows: &[(String, f64)], highlight: Option<usize>) -> String {
-    let mut o = svg_open(title);
+    // At least 14 pixels a bar, so 35 transforms stay readable.
+    let height = H.max(14.0 * rows.len() as f64 + 2.0 * PAD);
+    let mut o = svg_open_sized(title, height);
     let max = rows
         .iter()
         .map(|(_, v)| *v)
         .fold(0.0f64, f64::max)
         .max(f64::MIN_POSITIVE);
-    let bh = (H - 2.0 * PAD) / rows.len().max(1) as f64;
+    let bh = (height - 2.0 * PAD) / rows.len().max(1) as f64;
     for (i, (name, v)) in rows.iter().enumerate() {
         let w = ((W - 200.0) * v / max).max(0.0);
         let y = PAD + i as f64 * bh;

@@ -93,6 +93,16 @@ fn an_attack_with_a_broken_detector_reports_errors_with_reasons_and_no_distance(
         printed.contains("0 tasks attacked, 0 skipped, 3 errors"),
         "{printed}"
     );
+    // The auto threshold could not be calibrated either; the run says so and goes on.
+    let run: serde_json::Value =
+        serde_json::from_str(&common::read(out.path().join("run.json"))).unwrap();
+    assert!(
+        run["threshold_source"]
+            .as_str()
+            .unwrap()
+            .contains("could not be calibrated"),
+        "{run}"
+    );
     for line in results(out.path()) {
         assert_eq!(line["status"], "error", "{line}");
         assert!(

@@ -387,6 +387,9 @@ pub fn interrupt_flag() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>>
     Ok(flag)
 }
 
+/// The threshold used when an `auto` one cannot be calibrated.
+pub const FALLBACK_THRESHOLD: f32 = 0.5;
+
 /// Non-clone pairs scored to calibrate an `auto` threshold.
 pub const CALIBRATION_PAIRS: usize = 200;
 
@@ -408,8 +411,28 @@ pub fn resolve_threshold(
             eprintln!(
                 "calibrating the threshold on up to {CALIBRATION_PAIRS} pairs of different tasks…"
             );
-            let c = auto_threshold(detector, programs, rate, CALIBRATION_PAIRS, seed)
-                .context("--threshold auto")?;
+            let c = match auto_threshold(detector, programs, rate, CALIBRATION_PAIRS, seed) {
+                Ok(c) => c,
+                // A detector that fails on every pair fails on every task too: the run goes
+                // on and reports each task's error; the threshold says what happened.
+                Err(e) => {
+                    eprintln!(
+                        "warning: --threshold auto could not be calibrated ({e}); using {FALLBACK_THRESHOLD}"
+                    );
+                    return Ok(Threshold {
+                        value: FALLBACK_THRESHOLD,
+                        source: format!(
+                            "fixed {FALLBACK_THRESHOLD}: auto:{rate} could not be calibrated ({e})"
+                        ),
+                    });
+                }
+            };
+            if c.failed > 0 {
+                eprintln!(
+                    "warning: the detector failed on {} of the calibration pairs; they are left out",
+                    c.failed
+                );
+            }
             Ok(Threshold {
                 value: c.threshold,
                 source: format!(

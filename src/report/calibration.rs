@@ -94,6 +94,9 @@ pub struct NonCloneCalibration {
     pub min: f32,
     /// Largest M.
     pub max: f32,
+    /// Pairs left out because the detector failed on them.
+    #[serde(default)]
+    pub failed: usize,
 }
 
 /// Why a calibration could not be made.
@@ -277,7 +280,8 @@ pub fn auto_threshold(
     }
     let pairs = sample_pairs(distinct.len(), max_pairs, seed);
     let mut scores = Vec::with_capacity(pairs.len());
-    // One batch per anchor.
+    let (mut failed, mut last_error) = (0, None);
+    // One batch per anchor; a batch the detector fails on is left out (and counted).
     let mut i = 0;
     while i < pairs.len() {
         let anchor = pairs[i].0;
@@ -287,7 +291,18 @@ pub fn auto_threshold(
             .map(|p| distinct[p.1])
             .collect();
         i += group.len();
-        scores.extend(detector.score(distinct[anchor], &group)?);
+        match detector.score(distinct[anchor], &group) {
+            Ok(s) => scores.extend(s),
+            Err(e) => {
+                failed += group.len();
+                last_error = Some(e);
+            }
+        }
+    }
+    if scores.is_empty() {
+        if let Some(e) = last_error {
+            return Err(e.into());
+        }
     }
     let threshold = quantile(&scores, rate).unwrap_or(0.0);
     let mean = scores.iter().map(|s| f64::from(*s)).sum::<f64>() / scores.len() as f64;
@@ -298,6 +313,7 @@ pub fn auto_threshold(
         mean,
         min: scores.iter().copied().fold(f32::INFINITY, f32::min),
         max: scores.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+        failed,
     })
 }
 

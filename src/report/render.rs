@@ -60,11 +60,14 @@ pub fn markdown(s: &Summary) -> String {
         "| candidates rejected before scoring: growth / window | {} / {} |",
         s.rejected_growth, s.rejected_window
     );
-    let _ = writeln!(
-        o,
-        "| winners: mean growth in tokens / truncated by the detector | {:.2}× / {} |",
-        s.mean_growth, s.truncated_winners
-    );
+    // Results written before growth was recorded have none.
+    if s.mean_growth > 0.0 {
+        let _ = writeln!(
+            o,
+            "| winners: mean growth in tokens / truncated by the detector | {:.2}× / {} |",
+            s.mean_growth, s.truncated_winners
+        );
+    }
     let _ = writeln!(
         o,
         "| median candidates scored per task | {} |",
@@ -378,11 +381,15 @@ pub fn html(s: &Summary, lines: &[super::results::ResultLine]) -> String {
                 .collect::<Vec<_>>(),
             None
         ),
-        bar_chart(
-            "Strength: mean L of one application to an original",
-            &strength,
-            None
-        ),
+        if strength.is_empty() {
+            String::new()
+        } else {
+            bar_chart(
+                "Strength: mean L of one application to an original",
+                &strength,
+                None,
+            )
+        },
         super::gallery::gallery(lines),
     )
 }

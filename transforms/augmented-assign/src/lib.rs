@@ -127,7 +127,6 @@ fn contract(
 }
 
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
-    let mut edits = Edits::new();
     let info = ScopeInfo::analyze(parsed);
     let facts = TypeFacts::analyze(parsed, &info);
     let sites: Vec<(Node<'_>, String)> = parsed
@@ -143,13 +142,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         })
         .filter(|(n, _)| !descendants(*n).iter().any(|d| d.kind() == "comment"))
         .collect();
-    for i in rng.sites(sites.len(), 0.5) {
-        let (node, text) = &sites[i];
-        if !edits.overlaps(&node.byte_range()) {
-            edits.replace(node.byte_range(), text.clone());
-        }
-    }
-    edits
+    sdk::edit::replace_some(rng, &sites, 0.5)
 }
 
 #[cfg(test)]

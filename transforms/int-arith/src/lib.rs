@@ -188,7 +188,6 @@ impl Ctx<'_> {
 }
 
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
-    let mut edits = Edits::new();
     let info = ScopeInfo::analyze(parsed);
     let facts = TypeFacts::analyze(parsed, &info);
     let ctx = Ctx {
@@ -209,13 +208,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
             text.map(|t| (n, t))
         })
         .collect();
-    for i in rng.sites(sites.len(), 0.5) {
-        let (node, text) = &sites[i];
-        if !edits.overlaps(&node.byte_range()) {
-            edits.replace(node.byte_range(), text.clone());
-        }
-    }
-    edits
+    sdk::edit::replace_some(rng, &sites, 0.5)
 }
 
 #[cfg(test)]

@@ -139,3 +139,21 @@ mod tests {
         assert!(e.apply("hello").is_err());
     }
 }
+
+/// Replaces a random subset of `sites` (each node by its new text; each site chosen with
+/// probability `p` through [`crate::Rng::sites`], so tests can force every site), skipping a
+/// site that overlaps one already replaced.
+pub fn replace_some(
+    rng: &mut crate::Rng,
+    sites: &[(tree_sitter::Node<'_>, String)],
+    p: f64,
+) -> Edits {
+    let mut edits = Edits::new();
+    for i in rng.sites(sites.len(), p) {
+        let (node, text) = &sites[i];
+        if !edits.overlaps(&node.byte_range()) {
+            edits.replace(node.byte_range(), text.clone());
+        }
+    }
+    edits
+}

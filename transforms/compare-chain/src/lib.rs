@@ -34,7 +34,7 @@
 
 use sdk::parse::{descendants, named_children, Parsed};
 use sdk::pyast::in_debug_fstring;
-use sdk::scope::{ScopeInfo, ScopeKind};
+use sdk::scope::ScopeInfo;
 use sdk::{Edits, Rng};
 use tree_sitter::Node;
 
@@ -54,16 +54,7 @@ fn stable(info: &ScopeInfo, n: Node<'_>) -> bool {
             let Some(i) = info.occurrence_at(&n.byte_range()) else {
                 return false;
             };
-            let Some((s, name)) = info.binding_of(i) else {
-                return false;
-            };
-            let scope = &info.scopes[*s];
-            matches!(scope.kind, ScopeKind::Function | ScopeKind::Lambda)
-                && info.occurrences[i].scope == *s
-                && !scope.globals.contains(name)
-                && !scope.nonlocals.contains(name)
-                && !info.escapes(*s).contains(name)
-                && !info.dynamic_within(*s)
+            info.is_private_local(i)
         }
         _ => false,
     }

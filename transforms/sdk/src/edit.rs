@@ -108,6 +108,24 @@ fn ranges_overlap(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
 }
 
+/// Replaces a random subset of `sites` (each node by its new text; each site chosen with
+/// probability `p` through [`crate::Rng::sites`], so tests can force every site), skipping a
+/// site that overlaps one already replaced.
+pub fn replace_some(
+    rng: &mut crate::Rng,
+    sites: &[(tree_sitter::Node<'_>, String)],
+    p: f64,
+) -> Edits {
+    let mut edits = Edits::new();
+    for i in rng.sites(sites.len(), p) {
+        let (node, text) = &sites[i];
+        if !edits.overlaps(&node.byte_range()) {
+            edits.replace(node.byte_range(), text.clone());
+        }
+    }
+    edits
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,22 +156,4 @@ mod tests {
         e.replace(0..5, "y");
         assert!(e.apply("hello").is_err());
     }
-}
-
-/// Replaces a random subset of `sites` (each node by its new text; each site chosen with
-/// probability `p` through [`crate::Rng::sites`], so tests can force every site), skipping a
-/// site that overlaps one already replaced.
-pub fn replace_some(
-    rng: &mut crate::Rng,
-    sites: &[(tree_sitter::Node<'_>, String)],
-    p: f64,
-) -> Edits {
-    let mut edits = Edits::new();
-    for i in rng.sites(sites.len(), p) {
-        let (node, text) = &sites[i];
-        if !edits.overlaps(&node.byte_range()) {
-            edits.replace(node.byte_range(), text.clone());
-        }
-    }
-    edits
 }

@@ -463,6 +463,23 @@ impl ScopeInfo {
         self.by_binding.get(key).map_or(&[], |v| v.as_slice())
     }
 
+    /// Whether occurrence `i` reads or binds a local of its own function (or lambda) that no
+    /// other code can see or rebind: not `global`/`nonlocal`, not used by a nested scope, and
+    /// the function is not dynamic. Reading such a name twice gives the same object, and no
+    /// call made in between can change it.
+    pub fn is_private_local(&self, i: usize) -> bool {
+        let Some((s, name)) = self.binding_of(i) else {
+            return false;
+        };
+        let scope = &self.scopes[*s];
+        matches!(scope.kind, ScopeKind::Function | ScopeKind::Lambda)
+            && self.occurrences[i].scope == *s
+            && !scope.globals.contains(name)
+            && !scope.nonlocals.contains(name)
+            && !self.escapes(*s).contains(name)
+            && !self.dynamic_within(*s)
+    }
+
     /// Whether every binding of `key` is a parameter (so a read in its own scope never fails
     /// with `NameError` and never sees a rebinding).
     pub fn is_plain_parameter(&self, key: &BindingKey) -> bool {

@@ -109,7 +109,6 @@ impl Ctx<'_> {
                 let Some((s, name)) = info.binding_of(i) else {
                     return !sdk::pyast::binds_anywhere(info, self.parsed.text(n));
                 };
-                let scope = &info.scopes[*s];
                 if *s == 0 {
                     let binds: Vec<Role> = info
                         .occurrences_of(&(0, name.clone()))
@@ -122,12 +121,7 @@ impl Ctx<'_> {
                         [Role::Bind(BindKind::Def | BindKind::Class)]
                     ) && !info.any_dynamic();
                 }
-                scope.kind == ScopeKind::Function
-                    && info.occurrences[i].scope == *s
-                    && !scope.globals.contains(name)
-                    && !scope.nonlocals.contains(name)
-                    && !info.escapes(*s).contains(name)
-                    && !info.dynamic_within(*s)
+                info.is_private_local(i)
             }
             _ => false,
         }

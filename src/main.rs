@@ -38,6 +38,8 @@ enum Command {
     Calibrate(Box<commands::calibrate::CalibrateArgs>),
     /// One table over attack runs: detectors × transform sets (or run labels).
     Compare(commands::compare::CompareArgs),
+    /// Combine the directories of a sharded attack (`--shard I/N`) into one run.
+    Merge(commands::merge::MergeArgs),
     /// k-step diameter D_k and leave-one-out diversity Δ_k of a transform set.
     Diversity(Box<commands::diversity::DiversityArgs>),
     /// Best-of-N: judge candidate implementations of SPTs by R(T) and keep each group's winner.
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Report(a) => commands::report::run(a),
         Command::Calibrate(a) => commands::calibrate::run(*a),
         Command::Compare(a) => commands::compare::run(a),
+        Command::Merge(a) => commands::merge::run(a),
         Command::Diversity(a) => commands::diversity::run(*a),
         Command::Select(a) => commands::select::run(*a),
         Command::Design(a) => commands::design::run(*a),

@@ -9,6 +9,7 @@ use clap::Args;
 use equimorph::detector::CloneType;
 use equimorph::oracle::ValidationStatus;
 use equimorph::report::calibration::ThresholdSpec;
+use equimorph::report::shard::Shard;
 use equimorph::report::{write_reports, ResultLine, ResultsWriter, RunInfo, Status};
 use equimorph::search::{Constraints, OracleOrder, SearchConfig, Searcher, Strategy};
 use equimorph::task::TaskFormat;
@@ -68,6 +69,10 @@ pub struct AttackArgs {
     /// truncate (an attack could otherwise win by pushing code out of the model's sight).
     #[arg(long)]
     pub(super) window: bool,
+    /// Attack only shard I of N (0 ≤ I < N; a stable split by task id); `equimorph merge`
+    /// combines the shard directories into one run.
+    #[arg(long, value_name = "I/N")]
+    pub(super) shard: Option<Shard>,
     /// No progress bar.
     #[arg(long)]
     pub(super) quiet: bool,
@@ -147,6 +152,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         seed: args.seed,
         transforms: transforms.names(),
         tasks: args.tasks.display().to_string(),
+        shard: args.shard.map(|s| s.to_string()),
     };
     let run_json = args.out.join("run.json");
     std::fs::write(&run_json, serde_json::to_string_pretty(&run_info)?)
@@ -155,6 +161,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         .tasks
         .iter()
         .filter(|t| !done_ids.contains(&t.id))
+        .filter(|t| args.shard.is_none_or(|s| s.owns(&t.id)))
         .collect();
     if !done.is_empty() {
         eprintln!(

@@ -310,6 +310,7 @@ fn attack_stage(args: &AutosptArgs, selection: &Path, attack: &Path) -> Result<S
         stop_below: None,
         max_growth: None,
         window: false,
+        shard: None,
         threshold: ThresholdSpec::Auto { rate: 0.95 },
         quiet: args.quiet,
         detector: args.detector.clone(),

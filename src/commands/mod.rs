@@ -10,6 +10,7 @@ pub mod compare;
 pub mod design;
 pub mod diversity;
 pub mod implement;
+pub mod merge;
 pub mod report;
 pub mod score;
 pub mod select;

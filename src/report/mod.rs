@@ -6,6 +6,7 @@ pub mod compare;
 pub mod gallery;
 pub mod render;
 pub mod results;
+pub mod shard;
 pub mod summary;
 
 pub use results::{ResultLine, ResultsWriter, Status};

@@ -28,6 +28,9 @@ pub struct RunInfo {
     pub transforms: Vec<String>,
     /// Task file.
     pub tasks: String,
+    /// The shard this directory holds (`--shard I/N`), if the run was split.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 /// Aggregates over a results file.

@@ -53,33 +53,6 @@ const OPERATORS: &[&str] = &[
     "+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@",
 ];
 
-/// Whether `n` can stand as the right operand of any binary operator without parentheses.
-fn atomic(n: Node<'_>) -> bool {
-    matches!(
-        n.kind(),
-        "identifier"
-            | "integer"
-            | "float"
-            | "string"
-            | "concatenated_string"
-            | "true"
-            | "false"
-            | "none"
-            | "call"
-            | "attribute"
-            | "subscript"
-            | "parenthesized_expression"
-            | "list"
-            | "tuple"
-            | "dictionary"
-            | "set"
-            | "list_comprehension"
-            | "set_comprehension"
-            | "dictionary_comprehension"
-            | "generator_expression"
-    )
-}
-
 fn immutable_name(parsed: &Parsed, info: &ScopeInfo, facts: &TypeFacts, n: Node<'_>) -> bool {
     let _ = parsed;
     n.kind() == "identifier" && facts.of_name(info, n).is_some_and(|t| t.is_immutable())
@@ -95,7 +68,7 @@ fn expand(parsed: &Parsed, info: &ScopeInfo, facts: &TypeFacts, node: Node<'_>) 
     }
     // `x **= e` → `x = x ** (e)`: `**` is right-associative, so even atoms are fine, but a
     // unary minus (`x ** -e`) also is; keep the rule uniform and parenthesise non-atoms.
-    let right = paren_if(parsed.text(r), !atomic(r));
+    let right = paren_if(parsed.text(r), !sdk::pyast::is_atom(r));
     let name = parsed.text(l);
     Some(format!("{name} = {name} {bin} {right}"))
 }

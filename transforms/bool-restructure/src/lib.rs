@@ -77,24 +77,7 @@ fn conditions<'t>(parsed: &'t Parsed) -> Vec<Node<'t>> {
 
 /// `text` of `n`, parenthesised unless it is an atom.
 fn operand(parsed: &Parsed, n: Node<'_>) -> String {
-    let atom = matches!(
-        n.kind(),
-        "identifier"
-            | "call"
-            | "attribute"
-            | "subscript"
-            | "parenthesized_expression"
-            | "integer"
-            | "float"
-            | "string"
-            | "true"
-            | "false"
-            | "none"
-            | "list"
-            | "tuple"
-            | "dictionary"
-            | "set"
-    );
+    let atom = sdk::pyast::is_atom(n);
     let t = parsed.text(n);
     if atom && !t.contains('\n') {
         t.to_string()

@@ -164,3 +164,32 @@ pub fn reads_stdin(parsed: &Parsed, info: &ScopeInfo) -> bool {
             .iter()
             .any(|n| parsed.text(*n) == "stdin")
 }
+
+/// Whether `node` is an atom or primary (a name, literal, call, attribute, subscript or
+/// bracketed display): it needs no parentheses wherever an expression may stand, as an
+/// operand of any operator included.
+pub fn is_atom(node: Node<'_>) -> bool {
+    matches!(
+        node.kind(),
+        "identifier"
+            | "integer"
+            | "float"
+            | "string"
+            | "concatenated_string"
+            | "true"
+            | "false"
+            | "none"
+            | "call"
+            | "attribute"
+            | "subscript"
+            | "parenthesized_expression"
+            | "list"
+            | "tuple"
+            | "dictionary"
+            | "set"
+            | "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression"
+    )
+}

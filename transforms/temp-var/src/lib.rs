@@ -67,27 +67,6 @@ const EXTRACTABLE: &[&str] = &[
     "comparison_operator",
 ];
 
-/// Expressions that need no parentheses wherever an expression goes.
-const ATOMS: &[&str] = &[
-    "identifier",
-    "integer",
-    "float",
-    "string",
-    "true",
-    "false",
-    "none",
-    "call",
-    "attribute",
-    "subscript",
-    "parenthesized_expression",
-    "list",
-    "dictionary",
-    "set",
-    "list_comprehension",
-    "dictionary_comprehension",
-    "set_comprehension",
-];
-
 struct Ctx<'a> {
     parsed: &'a Parsed,
     info: ScopeInfo,
@@ -366,7 +345,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
                 if edits.overlaps(&whole) {
                     continue;
                 }
-                let v = paren_if(parsed.text(value), !ATOMS.contains(&value.kind()));
+                let v = paren_if(parsed.text(value), !sdk::pyast::is_atom(value));
                 let before = &src[next.start_byte()..read.start_byte()];
                 let after = &src[read.end_byte()..next.end_byte()];
                 edits.replace(whole, format!("{before}{v}{after}"));

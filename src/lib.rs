@@ -4,12 +4,15 @@
 //! Pipeline: [`task`] loads programs and tests → [`transform`] rewrites them in wasmtime
 //! sandboxes → [`program`] keeps valid unique candidates → [`detector`] scores them →
 //! [`oracle`] checks equivalence → [`search`] composes transforms → [`report`] renders results.
+//! [`pipeline`] runs a job (search, [`augment`], [`select`]) over tasks and feeds a sink.
 //! [`select`] judges competing implementations of one transform (best-of-N); [`llm`] designs
 //! and implements new transforms with a language model (Auto-SPT steps 1–2).
 
+pub mod augment;
 pub mod detector;
 pub mod llm;
 pub mod oracle;
+pub mod pipeline;
 pub mod program;
 pub mod report;
 pub mod search;

@@ -32,6 +32,8 @@ enum Command {
     Score(commands::score::ScoreArgs),
     /// Search every task for the equivalent program the detector finds least similar.
     Attack(Box<commands::attack::AttackArgs>),
+    /// K distinct verified variants of every task (training data; JSONL or CodeXGLUE layout).
+    Augment(Box<commands::augment::AugmentArgs>),
     /// Re-render summary.json, report.md and report.html of an attack directory.
     Report(commands::report::ReportArgs),
     /// A detector's ROC AUC, F1-optimal threshold and threshold at a false-positive rate.
@@ -68,6 +70,7 @@ fn main() -> ExitCode {
         Command::Check(a) => commands::check::run(a),
         Command::Score(a) => commands::score::run(a),
         Command::Attack(a) => commands::attack::run(*a),
+        Command::Augment(a) => commands::augment::run(*a),
         Command::Report(a) => commands::report::run(a),
         Command::Calibrate(a) => commands::calibrate::run(*a),
         Command::Compare(a) => commands::compare::run(a),

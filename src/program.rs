@@ -1,6 +1,7 @@
 //! Validity of candidate programs: they must parse as Python (no ERROR or MISSING node), and a
 //! content hash identifies them for deduplication and caching.
 
+use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::fmt;
 use thiserror::Error;
@@ -101,9 +102,9 @@ fn first_error(root: Node<'_>) -> Option<Node<'_>> {
     Some(root)
 }
 
-/// What a transform's output means for the search.
+/// What a transform's output is: a new valid program, no change, or not Python.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Candidate {
+pub enum Classified {
     /// A new valid program.
     Valid(String),
     /// The output equals the input: the transform did not apply.
@@ -113,13 +114,67 @@ pub enum Candidate {
 }
 
 /// Classifies `output`, the result of transforming `input`.
-pub fn classify(input: &str, output: String) -> Candidate {
+pub fn classify(input: &str, output: String) -> Classified {
     if output == input {
-        return Candidate::Unchanged;
+        return Classified::Unchanged;
     }
     match validate(&output) {
-        Ok(()) => Candidate::Valid(output),
-        Err(e) => Candidate::Invalid(e),
+        Ok(()) => Classified::Valid(output),
+        Err(e) => Classified::Invalid(e),
+    }
+}
+
+/// One step of a transform sequence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    /// Transform name.
+    pub name: String,
+    /// Seed it was applied with.
+    pub seed: u64,
+}
+
+/// A program on its way through the pipeline: made by a sequence of transforms from a task's
+/// original, then scored by the detector and checked by the oracle. Every job (attack, augment,
+/// select) and every sink sees candidates of this one type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    /// Its text.
+    pub text: String,
+    /// Its content hash.
+    #[serde(skip)]
+    pub hash: ProgramHash,
+    /// M(original, text); NaN until the detector has scored it (1 for the original).
+    pub similarity: f32,
+    /// How it was reached from the original (empty for the original).
+    pub steps: Vec<Step>,
+}
+
+impl Candidate {
+    /// A task's original program (similarity 1, no steps).
+    pub fn original(source: &str) -> Self {
+        Candidate {
+            text: source.to_string(),
+            hash: ProgramHash::of(source),
+            similarity: 1.0,
+            steps: Vec::new(),
+        }
+    }
+
+    /// A new unscored program: `parent` followed by one more step.
+    pub fn derived(parent: &Candidate, text: String, step: Step) -> Self {
+        let mut steps = parent.steps.clone();
+        steps.push(step);
+        Candidate {
+            hash: ProgramHash::of(&text),
+            text,
+            similarity: f32::NAN,
+            steps,
+        }
+    }
+
+    /// L = 1 − M.
+    pub fn distance(&self) -> f32 {
+        1.0 - self.similarity
     }
 }
 
@@ -143,10 +198,10 @@ mod tests {
 
     #[test]
     fn classify_unchanged_and_hash() {
-        assert_eq!(classify("a = 1\n", "a = 1\n".into()), Candidate::Unchanged);
+        assert_eq!(classify("a = 1\n", "a = 1\n".into()), Classified::Unchanged);
         assert!(matches!(
             classify("a = 1\n", "a = (\n".into()),
-            Candidate::Invalid(_)
+            Classified::Invalid(_)
         ));
         assert_eq!(ProgramHash::of("a"), ProgramHash::of("a"));
         assert_ne!(ProgramHash::of("a"), ProgramHash::of("b"));

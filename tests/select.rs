@@ -7,7 +7,7 @@ mod common;
 
 use equimorph::detector::DetectorOptions;
 use equimorph::oracle::OracleMode;
-use equimorph::program::{classify, Candidate};
+use equimorph::program::{classify, Classified};
 use equimorph::select::task_seed;
 use equimorph::transform::{Limits, TransformRuntime, TransformSet};
 use serde_json::Value;
@@ -154,12 +154,12 @@ fn select_on_the_fixture_groups_matches_an_independent_recomputation() {
                 continue;
             };
             match classify(&task.source, out) {
-                Candidate::Unchanged => {}
-                Candidate::Invalid(_) => {
+                Classified::Unchanged => {}
+                Classified::Invalid(_) => {
                     applicable += 1;
                     invalid += 1;
                 }
-                Candidate::Valid(text) => {
+                Classified::Valid(text) => {
                     applicable += 1;
                     if oracle
                         .check(task, &reference, &text)

@@ -4,7 +4,7 @@
 mod common;
 
 use equimorph::oracle::{OracleMode, ValidationStatus};
-use equimorph::program::{classify, Candidate};
+use equimorph::program::{classify, Classified};
 use equimorph::transform::{Limits, LoadError, TransformRuntime, TransformSet};
 use rayon::prelude::*;
 
@@ -107,7 +107,7 @@ fn every_output_on_every_fixture_is_valid_and_equivalent() {
             };
             let task = tasks.get(&id).expect("task");
             match classify(&task.source, out) {
-                Candidate::Valid(text) => {
+                Classified::Valid(text) => {
                     let d = oracle
                         .check(task, &references[&id], &text)
                         .expect("the sandbox works");
@@ -118,8 +118,8 @@ fn every_output_on_every_fixture_is_valid_and_equivalent() {
                     );
                     (id, name, Some(text))
                 }
-                Candidate::Unchanged => panic!("{name} on {id}: unchanged output must be Ok(None)"),
-                Candidate::Invalid(e) => panic!("{name} seed {seed} on {id}: invalid output ({e})"),
+                Classified::Unchanged => panic!("{name} on {id}: unchanged output must be Ok(None)"),
+                Classified::Invalid(e) => panic!("{name} seed {seed} on {id}: invalid output ({e})"),
             }
         })
         .collect();

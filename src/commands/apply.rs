@@ -3,7 +3,7 @@
 use super::common::{read_text, split_names, TransformOptions};
 use anyhow::{bail, Result};
 use clap::Args;
-use equimorph::program::{validate, Candidate};
+use equimorph::program::{validate, Classified};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -56,13 +56,13 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
         let seed = if seeds.len() == 1 { seeds[0] } else { seeds[i] };
         match t.apply(&current, seed) {
             Ok(Some(out)) => match equimorph::program::classify(&current, out) {
-                Candidate::Valid(text) => current = text,
-                Candidate::Unchanged => eprintln!(
+                Classified::Valid(text) => current = text,
+                Classified::Unchanged => eprintln!(
                     "step {} ({}): not applicable (output unchanged)",
                     i + 1,
                     t.name
                 ),
-                Candidate::Invalid(e) => {
+                Classified::Invalid(e) => {
                     bail!("step {} ({}) produced invalid Python: {e}", i + 1, t.name)
                 }
             },

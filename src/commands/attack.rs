@@ -6,14 +6,14 @@ use super::common::{
 };
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use equimorph::detector::CloneType;
-use equimorph::oracle::ValidationStatus;
+use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
 use equimorph::report::calibration::ThresholdSpec;
 use equimorph::report::shard::Shard;
 use equimorph::report::{write_reports, ResultLine, ResultsWriter, RunInfo, Status};
-use equimorph::search::{Constraints, OracleOrder, SearchConfig, Searcher, Strategy};
+use equimorph::search::{Constraints, OracleOrder, SearchConfig, SearchResult, Searcher, Strategy};
+use equimorph::task::Task;
 use equimorph::task::TaskFormat;
-use rayon::prelude::*;
+use indicatif::ProgressBar;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -84,31 +84,6 @@ pub struct AttackArgs {
     pub(super) oracle: OracleOptions,
 }
 
-fn skipped(id: &str, original: &str, status: Status, reason: String) -> ResultLine {
-    ResultLine {
-        id: id.to_string(),
-        status,
-        reason: Some(reason),
-        original: original.to_string(),
-        best: None,
-        similarity: None,
-        distance: None,
-        success: None,
-        growth: None,
-        truncated: None,
-        scored_per_iteration: vec![],
-        single_step: Default::default(),
-        transforms: vec![],
-        iterations: 0,
-        counts: Default::default(),
-        seconds: Default::default(),
-        clone_type: None,
-        best_per_iteration: vec![],
-        stopped: None,
-        transform_errors: Default::default(),
-    }
-}
-
 /// Runs `attack`.
 pub fn run(args: AttackArgs) -> Result<ExitCode> {
     if args.beam == 0 || args.iterations == 0 {
@@ -174,13 +149,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
 
     let quiet = args.quiet;
     let pb = progress(todo.len() as u64, quiet);
-    pb.set_message("validating originals");
     let stop = interrupt_flag()?;
-    let interrupted = || stop.load(std::sync::atomic::Ordering::Relaxed);
-    let validations: Vec<_> = todo
-        .par_iter()
-        .map(|t| (!interrupted()).then(|| oracle.validate(t)))
-        .collect();
     let config = SearchConfig {
         strategy: args.strategy,
         beam: args.beam,
@@ -199,84 +168,21 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let list: Vec<_> = transforms.iter().cloned().collect();
     let searcher = Searcher::new(&list, detector.as_ref(), &oracle, config);
     let start = Instant::now();
-    let (mut scored, mut attacked, mut distance_sum) = (0u64, 0usize, 0f64);
-    let mut broken: Option<String> = None;
-    let mut done_now = 0usize;
-    for (task, v) in todo.iter().zip(validations) {
-        // The first SIGINT/SIGTERM: take no new task; the summary and reports follow.
-        let Some(v) = v.filter(|_| !interrupted()) else {
-            break;
-        };
-        let line = match (v.status, v.reference) {
-            (ValidationStatus::Ok, Some(reference)) => match searcher.run(task, &reference) {
-                Ok(r) => {
-                    scored += r.counts.scored;
-                    attacked += 1;
-                    distance_sum += f64::from(1.0 - r.best.similarity);
-                    ResultLine {
-                        id: task.id.clone(),
-                        status: Status::Ok,
-                        reason: None,
-                        original: task.source.clone(),
-                        clone_type: Some(
-                            CloneType::of(&task.source, &r.best.text)
-                                .label()
-                                .to_string(),
-                        ),
-                        best: Some(r.best.text),
-                        similarity: Some(r.best.similarity),
-                        distance: Some(1.0 - r.best.similarity),
-                        success: Some(r.best.similarity < threshold.value),
-                        growth: Some(r.growth),
-                        truncated: Some(r.truncated),
-                        scored_per_iteration: r.scored_per_iteration,
-                        single_step: r.single_step,
-                        transforms: r.best.steps,
-                        iterations: r.iterations,
-                        counts: r.counts,
-                        seconds: r.seconds,
-                        best_per_iteration: r.best_per_iteration,
-                        stopped: r.stopped,
-                        transform_errors: r.transform_errors,
-                    }
-                }
-                Err(e) => skipped(&task.id, &task.source, Status::Error, e.to_string()),
-            },
-            (status, _) => skipped(
-                &task.id,
-                &task.source,
-                if status == ValidationStatus::Error {
-                    Status::Error
-                } else {
-                    Status::Skipped
-                },
-                format!("original is {status:?}: {}", v.reason.unwrap_or_default()).to_lowercase(),
-            ),
-        };
-        writer.append(&line).map_err(|e| {
-            anyhow::anyhow!(
-                "{e}\nthe {} result(s) written before this one are intact; make room (or choose \
-                 another --out) and rerun the same command to resume",
-                done.len() + done_now
-            )
-        })?;
-        done_now += 1;
-        pb.inc(1);
-        if oracle.broken() {
-            broken = Some(line.reason.clone().unwrap_or_default());
-            break;
-        }
-        let secs = start.elapsed().as_secs_f64().max(1e-9);
-        pb.set_message(format!(
-            "mean best L {:.3}, {:.0} candidates/s",
-            if attacked > 0 {
-                distance_sum / attacked as f64
-            } else {
-                0.0
-            },
-            scored as f64 / secs
-        ));
-    }
+    let mut sink = AttackSink {
+        writer: &mut writer,
+        threshold: threshold.value,
+        pb: &pb,
+        start,
+        already: done.len(),
+        written: 0,
+        scored: 0,
+        attacked: 0,
+        distance_sum: 0.0,
+    };
+    let end = Pipeline::new(&oracle, Some(&stop)).run(&todo, &searcher, &mut sink)?;
+    let done_now = sink.written;
+    let interrupted = || end.interrupted;
+    let broken = end.broken.clone();
     pb.finish_and_clear();
     let (o, d) = (oracle.stats(), detector.stats());
     let stats = serde_json::json!({
@@ -325,4 +231,54 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Appends each task's result line and keeps the progress bar's running figures.
+struct AttackSink<'a> {
+    writer: &'a mut ResultsWriter,
+    threshold: f32,
+    pb: &'a ProgressBar,
+    start: Instant,
+    already: usize,
+    written: usize,
+    scored: u64,
+    attacked: usize,
+    distance_sum: f64,
+}
+
+impl Sink<SearchResult> for AttackSink<'_> {
+    type Error = anyhow::Error;
+
+    fn finished(&mut self, task: &Task, outcome: TaskOutcome<SearchResult>) -> Result<()> {
+        let line = match outcome {
+            TaskOutcome::Done(r) => {
+                self.scored += r.counts.scored;
+                self.attacked += 1;
+                self.distance_sum += f64::from(r.best.distance());
+                ResultLine::attacked(task, r, self.threshold)
+            }
+            TaskOutcome::Skipped(why) => ResultLine::not_attacked(task, Status::Skipped, why),
+            TaskOutcome::Failed(why) => ResultLine::not_attacked(task, Status::Error, why),
+        };
+        self.writer.append(&line).map_err(|e| {
+            anyhow::anyhow!(
+                "{e}\nthe {} result(s) written before this one are intact; make room (or choose \
+                 another --out) and rerun the same command to resume",
+                self.already + self.written
+            )
+        })?;
+        self.written += 1;
+        self.pb.inc(1);
+        let secs = self.start.elapsed().as_secs_f64().max(1e-9);
+        self.pb.set_message(format!(
+            "mean best L {:.3}, {:.0} candidates/s",
+            if self.attacked > 0 {
+                self.distance_sum / self.attacked as f64
+            } else {
+                0.0
+            },
+            self.scored as f64 / secs
+        ));
+        Ok(())
+    }
 }

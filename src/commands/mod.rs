@@ -2,6 +2,7 @@
 
 pub mod apply;
 pub mod attack;
+pub mod augment;
 pub mod autospt;
 pub mod calibrate;
 pub mod check;

@@ -1,6 +1,7 @@
 //! `results.jsonl`: one line per task, appended atomically; resumable.
 
 use crate::search::{Counts, StageSeconds, Step, TransformErrors};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::io::Write;
@@ -82,6 +83,69 @@ pub struct ResultLine {
     pub transform_errors: TransformErrors,
 }
 
+impl ResultLine {
+    /// The line of a task the search ran on; `threshold` decides success.
+    pub fn attacked(
+        task: &crate::task::Task,
+        r: crate::search::SearchResult,
+        threshold: f32,
+    ) -> Self {
+        let best = r.best;
+        ResultLine {
+            id: task.id.clone(),
+            status: Status::Ok,
+            reason: None,
+            original: task.source.clone(),
+            clone_type: Some(
+                crate::detector::CloneType::of(&task.source, &best.text)
+                    .label()
+                    .to_string(),
+            ),
+            similarity: Some(best.similarity),
+            distance: Some(best.distance()),
+            success: Some(best.similarity < threshold),
+            best: Some(best.text),
+            growth: Some(r.growth),
+            truncated: Some(r.truncated),
+            scored_per_iteration: r.scored_per_iteration,
+            single_step: r.single_step,
+            transforms: best.steps,
+            iterations: r.iterations,
+            counts: r.counts,
+            seconds: r.seconds,
+            best_per_iteration: r.best_per_iteration,
+            stopped: r.stopped,
+            transform_errors: r.transform_errors,
+        }
+    }
+
+    /// The line of a task that was not attacked (`Skipped` or `Error`), with why.
+    pub fn not_attacked(task: &crate::task::Task, status: Status, reason: String) -> Self {
+        ResultLine {
+            id: task.id.clone(),
+            status,
+            reason: Some(reason),
+            original: task.source.clone(),
+            best: None,
+            similarity: None,
+            distance: None,
+            success: None,
+            growth: None,
+            truncated: None,
+            scored_per_iteration: vec![],
+            single_step: Default::default(),
+            transforms: vec![],
+            iterations: 0,
+            counts: Default::default(),
+            seconds: Default::default(),
+            clone_type: None,
+            best_per_iteration: vec![],
+            stopped: None,
+            transform_errors: Default::default(),
+        }
+    }
+}
+
 /// Problems with a results file.
 #[derive(Debug, Error)]
 pub enum ResultsError {
@@ -105,8 +169,8 @@ pub enum ResultsError {
     },
 }
 
-/// Reads every complete line of `path`.
-pub fn read(path: &Path) -> Result<Vec<ResultLine>, ResultsError> {
+/// Reads every complete line of `path`, a JSONL file of `T` (a missing file is empty).
+pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ResultsError> {
     let text = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -126,7 +190,7 @@ pub fn read(path: &Path) -> Result<Vec<ResultLine>, ResultsError> {
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             continue;
         }
-        let parsed: ResultLine = serde_json::from_slice(line).map_err(|e| ResultsError::Parse {
+        let parsed: T = serde_json::from_slice(line).map_err(|e| ResultsError::Parse {
             path: path.to_path_buf(),
             line: i + 1,
             message: e.to_string(),
@@ -136,16 +200,26 @@ pub fn read(path: &Path) -> Result<Vec<ResultLine>, ResultsError> {
     Ok(out)
 }
 
-/// An append-only results file.
-pub struct ResultsWriter {
-    path: PathBuf,
-    file: std::fs::File,
+/// Reads every complete line of a results file.
+pub fn read(path: &Path) -> Result<Vec<ResultLine>, ResultsError> {
+    read_jsonl(path)
 }
 
-impl ResultsWriter {
+/// An append-only JSONL file of `T` that a killed run can resume: `results.jsonl`, and
+/// augment's `tasks.jsonl` and `variants.jsonl`.
+pub struct AppendLog<T> {
+    path: PathBuf,
+    file: std::fs::File,
+    _lines: std::marker::PhantomData<fn(&T)>,
+}
+
+/// The append-only results file.
+pub type ResultsWriter = AppendLog<ResultLine>;
+
+impl<T: Serialize + DeserializeOwned> AppendLog<T> {
     /// Opens `path` for appending; a torn last line (from a killed run) is cut off first.
     /// Returns the writer and the ids already done.
-    pub fn open(path: &Path) -> Result<(Self, Vec<ResultLine>), ResultsError> {
+    pub fn open(path: &Path) -> Result<(Self, Vec<T>), ResultsError> {
         let io = |source| ResultsError::Io {
             path: path.to_path_buf(),
             source,
@@ -160,16 +234,17 @@ impl ResultsWriter {
                 f.set_len(keep as u64).map_err(io)?;
             }
         }
-        let done = read(path)?;
+        let done = read_jsonl(path)?;
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
             .map_err(io)?;
         Ok((
-            ResultsWriter {
+            AppendLog {
                 path: path.to_path_buf(),
                 file,
+                _lines: std::marker::PhantomData,
             },
             done,
         ))
@@ -177,13 +252,23 @@ impl ResultsWriter {
 
     /// Appends one line with a single write (never interleaved or torn by another writer) and
     /// syncs it to disk.
-    pub fn append(&mut self, line: &ResultLine) -> Result<(), ResultsError> {
+    pub fn append(&mut self, line: &T) -> Result<(), ResultsError> {
+        self.append_all(std::slice::from_ref(line))
+    }
+
+    /// Appends lines with a single write and syncs them. A crash can still leave a prefix of
+    /// them (`open` cuts off a torn last line); callers that need all-or-none commit with a
+    /// second log (augment's `tasks.jsonl`).
+    pub fn append_all(&mut self, lines: &[T]) -> Result<(), ResultsError> {
         let io = |source| ResultsError::Io {
             path: self.path.clone(),
             source,
         };
-        let mut bytes = serde_json::to_vec(line).map_err(|e| io(std::io::Error::other(e)))?;
-        bytes.push(b'\n');
+        let mut bytes = Vec::new();
+        for line in lines {
+            serde_json::to_writer(&mut bytes, line).map_err(|e| io(std::io::Error::other(e)))?;
+            bytes.push(b'\n');
+        }
         self.file.write_all(&bytes).map_err(io)?;
         self.file.sync_data().map_err(io)
     }

@@ -15,7 +15,7 @@
 
 use super::derive_seed;
 use crate::detector::{Detector, DetectorError};
-use crate::program::{classify, Candidate, ProgramHash};
+use crate::program::{classify, Classified, ProgramHash};
 use crate::transform::LoadedTransform;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -48,7 +48,7 @@ fn reachable(
             for t in transforms {
                 let seed = derive_seed(c.seed, step, &hash, &t.name);
                 if let Ok(Some(out)) = t.apply(x, seed) {
-                    if let Candidate::Valid(text) = classify(x, out) {
+                    if let Classified::Valid(text) = classify(x, out) {
                         if seen.insert(ProgramHash::of(&text)) {
                             next.push(text);
                         }

@@ -13,7 +13,8 @@ pub mod diversity;
 
 use crate::detector::{tokens_of, Detector, DetectorError};
 use crate::oracle::{Oracle, OracleFault, Reference};
-use crate::program::{classify, Candidate as Classified, ProgramHash};
+use crate::program::{classify, Classified, ProgramHash};
+pub use crate::program::{Candidate, Step};
 use crate::task::Task;
 use crate::transform::LoadedTransform;
 use rand::seq::SliceRandom;
@@ -101,26 +102,6 @@ impl Default for SearchConfig {
     }
 }
 
-/// One step of a transform sequence.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Step {
-    /// Transform name.
-    pub name: String,
-    /// Seed it was applied with.
-    pub seed: u64,
-}
-
-/// A program reached by a sequence of transforms.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Found {
-    /// Its text.
-    pub text: String,
-    /// M(original, text).
-    pub similarity: f32,
-    /// How it was reached from the original.
-    pub steps: Vec<Step>,
-}
-
 /// Counters of one task's search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
@@ -161,7 +142,7 @@ pub struct StageSeconds {
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchResult {
     /// The least similar equivalent program found (the original when none was).
-    pub best: Found,
+    pub best: Candidate,
     /// Iterations run.
     pub iterations: usize,
     /// Counters.
@@ -200,6 +181,16 @@ pub fn count_error(errors: &mut TransformErrors, transform: &str, kind: &str) {
         .or_default() += 1;
 }
 
+/// Adds the failure counts of `more` to `errors`.
+pub fn add_errors(errors: &mut TransformErrors, more: TransformErrors) {
+    for (name, kinds) in more {
+        let slot = errors.entry(name).or_default();
+        for (kind, n) in kinds {
+            *slot.entry(kind).or_default() += n;
+        }
+    }
+}
+
 /// Why a search failed.
 #[derive(Debug, Error)]
 pub enum SearchError {
@@ -224,22 +215,10 @@ pub fn derive_seed(seed: u64, iteration: usize, parent: &ProgramHash, transform:
 }
 
 /// Makes `n` the answer if it is less similar than the best so far.
-fn offer(r: &mut SearchResult, n: &Node) {
+fn offer(r: &mut SearchResult, n: &Candidate) {
     if n.similarity < r.best.similarity {
-        r.best = Found {
-            text: n.text.clone(),
-            similarity: n.similarity,
-            steps: n.steps.clone(),
-        };
+        r.best = n.clone();
     }
-}
-
-#[derive(Clone)]
-struct Node {
-    text: String,
-    hash: ProgramHash,
-    similarity: f32,
-    steps: Vec<Step>,
 }
 
 /// Runs searches for one transform set, detector and oracle.
@@ -273,9 +252,20 @@ impl<'a> Searcher<'a> {
 
     /// Searches for `task` (whose original behaves as `reference`).
     pub fn run(&self, task: &Task, reference: &Reference) -> Result<SearchResult, SearchError> {
+        self.run_with(task, reference, &mut |_| {})
+    }
+
+    /// Searches for `task`, handing every candidate the oracle accepts to `verified` (not
+    /// only the best: the accepted pool, in the order they were checked).
+    pub fn run_with(
+        &self,
+        task: &Task,
+        reference: &Reference,
+        verified: &mut dyn FnMut(&Candidate),
+    ) -> Result<SearchResult, SearchError> {
         let mut r = match self.config.strategy {
-            Strategy::Random => self.random_walk(task, reference),
-            Strategy::Beam | Strategy::Greedy => self.beam(task, reference),
+            Strategy::Random => self.random_walk(task, reference, verified),
+            Strategy::Beam | Strategy::Greedy => self.beam(task, reference, verified),
         }?;
         let original = tokens_of(self.detector, &task.source)?.max(1);
         let best = tokens_of(self.detector, &r.best.text)?;
@@ -288,9 +278,9 @@ impl<'a> Searcher<'a> {
     fn constrain(
         &self,
         task: &Task,
-        nodes: Vec<Node>,
+        nodes: Vec<Candidate>,
         r: &mut SearchResult,
-    ) -> Result<Vec<Node>, SearchError> {
+    ) -> Result<Vec<Candidate>, SearchError> {
         let c = self.config.constraints;
         if c.max_growth.is_none() && !c.window {
             return Ok(nodes);
@@ -317,19 +307,10 @@ impl<'a> Searcher<'a> {
         Ok(kept)
     }
 
-    fn start(&self, task: &Task) -> (Node, SearchResult) {
-        let origin = Node {
-            text: task.source.clone(),
-            hash: ProgramHash::of(&task.source),
-            similarity: 1.0,
-            steps: vec![],
-        };
+    fn start(&self, task: &Task) -> (Candidate, SearchResult) {
+        let origin = Candidate::original(&task.source);
         let result = SearchResult {
-            best: Found {
-                text: origin.text.clone(),
-                similarity: 1.0,
-                steps: vec![],
-            },
+            best: origin.clone(),
             iterations: 0,
             counts: Counts::default(),
             seconds: StageSeconds::default(),
@@ -349,16 +330,16 @@ impl<'a> Searcher<'a> {
     /// order (member, then transform).
     fn expand(
         &self,
-        beam: &[Node],
+        beam: &[Candidate],
         iteration: usize,
         seen: &mut HashSet<ProgramHash>,
         r: &mut SearchResult,
-    ) -> Vec<Node> {
+    ) -> Vec<Candidate> {
         let t0 = Instant::now();
         let jobs: Vec<(usize, usize)> = (0..beam.len())
             .flat_map(|m| (0..self.transforms.len()).map(move |t| (m, t)))
             .collect();
-        let outputs: Vec<Result<Option<Node>, &'static str>> = jobs
+        let outputs: Vec<Result<Option<Candidate>, &'static str>> = jobs
             .par_iter()
             .map(|&(m, t)| {
                 let parent = &beam[m];
@@ -366,19 +347,14 @@ impl<'a> Searcher<'a> {
                 let seed = derive_seed(self.config.seed, iteration, &parent.hash, &tr.name);
                 match tr.apply(&parent.text, seed) {
                     Ok(Some(out)) => match classify(&parent.text, out) {
-                        Classified::Valid(text) => {
-                            let mut steps = parent.steps.clone();
-                            steps.push(Step {
+                        Classified::Valid(text) => Ok(Some(Candidate::derived(
+                            parent,
+                            text,
+                            Step {
                                 name: tr.name.clone(),
                                 seed,
-                            });
-                            Ok(Some(Node {
-                                hash: ProgramHash::of(&text),
-                                text,
-                                similarity: f32::NAN,
-                                steps,
-                            }))
-                        }
+                            },
+                        ))),
                         _ => Ok(None),
                     },
                     Ok(None) => Ok(None),
@@ -410,7 +386,7 @@ impl<'a> Searcher<'a> {
     fn score(
         &self,
         task: &Task,
-        nodes: &mut [Node],
+        nodes: &mut [Candidate],
         r: &mut SearchResult,
     ) -> Result<(), SearchError> {
         let t0 = Instant::now();
@@ -435,12 +411,13 @@ impl<'a> Searcher<'a> {
         &self,
         task: &Task,
         reference: &Reference,
-        nodes: Vec<Node>,
+        nodes: Vec<Candidate>,
         want: usize,
         r: &mut SearchResult,
-    ) -> Result<Vec<Node>, OracleFault> {
+        verified: &mut dyn FnMut(&Candidate),
+    ) -> Result<Vec<Candidate>, OracleFault> {
         let t0 = Instant::now();
-        let check = |n: &Node| {
+        let check = |n: &Candidate| {
             self.oracle
                 .check(task, reference, &n.text)
                 .map(|d| d.equivalent)
@@ -455,6 +432,9 @@ impl<'a> Searcher<'a> {
                     .collect::<Result<_, _>>()?;
                 r.counts.oracle_checked += budget as u64;
                 r.counts.accepted += verdicts.iter().filter(|v| **v).count() as u64;
+                for (n, _) in nodes.iter().zip(&verdicts).filter(|(_, ok)| **ok) {
+                    verified(n);
+                }
                 accepted = nodes
                     .into_iter()
                     .zip(verdicts)
@@ -478,6 +458,7 @@ impl<'a> Searcher<'a> {
                     for (n, ok) in chunk.iter().zip(verdicts) {
                         if ok {
                             r.counts.accepted += 1;
+                            verified(n);
                             if accepted.len() < want {
                                 accepted.push(n.clone());
                             }
@@ -491,7 +472,12 @@ impl<'a> Searcher<'a> {
         Ok(accepted)
     }
 
-    fn beam(&self, task: &Task, reference: &Reference) -> Result<SearchResult, SearchError> {
+    fn beam(
+        &self,
+        task: &Task,
+        reference: &Reference,
+        verified: &mut dyn FnMut(&Candidate),
+    ) -> Result<SearchResult, SearchError> {
         let start = Instant::now();
         let width = if self.config.strategy == Strategy::Greedy {
             1
@@ -524,7 +510,7 @@ impl<'a> Searcher<'a> {
                     .total_cmp(&b.similarity)
                     .then_with(|| a.hash.cmp(&b.hash))
             });
-            let selected = self.select(task, reference, fresh, width, &mut r)?;
+            let selected = self.select(task, reference, fresh, width, &mut r, verified)?;
             r.iterations = it + 1;
             r.scored_per_iteration.push(r.counts.scored);
             if selected.is_empty() {
@@ -581,7 +567,12 @@ impl<'a> Searcher<'a> {
 
     /// A random walk: each step tries the transforms in a seeded random order and moves to the
     /// first new, valid, equivalent program; N steps.
-    fn random_walk(&self, task: &Task, reference: &Reference) -> Result<SearchResult, SearchError> {
+    fn random_walk(
+        &self,
+        task: &Task,
+        reference: &Reference,
+        verified: &mut dyn FnMut(&Candidate),
+    ) -> Result<SearchResult, SearchError> {
         let start = Instant::now();
         let (origin, mut r) = self.start(task);
         let mut seen: HashSet<ProgramHash> = HashSet::from([origin.hash]);
@@ -614,28 +605,28 @@ impl<'a> Searcher<'a> {
                     continue;
                 };
                 r.counts.valid += 1;
-                let hash = ProgramHash::of(&text);
-                if !seen.insert(hash) {
+                let node = Candidate::derived(
+                    &current,
+                    text,
+                    Step {
+                        name: tr.name.clone(),
+                        seed,
+                    },
+                );
+                if !seen.insert(node.hash) {
                     continue;
                 }
                 r.counts.unique += 1;
-                let mut steps = current.steps.clone();
-                steps.push(Step {
-                    name: tr.name.clone(),
-                    seed,
-                });
-                let node = vec![Node {
-                    text,
-                    hash,
-                    similarity: f32::NAN,
-                    steps,
-                }];
+                let node = vec![node];
                 let mut node = self.constrain(task, node, &mut r)?;
                 if node.is_empty() {
                     continue;
                 }
                 self.score(task, &mut node, &mut r)?;
-                if let Some(n) = self.select(task, reference, node, 1, &mut r)?.pop() {
+                if let Some(n) = self
+                    .select(task, reference, node, 1, &mut r, verified)?
+                    .pop()
+                {
                     current = n;
                     moved = true;
                     break;
@@ -661,5 +652,20 @@ impl<'a> Searcher<'a> {
         }
         r.seconds.total = start.elapsed().as_secs_f64();
         Ok(r)
+    }
+}
+
+impl crate::pipeline::Job for Searcher<'_> {
+    type Output = SearchResult;
+
+    fn run(
+        &self,
+        task: &Task,
+        reference: Option<&Reference>,
+        verified: &mut dyn FnMut(&Candidate),
+    ) -> Result<SearchResult, String> {
+        let reference = reference.ok_or("the search needs the original's reference behaviour")?;
+        self.run_with(task, reference, verified)
+            .map_err(|e| e.to_string())
     }
 }

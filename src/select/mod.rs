@@ -13,7 +13,7 @@ pub use render::{html, markdown, SelectionInfo};
 
 use crate::detector::{Detector, DetectorError};
 use crate::oracle::{Oracle, Reference};
-use crate::program::{classify, Candidate as Classified, ProgramHash};
+use crate::program::{classify, Classified, ProgramHash};
 use crate::search::derive_seed;
 use crate::task::Task;
 use crate::transform::{LoadedTransform, ScriptHeader};

@@ -1,0 +1,400 @@
+//! Augmentation: K distinct verified variants of every task, for training robust detectors.
+//!
+//! A variant is a seeded random composition of MIN..MAX transforms: each step tries the
+//! transforms in a random order and keeps the first that gives a new valid program. Variants
+//! are deduplicated by content hash and each one is checked by the oracle (A = 1). Attempts
+//! are numbered and each one's composition depends only on the run seed, the task and its
+//! number, so a run is the same whatever the thread count: the variants are the first K
+//! attempts (in number order) that pass. With `hard`, the beam search's accepted pool comes
+//! first, most distant first, and random compositions fill what it leaves.
+
+pub mod codexglue;
+pub mod summary;
+
+use crate::detector::{CloneType, Detector};
+use crate::oracle::{Oracle, Reference};
+use crate::program::{classify, Candidate, Classified, ProgramHash, Step};
+use crate::search::{
+    add_errors, count_error, derive_seed, OracleOrder, SearchConfig, Searcher, StageSeconds,
+    TransformErrors,
+};
+use crate::task::Task;
+use crate::transform::LoadedTransform;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// Augmentation settings.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AugmentConfig {
+    /// Variants per task (K).
+    pub variants: usize,
+    /// Fewest transform steps in a variant.
+    pub min_steps: usize,
+    /// Most transform steps in a variant.
+    pub max_steps: usize,
+    /// Run seed.
+    pub seed: u64,
+    /// Prefer the variants the detector finds most distant (beam search pool).
+    pub hard: bool,
+    /// Beam width of the `hard` search.
+    pub beam: usize,
+    /// Random compositions tried per wanted variant before a task gives up.
+    pub attempts: usize,
+    /// Whether variants are checked by the oracle (false: `--unverified`).
+    pub verify: bool,
+}
+
+impl Default for AugmentConfig {
+    fn default() -> Self {
+        AugmentConfig {
+            variants: 10,
+            min_steps: 1,
+            max_steps: 3,
+            seed: 0,
+            hard: false,
+            beam: 5,
+            attempts: 8,
+            verify: true,
+        }
+    }
+}
+
+/// Counters of one task's augmentation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AugmentCounts {
+    /// Random compositions attempted.
+    pub attempts: u64,
+    /// Attempts that reached fewer than MIN steps (no transform applied any more).
+    pub short: u64,
+    /// Attempts whose program an earlier attempt (or the original) already had.
+    pub duplicates: u64,
+    /// Programs the oracle checked.
+    pub checked: u64,
+    /// Programs the oracle rejected (they behave differently).
+    pub broken: u64,
+    /// Candidates the `hard` search's oracle accepted (its pool).
+    pub pool: u64,
+}
+
+/// What augmentation made of one task.
+#[derive(Debug, Clone)]
+pub struct Augmented {
+    /// The variants, in order (similarity NaN when no detector scored them).
+    pub variants: Vec<Candidate>,
+    /// Counters.
+    pub counts: AugmentCounts,
+    /// Time per stage.
+    pub seconds: StageSeconds,
+    /// Failed transform applications.
+    pub transform_errors: TransformErrors,
+}
+
+/// One line of `variants.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantLine {
+    /// The task's id.
+    pub task_id: String,
+    /// The variant's index within its task (0-based).
+    pub variant: usize,
+    /// The program.
+    pub source: String,
+    /// The transforms that made it from the original, with their seeds.
+    pub transforms: Vec<Step>,
+    /// Whether the oracle checked it against the task's tests (false with `--unverified`).
+    pub verified: bool,
+    /// L = 1 − M(original, source), when a detector scored it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance: Option<f32>,
+    /// NiCad-style clone type of the variant against the original, when a detector was used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clone_type: Option<String>,
+}
+
+impl VariantLine {
+    /// The lines of one task's variants.
+    pub fn of(task: &Task, a: &Augmented, verified: bool) -> Vec<VariantLine> {
+        a.variants
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let scored = !c.similarity.is_nan();
+                VariantLine {
+                    task_id: task.id.clone(),
+                    variant: i,
+                    source: c.text.clone(),
+                    transforms: c.steps.clone(),
+                    verified,
+                    distance: scored.then(|| c.distance()),
+                    clone_type: scored
+                        .then(|| CloneType::of(&task.source, &c.text).label().to_string()),
+                }
+            })
+            .collect()
+    }
+}
+
+/// One line of `tasks.jsonl`: a finished task (its variants are in `variants.jsonl`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskLine {
+    /// The task's id.
+    pub id: String,
+    /// The original program (so a run directory is complete without the task file).
+    pub original: String,
+    /// ok, skipped or error.
+    pub status: crate::report::Status,
+    /// Why, when not ok.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Variants made.
+    #[serde(default)]
+    pub variants: usize,
+    /// Counters.
+    #[serde(default)]
+    pub counts: AugmentCounts,
+    /// Time per stage (the only fields that vary between identical runs).
+    #[serde(default)]
+    pub seconds: StageSeconds,
+    /// Failed transform applications.
+    #[serde(default, skip_serializing_if = "TransformErrors::is_empty")]
+    pub transform_errors: TransformErrors,
+}
+
+/// Makes variants of tasks with one transform set, oracle and (optional) detector.
+pub struct Augmenter<'a> {
+    transforms: &'a [LoadedTransform],
+    oracle: &'a Oracle,
+    detector: Option<&'a dyn Detector>,
+    config: AugmentConfig,
+}
+
+impl<'a> Augmenter<'a> {
+    /// An augmenter; `detector` scores the variants (and is required for `hard`).
+    pub fn new(
+        transforms: &'a [LoadedTransform],
+        oracle: &'a Oracle,
+        detector: Option<&'a dyn Detector>,
+        config: AugmentConfig,
+    ) -> Self {
+        Augmenter {
+            transforms,
+            oracle,
+            detector,
+            config,
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &AugmentConfig {
+        &self.config
+    }
+
+    /// Attempt `attempt`'s composition of `task`: the program and its steps, or `None` when it
+    /// stopped short of MIN steps.
+    fn compose(
+        &self,
+        original: &Candidate,
+        attempt: u64,
+        errors: &mut TransformErrors,
+    ) -> Option<Candidate> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(derive_seed(
+            self.config.seed,
+            attempt as usize,
+            &original.hash,
+            "augment",
+        ));
+        let steps = rng.random_range(self.config.min_steps..=self.config.max_steps);
+        let mut current = original.clone();
+        let mut order: Vec<usize> = (0..self.transforms.len()).collect();
+        for _ in 0..steps {
+            order.shuffle(&mut rng);
+            let seed: u64 = rng.random();
+            let next = order.iter().find_map(|&t| {
+                let tr = &self.transforms[t];
+                match tr.apply(&current.text, seed) {
+                    Ok(Some(out)) => match classify(&current.text, out) {
+                        Classified::Valid(text) => Some(Candidate::derived(
+                            &current,
+                            text,
+                            Step {
+                                name: tr.name.clone(),
+                                seed,
+                            },
+                        )),
+                        _ => None,
+                    },
+                    Ok(None) => None,
+                    Err(e) => {
+                        count_error(errors, &tr.name, e.kind());
+                        None
+                    }
+                }
+            });
+            match next {
+                Some(c) => current = c,
+                None => break,
+            }
+        }
+        (current.steps.len() >= self.config.min_steps.max(1)).then_some(current)
+    }
+
+    /// Runs the oracle on `candidates` in parallel; the verdicts in order.
+    fn check(
+        &self,
+        task: &Task,
+        reference: Option<&Reference>,
+        candidates: &[Candidate],
+    ) -> Result<Vec<bool>, String> {
+        match reference {
+            Some(r) if self.config.verify => candidates
+                .par_iter()
+                .map(|c| self.oracle.check(task, r, &c.text).map(|d| d.equivalent))
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("oracle: {e}")),
+            _ => Ok(vec![true; candidates.len()]),
+        }
+    }
+
+    /// The `hard` search's accepted pool, most distant first, MIN..MAX steps only.
+    fn hard_pool(
+        &self,
+        task: &Task,
+        reference: Option<&Reference>,
+        detector: &dyn Detector,
+        a: &mut Augmented,
+    ) -> Result<Vec<Candidate>, String> {
+        let reference = reference.ok_or("--hard needs tasks with tests (the search verifies)")?;
+        let config = SearchConfig {
+            beam: self.config.beam.max(1),
+            iterations: self.config.max_steps,
+            seed: self.config.seed,
+            oracle_order: OracleOrder::Lazy,
+            ..SearchConfig::default()
+        };
+        let searcher = Searcher::new(self.transforms, detector, self.oracle, config);
+        let mut pool = Vec::new();
+        let r = searcher
+            .run_with(task, reference, &mut |c| pool.push(c.clone()))
+            .map_err(|e| e.to_string())?;
+        a.counts.pool = pool.len() as u64;
+        a.counts.checked += r.counts.oracle_checked;
+        a.counts.broken += r.counts.oracle_checked - r.counts.accepted;
+        a.seconds.transform += r.seconds.transform;
+        a.seconds.detector += r.seconds.detector;
+        a.seconds.oracle += r.seconds.oracle;
+        add_errors(&mut a.transform_errors, r.transform_errors);
+        pool.retain(|c| (self.config.min_steps..=self.config.max_steps).contains(&c.steps.len()));
+        pool.sort_by(|x, y| {
+            x.similarity
+                .total_cmp(&y.similarity)
+                .then_with(|| x.hash.cmp(&y.hash))
+        });
+        Ok(pool)
+    }
+
+    /// Makes the variants of `task` (whose original behaves as `reference`; `None` when
+    /// unverified).
+    pub fn augment(&self, task: &Task, reference: Option<&Reference>) -> Result<Augmented, String> {
+        let start = Instant::now();
+        let k = self.config.variants;
+        let original = Candidate::original(&task.source);
+        let mut a = Augmented {
+            variants: Vec::with_capacity(k),
+            counts: AugmentCounts::default(),
+            seconds: StageSeconds::default(),
+            transform_errors: TransformErrors::new(),
+        };
+        let mut seen: HashSet<ProgramHash> = HashSet::from([original.hash]);
+        if self.config.hard {
+            let detector = self.detector.ok_or("--hard needs a detector")?;
+            for c in self.hard_pool(task, reference, detector, &mut a)? {
+                if a.variants.len() < k && seen.insert(c.hash) {
+                    a.variants.push(c);
+                }
+            }
+        }
+        let budget = (k as u64).saturating_mul(self.config.attempts.max(1) as u64);
+        let mut next = 0u64;
+        while a.variants.len() < k && next < budget {
+            let want = k - a.variants.len();
+            let batch = (want as u64).min(budget - next);
+            let t0 = Instant::now();
+            let made: Vec<(Option<Candidate>, TransformErrors)> = (next..next + batch)
+                .into_par_iter()
+                .map(|attempt| {
+                    let mut errors = TransformErrors::new();
+                    (self.compose(&original, attempt, &mut errors), errors)
+                })
+                .collect();
+            next += batch;
+            a.counts.attempts += batch;
+            let mut fresh = Vec::new();
+            for (c, errors) in made {
+                add_errors(&mut a.transform_errors, errors);
+                match c {
+                    None => a.counts.short += 1,
+                    Some(c) if !seen.insert(c.hash) => a.counts.duplicates += 1,
+                    Some(c) => fresh.push(c),
+                }
+            }
+            a.seconds.transform += t0.elapsed().as_secs_f64();
+            let t0 = Instant::now();
+            let verdicts = self.check(task, reference, &fresh)?;
+            if self.config.verify && reference.is_some() {
+                a.counts.checked += fresh.len() as u64;
+            }
+            a.seconds.oracle += t0.elapsed().as_secs_f64();
+            for (c, ok) in fresh.into_iter().zip(verdicts) {
+                if !ok {
+                    a.counts.broken += 1;
+                } else if a.variants.len() < k {
+                    a.variants.push(c);
+                }
+            }
+        }
+        if let Some(d) = self.detector {
+            // The pool is already scored; random compositions are scored here, in one call.
+            let t0 = Instant::now();
+            let unscored: Vec<usize> = (0..a.variants.len())
+                .filter(|&i| a.variants[i].similarity.is_nan())
+                .collect();
+            let texts: Vec<&str> = unscored
+                .iter()
+                .map(|&i| a.variants[i].text.as_str())
+                .collect();
+            let ms = d
+                .score(&task.source, &texts)
+                .map_err(|e| format!("detector: {e}"))?;
+            for (i, m) in unscored.into_iter().zip(ms) {
+                a.variants[i].similarity = m;
+            }
+            a.seconds.detector += t0.elapsed().as_secs_f64();
+        }
+        a.seconds.total = start.elapsed().as_secs_f64();
+        Ok(a)
+    }
+}
+
+impl crate::pipeline::Job for Augmenter<'_> {
+    type Output = Augmented;
+
+    fn needs_reference(&self) -> bool {
+        self.config.verify
+    }
+
+    fn run(
+        &self,
+        task: &Task,
+        reference: Option<&Reference>,
+        verified: &mut dyn FnMut(&Candidate),
+    ) -> Result<Augmented, String> {
+        let a = self.augment(task, reference)?;
+        for c in &a.variants {
+            verified(c);
+        }
+        Ok(a)
+    }
+}

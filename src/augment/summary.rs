@@ -1,0 +1,343 @@
+//! An augment run directory: `run.json` (settings), `tasks.jsonl` + `variants.jsonl` (the
+//! data), and what is rebuilt from them: `summary.json`, `report.md` and, with the CodeXGLUE
+//! format, `codexglue/`.
+
+use super::codexglue;
+use super::{AugmentConfig, TaskLine, VariantLine};
+use crate::report::results::{read_jsonl, ResultsError};
+use crate::report::Status;
+use crate::search::StageSeconds;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::Path;
+use thiserror::Error;
+
+/// Output layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputFormat {
+    /// `variants.jsonl` only.
+    Jsonl,
+    /// `variants.jsonl` and `codexglue/` (data.jsonl + pairs.txt).
+    Codexglue,
+}
+
+/// `run.json` of an augment run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AugmentRun {
+    /// Always "augment" (tells `merge` what kind of run a directory holds).
+    pub kind: String,
+    /// The task file.
+    pub tasks: String,
+    /// Transform names.
+    pub transforms: Vec<String>,
+    /// Settings.
+    pub config: AugmentConfig,
+    /// The detector that scored the variants, if any.
+    pub detector: Option<String>,
+    /// Output layout.
+    pub format: OutputFormat,
+    /// Negative pairs per positive pair (CodeXGLUE layout).
+    pub negatives: usize,
+    /// `I/N` when this directory is one shard of a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+}
+
+/// Mean, spread and range of a set of numbers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Spread {
+    /// Mean.
+    pub mean: f64,
+    /// Population standard deviation.
+    pub std: f64,
+    /// Smallest.
+    pub min: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+impl Spread {
+    fn of(xs: &[f64]) -> Option<Spread> {
+        if xs.is_empty() {
+            return None;
+        }
+        let n = xs.len() as f64;
+        let mean = xs.iter().sum::<f64>() / n;
+        Some(Spread {
+            mean,
+            std: (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt(),
+            min: xs.iter().copied().fold(f64::INFINITY, f64::min),
+            max: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        })
+    }
+}
+
+/// `summary.json` of an augment run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AugmentSummary {
+    /// Settings.
+    pub run: AugmentRun,
+    /// Tasks finished.
+    pub tasks: usize,
+    /// Tasks augmented.
+    pub augmented: usize,
+    /// Tasks not augmented (original not usable), with why.
+    pub skipped: Vec<(String, String)>,
+    /// Tasks that failed, with why.
+    pub errors: Vec<(String, String)>,
+    /// Variants made.
+    pub variants: usize,
+    /// Variants the oracle checked (all, unless `--unverified`).
+    pub verified: usize,
+    /// Augmented tasks with fewer than K variants (the task allows no more, within the budget).
+    pub short_tasks: usize,
+    /// Variants per augmented task.
+    pub per_task: Option<Spread>,
+    /// Number of augmented tasks with each variant count.
+    pub per_task_histogram: BTreeMap<usize, usize>,
+    /// Compositions the oracle accepted / checked.
+    pub oracle_pass_rate: Option<f64>,
+    /// Transform steps in the variants, per transform.
+    pub transforms_used: BTreeMap<String, usize>,
+    /// Steps per variant.
+    pub steps: Option<Spread>,
+    /// Distance L of the variants, when a detector scored them.
+    pub distance: Option<Spread>,
+    /// Variants per clone type, when a detector was used.
+    pub clone_types: BTreeMap<String, usize>,
+    /// Time per stage, summed over tasks.
+    pub seconds: StageSeconds,
+    /// Programs and pairs in `codexglue/`, when written.
+    pub codexglue: Option<(usize, usize)>,
+}
+
+/// Problems with an augment run directory.
+#[derive(Debug, Error)]
+pub enum AugmentOutputError {
+    /// A JSONL file.
+    #[error(transparent)]
+    Lines(#[from] ResultsError),
+    /// Any other file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> AugmentOutputError + '_ {
+    move |source| AugmentOutputError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Writes `text` to `path` through a temporary file.
+fn write_atomic(path: &Path, text: &str) -> Result<(), AugmentOutputError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+/// Reads `dir`'s tasks and the variants of finished tasks (a variant of an unfinished task is
+/// from a run killed between the two writes: it is dropped, and that task redone).
+pub fn read_run(dir: &Path) -> Result<(Vec<TaskLine>, Vec<VariantLine>), AugmentOutputError> {
+    let tasks: Vec<TaskLine> = read_jsonl(&dir.join("tasks.jsonl"))?;
+    let done: std::collections::HashSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
+    let mut variants: Vec<VariantLine> = read_jsonl(&dir.join("variants.jsonl"))?;
+    variants.retain(|v| done.contains(v.task_id.as_str()));
+    Ok((tasks, variants))
+}
+
+/// Summarises `tasks` and `variants` and writes `summary.json`, `report.md` and (CodeXGLUE
+/// format) `codexglue/` into `dir`.
+pub fn finish(
+    dir: &Path,
+    run: &AugmentRun,
+    tasks: &[TaskLine],
+    variants: &[VariantLine],
+) -> Result<AugmentSummary, AugmentOutputError> {
+    let mut s = AugmentSummary {
+        run: run.clone(),
+        tasks: tasks.len(),
+        augmented: 0,
+        skipped: Vec::new(),
+        errors: Vec::new(),
+        variants: variants.len(),
+        verified: variants.iter().filter(|v| v.verified).count(),
+        short_tasks: 0,
+        per_task: None,
+        per_task_histogram: BTreeMap::new(),
+        oracle_pass_rate: None,
+        transforms_used: BTreeMap::new(),
+        steps: None,
+        distance: None,
+        clone_types: BTreeMap::new(),
+        seconds: StageSeconds::default(),
+        codexglue: None,
+    };
+    let (mut checked, mut broken) = (0u64, 0u64);
+    let mut counts = Vec::new();
+    for t in tasks {
+        let why = t.reason.clone().unwrap_or_default();
+        match t.status {
+            Status::Ok => {
+                s.augmented += 1;
+                counts.push(t.variants as f64);
+                *s.per_task_histogram.entry(t.variants).or_default() += 1;
+                if t.variants < run.config.variants {
+                    s.short_tasks += 1;
+                }
+            }
+            Status::Skipped => s.skipped.push((t.id.clone(), why)),
+            Status::Error => s.errors.push((t.id.clone(), why)),
+        }
+        checked += t.counts.checked;
+        broken += t.counts.broken;
+        s.seconds.transform += t.seconds.transform;
+        s.seconds.detector += t.seconds.detector;
+        s.seconds.oracle += t.seconds.oracle;
+        s.seconds.total += t.seconds.total;
+    }
+    s.per_task = Spread::of(&counts);
+    s.oracle_pass_rate = (checked > 0).then(|| (checked - broken) as f64 / checked as f64);
+    let mut steps = Vec::new();
+    let mut distances = Vec::new();
+    for v in variants {
+        steps.push(v.transforms.len() as f64);
+        for step in &v.transforms {
+            *s.transforms_used.entry(step.name.clone()).or_default() += 1;
+        }
+        if let Some(d) = v.distance {
+            distances.push(f64::from(d));
+        }
+        if let Some(c) = &v.clone_type {
+            *s.clone_types.entry(c.clone()).or_default() += 1;
+        }
+    }
+    s.steps = Spread::of(&steps);
+    s.distance = Spread::of(&distances);
+    if run.format == OutputFormat::Codexglue {
+        let mut by_task: HashMap<&str, Vec<&str>> = HashMap::new();
+        for v in variants {
+            by_task
+                .entry(v.task_id.as_str())
+                .or_default()
+                .push(v.source.as_str());
+        }
+        let groups: Vec<codexglue::Group<'_>> = tasks
+            .iter()
+            .filter(|t| t.status == Status::Ok)
+            .map(|t| codexglue::Group {
+                programs: std::iter::once(t.original.as_str())
+                    .chain(by_task.get(t.id.as_str()).into_iter().flatten().copied())
+                    .collect(),
+            })
+            .collect();
+        let d = codexglue::build(&groups, run.negatives, run.config.seed);
+        let cg = dir.join("codexglue");
+        codexglue::write(&cg, &d).map_err(io(&cg))?;
+        s.codexglue = Some((d.data.len(), d.pairs.len()));
+    }
+    let json = serde_json::to_string_pretty(&s).map_err(|e| io(dir)(std::io::Error::other(e)))?;
+    write_atomic(&dir.join("summary.json"), &json)?;
+    write_atomic(&dir.join("report.md"), &markdown(&s))?;
+    Ok(s)
+}
+
+/// The Markdown report of an augment run.
+pub fn markdown(s: &AugmentSummary) -> String {
+    let mut m = String::new();
+    let c = &s.run.config;
+    let _ = writeln!(m, "# equimorph augment\n");
+    let _ = writeln!(
+        m,
+        "Tasks: `{}`; {} transforms; K = {}, {}..{} steps, seed {}{}; detector: {}.\n",
+        s.run.tasks,
+        s.run.transforms.len(),
+        c.variants,
+        c.min_steps,
+        c.max_steps,
+        c.seed,
+        if c.hard {
+            ", hardest first (beam search pool)"
+        } else {
+            ""
+        },
+        s.run.detector.as_deref().unwrap_or("none")
+    );
+    let _ = writeln!(m, "| | |\n|---|---|");
+    let _ = writeln!(m, "| tasks finished | {} |", s.tasks);
+    let _ = writeln!(m, "| tasks augmented | {} |", s.augmented);
+    let _ = writeln!(
+        m,
+        "| skipped / errors | {} / {} |",
+        s.skipped.len(),
+        s.errors.len()
+    );
+    let _ = writeln!(
+        m,
+        "| variants | {} ({} verified by the oracle) |",
+        s.variants, s.verified
+    );
+    if let Some(p) = s.per_task {
+        let _ = writeln!(
+            m,
+            "| variants per task | {:.2} (min {}, max {}); {} task(s) below K |",
+            p.mean, p.min, p.max, s.short_tasks
+        );
+    }
+    if let Some(r) = s.oracle_pass_rate {
+        let _ = writeln!(
+            m,
+            "| compositions that passed the oracle | {:.1} % |",
+            r * 100.0
+        );
+    }
+    if let Some(st) = s.steps {
+        let _ = writeln!(m, "| steps per variant | {:.2} ± {:.2} |", st.mean, st.std);
+    }
+    if let Some(d) = s.distance {
+        let _ = writeln!(
+            m,
+            "| distance L | {:.4} ± {:.4} (min {:.4}, max {:.4}) |",
+            d.mean, d.std, d.min, d.max
+        );
+    }
+    let _ = writeln!(
+        m,
+        "| time: transform / oracle / detector | {:.1} / {:.1} / {:.1} s |",
+        s.seconds.transform, s.seconds.oracle, s.seconds.detector
+    );
+    if let Some((n, p)) = s.codexglue {
+        let _ = writeln!(m, "| codexglue/ | {n} programs, {p} pairs |");
+    }
+    let _ = writeln!(
+        m,
+        "\n## Transforms in the variants\n\n| transform | steps |\n|---|---|"
+    );
+    let mut used: Vec<_> = s.transforms_used.iter().collect();
+    used.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (name, n) in used {
+        let _ = writeln!(m, "| {name} | {n} |");
+    }
+    if !s.clone_types.is_empty() {
+        let _ = writeln!(m, "\n## Clone types\n\n| type | variants |\n|---|---|");
+        for (t, n) in &s.clone_types {
+            let _ = writeln!(m, "| {t} | {n} |");
+        }
+    }
+    for (title, list) in [("Skipped tasks", &s.skipped), ("Errors", &s.errors)] {
+        if !list.is_empty() {
+            let _ = writeln!(m, "\n## {title}\n");
+            for (id, why) in list {
+                let _ = writeln!(m, "- `{id}`: {why}");
+            }
+        }
+    }
+    m
+}

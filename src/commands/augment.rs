@@ -1,0 +1,328 @@
+//! `equimorph augment`: K distinct verified variants of every task (training data).
+
+use super::common::{
+    interrupt_flag, load_tasks, progress, DetectorArgs, OracleOptions, TransformOptions,
+    INTERRUPTED,
+};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use equimorph::augment::summary::{finish, read_run, AugmentRun, OutputFormat};
+use equimorph::augment::{AugmentConfig, Augmented, Augmenter, TaskLine, VariantLine};
+use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
+use equimorph::report::results::AppendLog;
+use equimorph::report::shard::Shard;
+use equimorph::report::Status;
+use equimorph::task::{Task, TaskFormat};
+use indicatif::ProgressBar;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Arguments of `augment`.
+#[derive(Args)]
+pub struct AugmentArgs {
+    /// Task file or directory.
+    pub(super) tasks: PathBuf,
+    /// Output directory (variants.jsonl, tasks.jsonl, summary.json, report.md, codexglue/).
+    /// Rerunning with the same directory resumes: finished tasks are skipped.
+    #[arg(long)]
+    pub(super) out: PathBuf,
+    /// Variants per task (K); fewer when the task allows no more distinct equivalent ones.
+    #[arg(long, default_value_t = 10, value_name = "K")]
+    pub(super) variants: usize,
+    /// Transform steps per variant: MIN..MAX (each variant draws its length), or one number.
+    #[arg(long, default_value = "1..3", value_name = "MIN..MAX", value_parser = parse_steps)]
+    pub(super) steps: (usize, usize),
+    /// Run seed (every composition derives from it).
+    #[arg(long, default_value_t = 0)]
+    pub(super) seed: u64,
+    /// Output layout: jsonl (variants.jsonl) or codexglue (also codexglue/data.jsonl and
+    /// pairs.txt, CodeXGLUE's clone-detection layout).
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub(super) format: OutputFormat,
+    /// Negative pairs (programs of two different tasks) per positive pair, for codexglue.
+    #[arg(long, default_value_t = 1, value_name = "R")]
+    pub(super) negatives: usize,
+    /// Input format of the tasks (default: guessed from the path).
+    #[arg(long, value_enum)]
+    pub(super) task_format: Option<TaskFormat>,
+    /// Score the variants with this detector (distance and clone type in variants.jsonl):
+    /// minilm, minilm-int8, onnx:PATH, jaccard, sourcerercc, nicad. Default: no scoring.
+    #[arg(long, value_name = "SPEC")]
+    pub(super) detector: Option<String>,
+    /// With --detector: prefer the variants the detector finds most distant (the beam
+    /// search's verified pool), then fill up with random compositions.
+    #[arg(long, requires = "detector")]
+    pub(super) hard: bool,
+    /// Beam width of the --hard search.
+    #[arg(long, default_value_t = 5)]
+    pub(super) beam: usize,
+    /// Random compositions tried per wanted variant before a task settles for fewer.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub(super) attempts: usize,
+    /// Also augment tasks without tests: no variant is checked, and every one is marked
+    /// `verified: false`.
+    #[arg(long, conflicts_with = "hard")]
+    pub(super) unverified: bool,
+    /// Augment only shard I of N (a stable split by task id); `equimorph merge` combines
+    /// the shard directories into one run.
+    #[arg(long, value_name = "I/N")]
+    pub(super) shard: Option<Shard>,
+    /// cpu or cuda[:N], for --detector.
+    #[arg(long, default_value = "cpu", value_name = "cpu|cuda[:N]")]
+    pub(super) device: String,
+    /// Sequences per inference call, for --detector.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub(super) batch_size: usize,
+    /// No progress bar.
+    #[arg(long)]
+    pub(super) quiet: bool,
+    #[command(flatten)]
+    pub(super) transforms: TransformOptions,
+    #[command(flatten)]
+    pub(super) oracle: OracleOptions,
+}
+
+/// Parses `MIN..MAX` (or `N`).
+fn parse_steps(s: &str) -> Result<(usize, usize), String> {
+    let (a, b) = s.split_once("..").unwrap_or((s, s));
+    let parse = |x: &str| {
+        x.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("`{s}` is not MIN..MAX (e.g. 1..3) or a number of steps"))
+    };
+    let (min, max) = (parse(a)?, parse(b)?);
+    if min == 0 || min > max {
+        return Err(format!("`{s}`: need 1 ≤ MIN ≤ MAX"));
+    }
+    Ok((min, max))
+}
+
+/// Runs `augment`.
+pub fn run(args: AugmentArgs) -> Result<ExitCode> {
+    if args.variants == 0 {
+        bail!("--variants must be at least 1");
+    }
+    let set = load_tasks(&args.tasks, args.task_format)?;
+    if set.tasks.is_empty() {
+        bail!("{} holds no task", args.tasks.display());
+    }
+    if !args.unverified && set.tasks.iter().all(|t| t.test_count() == 0) {
+        bail!(
+            "no task in {} has tests, so no variant could be verified; pass --unverified to \
+             augment them anyway (every variant is then marked verified: false)",
+            args.tasks.display()
+        );
+    }
+    let runtime = args.transforms.runtime()?;
+    let transforms = args.transforms.load(&runtime)?;
+    if transforms.is_empty() {
+        bail!("no transforms selected");
+    }
+    let detector = match &args.detector {
+        Some(spec) => Some(
+            DetectorArgs {
+                detector: spec.clone(),
+                device: args.device.clone(),
+                threads: None,
+                batch_size: args.batch_size,
+            }
+            .open()?,
+        ),
+        None => None,
+    };
+    let oracle = args.oracle.oracle()?;
+    let config = AugmentConfig {
+        variants: args.variants,
+        min_steps: args.steps.0,
+        max_steps: args.steps.1,
+        seed: args.seed,
+        hard: args.hard,
+        beam: args.beam.max(1),
+        attempts: args.attempts.max(1),
+        verify: !args.unverified,
+    };
+    let run_info = AugmentRun {
+        kind: "augment".into(),
+        tasks: args.tasks.display().to_string(),
+        transforms: transforms.names(),
+        config: config.clone(),
+        detector: detector.as_ref().map(|d| d.name().to_string()),
+        format: args.format,
+        negatives: args.negatives,
+        shard: args.shard.map(|s| s.to_string()),
+    };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let run_json = args.out.join("run.json");
+    if let Ok(text) = std::fs::read_to_string(&run_json) {
+        let before: Option<AugmentRun> = serde_json::from_str(&text).ok();
+        if before.as_ref() != Some(&run_info) {
+            bail!(
+                "{} holds a run with other settings (or not an augment run); resume with the same \
+                 arguments, or choose another --out",
+                args.out.display()
+            );
+        }
+    }
+    std::fs::write(&run_json, serde_json::to_string_pretty(&run_info)?)
+        .with_context(|| format!("cannot write {}", run_json.display()))?;
+
+    // Variants of a task that never reached tasks.jsonl come from a killed run: drop them
+    // (the task is done again), so nothing is duplicated.
+    let (done, kept) = read_run(&args.out)?;
+    let variants_path = args.out.join("variants.jsonl");
+    let on_disk: Vec<VariantLine> =
+        equimorph::report::results::read_jsonl(&variants_path).unwrap_or_default();
+    if on_disk.len() != kept.len() {
+        let mut text = String::new();
+        for v in &kept {
+            text.push_str(&serde_json::to_string(v)?);
+            text.push('\n');
+        }
+        let tmp = variants_path.with_extension("jsonl.tmp");
+        std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &variants_path)
+            .with_context(|| format!("cannot write {}", variants_path.display()))?;
+    }
+    let (mut variants_log, _) = AppendLog::<VariantLine>::open(&variants_path)?;
+    let (mut tasks_log, _) = AppendLog::<TaskLine>::open(&args.out.join("tasks.jsonl"))?;
+    let done_ids: std::collections::HashSet<&str> = done.iter().map(|t| t.id.as_str()).collect();
+    let todo: Vec<&Task> = set
+        .tasks
+        .iter()
+        .filter(|t| !done_ids.contains(t.id.as_str()))
+        .filter(|t| args.shard.is_none_or(|s| s.owns(&t.id)))
+        .collect();
+    if !done.is_empty() {
+        eprintln!(
+            "resuming: {} tasks already in {}, {} to go",
+            done.len(),
+            args.out.display(),
+            todo.len()
+        );
+    }
+
+    let list: Vec<_> = transforms.iter().cloned().collect();
+    let augmenter = Augmenter::new(&list, &oracle, detector.as_deref(), config);
+    let pb = progress(todo.len() as u64, args.quiet);
+    let stop = interrupt_flag()?;
+    let mut sink = AugmentSink {
+        variants: &mut variants_log,
+        tasks: &mut tasks_log,
+        verify: !args.unverified,
+        pb: &pb,
+        start: Instant::now(),
+        made: 0,
+    };
+    let end = Pipeline::new(&oracle, Some(&stop)).run(&todo, &augmenter, &mut sink)?;
+    pb.finish_and_clear();
+    let seconds = sink.start.elapsed().as_secs_f64();
+    let made_now = sink.made;
+
+    let (tasks, variants) = read_run(&args.out)?;
+    let s = finish(&args.out, &run_info, &tasks, &variants)?;
+    println!(
+        "{} tasks augmented, {} skipped, {} errors; {} variants ({} verified), {:.2} per task, \
+         {} task(s) below K = {}",
+        s.augmented,
+        s.skipped.len(),
+        s.errors.len(),
+        s.variants,
+        s.verified,
+        s.per_task.map_or(0.0, |p| p.mean),
+        s.short_tasks,
+        args.variants
+    );
+    println!(
+        "this run: {made_now} variants in {seconds:.1} s ({:.2} variants/s)",
+        made_now as f64 / seconds.max(1e-9)
+    );
+    if let Some(d) = s.distance {
+        println!("distance L of the variants: {:.4} ± {:.4}", d.mean, d.std);
+    }
+    println!("variants: {}", variants_path.display());
+    if let Some((n, p)) = s.codexglue {
+        println!(
+            "codexglue: {} ({n} programs, {p} pairs)",
+            args.out.join("codexglue").display()
+        );
+    }
+    println!("report: {}", args.out.join("report.md").display());
+    for (id, why) in &s.errors {
+        eprintln!("error: task {id}: {why}");
+    }
+    if end.interrupted {
+        eprintln!("interrupted: finished tasks are saved; rerun the same command to resume");
+        return Ok(ExitCode::from(INTERRUPTED));
+    }
+    if let Some(reason) = end.broken {
+        eprintln!(
+            "error: stopped: the sandbox failed on the last {} checks in a row ({reason}); \
+             results so far are saved, and a rerun resumes",
+            equimorph::oracle::BROKEN_AFTER
+        );
+        return Ok(ExitCode::from(2));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Appends each finished task's variants, then its line in tasks.jsonl (which commits it).
+struct AugmentSink<'a> {
+    variants: &'a mut AppendLog<VariantLine>,
+    tasks: &'a mut AppendLog<TaskLine>,
+    verify: bool,
+    pb: &'a ProgressBar,
+    start: Instant,
+    made: usize,
+}
+
+impl Sink<Augmented> for AugmentSink<'_> {
+    type Error = anyhow::Error;
+
+    fn finished(&mut self, task: &Task, outcome: TaskOutcome<Augmented>) -> Result<()> {
+        let mut line = TaskLine {
+            id: task.id.clone(),
+            original: task.source.clone(),
+            status: Status::Ok,
+            reason: None,
+            variants: 0,
+            counts: Default::default(),
+            seconds: Default::default(),
+            transform_errors: Default::default(),
+        };
+        match outcome {
+            TaskOutcome::Done(a) => {
+                let lines = VariantLine::of(task, &a, self.verify);
+                self.variants.append_all(&lines)?;
+                self.made += lines.len();
+                line.variants = lines.len();
+                line.counts = a.counts;
+                line.seconds = a.seconds;
+                line.transform_errors = a.transform_errors;
+            }
+            TaskOutcome::Skipped(why) => {
+                line.status = Status::Skipped;
+                line.reason = Some(if task.test_count() == 0 {
+                    "refused: the task has no tests, so its variants could not be verified \
+                     (--unverified augments it anyway)"
+                        .into()
+                } else {
+                    why
+                });
+            }
+            TaskOutcome::Failed(why) => {
+                line.status = Status::Error;
+                line.reason = Some(why);
+            }
+        }
+        self.tasks.append(&line)?;
+        self.pb.inc(1);
+        self.pb.set_message(format!(
+            "{} variants, {:.2}/s",
+            self.made,
+            self.made as f64 / self.start.elapsed().as_secs_f64().max(1e-9)
+        ));
+        Ok(())
+    }
+}

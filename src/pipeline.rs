@@ -1,0 +1,182 @@
+//! The per-task pipeline that `attack`, `augment` and `select` share.
+//!
+//! A run is a list of tasks. For each one the pipeline validates the original (its tests must
+//! pass, deterministically), hands it to the job (a search, a variant generator, a contest of
+//! transform implementations), and passes what the job made to a [`Sink`]: every verified
+//! candidate as it is found, then the task's outcome. Tasks are validated in small parallel
+//! chunks, so results start to arrive at once and a killed run loses at most the tasks in
+//! flight. A task that fails is reported to the sink and the run goes on; the run stops early
+//! only when asked to (SIGINT/SIGTERM) or when the sandbox itself is broken.
+
+use crate::oracle::{Oracle, Reference, ValidationStatus};
+use crate::program::Candidate;
+use crate::task::Task;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Tasks validated together before their jobs run.
+const CHUNK: usize = 16;
+
+/// What a job does with one task.
+pub trait Job: Sync {
+    /// What the job makes of a task.
+    type Output;
+
+    /// Whether the job needs a validated original (a task whose tests pass). A job that does
+    /// not (`augment --unverified`) gets every task whose original parses, and no reference.
+    fn needs_reference(&self) -> bool {
+        true
+    }
+
+    /// Runs the job on `task`, whose original behaves as `reference` (`None` only when
+    /// [`Job::needs_reference`] is false). Every verified candidate goes to `verified`.
+    fn run(
+        &self,
+        task: &Task,
+        reference: Option<&Reference>,
+        verified: &mut dyn FnMut(&Candidate),
+    ) -> Result<Self::Output, String>;
+}
+
+/// How one task ended.
+#[derive(Debug)]
+pub enum TaskOutcome<T> {
+    /// The job ran.
+    Done(T),
+    /// Not run: the original is not usable (failing, flaky, unparseable, no tests…).
+    Skipped(String),
+    /// The job or the sandbox failed on this task.
+    Failed(String),
+}
+
+/// Receives what a run makes.
+pub trait Sink<T> {
+    /// The error that stops a run (a full disk, say).
+    type Error;
+
+    /// A candidate of `task` that the oracle accepted (or, for jobs that do not verify, that
+    /// the job produced). Called before the task's [`Sink::finished`].
+    fn verified(&mut self, _task: &Task, _candidate: &Candidate) {}
+
+    /// `task` is finished.
+    fn finished(&mut self, task: &Task, outcome: TaskOutcome<T>) -> Result<(), Self::Error>;
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunEnd {
+    /// Tasks handed to the sink.
+    pub finished: usize,
+    /// Whether the run stopped because it was asked to.
+    pub interrupted: bool,
+    /// Set when the run stopped because the sandbox failed on every recent check: the last
+    /// task's reason.
+    pub broken: Option<String>,
+}
+
+/// Runs jobs over tasks with one oracle.
+pub struct Pipeline<'a> {
+    oracle: &'a Oracle,
+    stop: Option<&'a AtomicBool>,
+}
+
+impl<'a> Pipeline<'a> {
+    /// A pipeline; when `stop` becomes true the run takes no new task.
+    pub fn new(oracle: &'a Oracle, stop: Option<&'a AtomicBool>) -> Self {
+        Pipeline { oracle, stop }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// Runs `job` on every task of `tasks` in order, reporting to `sink`.
+    pub fn run<J: Job, S: Sink<J::Output>>(
+        &self,
+        tasks: &[&Task],
+        job: &J,
+        sink: &mut S,
+    ) -> Result<RunEnd, S::Error> {
+        let mut end = RunEnd::default();
+        for chunk in tasks.chunks(CHUNK) {
+            if self.stopped() {
+                end.interrupted = true;
+                return Ok(end);
+            }
+            let validations: Vec<_> = chunk
+                .par_iter()
+                .map(|t| {
+                    if self.stopped() {
+                        None
+                    } else if !job.needs_reference() {
+                        // The job does without tests; the original must still be Python.
+                        Some(match crate::program::validate(&t.source) {
+                            Ok(()) => Validated::Ready(None),
+                            Err(e) => Validated::Skipped(format!(
+                                "original is unparseable: the original does not parse as Python: {e}"
+                            )),
+                        })
+                    } else {
+                        Some(self.validated(t))
+                    }
+                })
+                .collect();
+            for (task, v) in chunk.iter().zip(validations) {
+                let Some(v) = v.filter(|_| !self.stopped()) else {
+                    end.interrupted = true;
+                    return Ok(end);
+                };
+                let outcome = match v {
+                    Validated::Skipped(why) => TaskOutcome::Skipped(why),
+                    Validated::Failed(why) => TaskOutcome::Failed(why),
+                    Validated::Ready(reference) => {
+                        let mut found = Vec::new();
+                        let out = job.run(task, reference.as_ref(), &mut |c| found.push(c.clone()));
+                        for c in &found {
+                            sink.verified(task, c);
+                        }
+                        match out {
+                            Ok(o) => TaskOutcome::Done(o),
+                            Err(why) => TaskOutcome::Failed(why),
+                        }
+                    }
+                };
+                let failed = match &outcome {
+                    TaskOutcome::Failed(why) => Some(why.clone()),
+                    _ => None,
+                };
+                sink.finished(task, outcome)?;
+                end.finished += 1;
+                if self.oracle.broken() {
+                    end.broken = Some(failed.unwrap_or_default());
+                    return Ok(end);
+                }
+            }
+        }
+        Ok(end)
+    }
+
+    /// The original's reference behaviour, or the outcome that says why there is none.
+    fn validated(&self, task: &Task) -> Validated {
+        let v = self.oracle.validate(task);
+        match (v.status, v.reference) {
+            (ValidationStatus::Ok, Some(reference)) => Validated::Ready(Some(reference)),
+            (status, _) => {
+                let why = format!("original is {status:?}: {}", v.reason.unwrap_or_default())
+                    .to_lowercase();
+                if status == ValidationStatus::Error {
+                    Validated::Failed(why)
+                } else {
+                    Validated::Skipped(why)
+                }
+            }
+        }
+    }
+}
+
+/// A validated original: ready (with its reference, if the job needs one), or why not.
+enum Validated {
+    Ready(Option<Reference>),
+    Skipped(String),
+    Failed(String),
+}

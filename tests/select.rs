@@ -402,3 +402,49 @@ fn select_reports_clear_errors_for_bad_arguments() {
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("--limit must be at least 1"));
 }
+
+#[test]
+fn select_shards_merged_equal_the_unsharded_selection() {
+    let root = tempfile::tempdir().unwrap();
+    let candidates = common::root().join("fixtures/scripts");
+    let tasks = common::root().join("fixtures/tasks.jsonl");
+    let args = ["--limit", "8", "--seed", "2"];
+    let whole = root.path().join("whole");
+    stdout_of(&select(&candidates, &tasks, &whole, &args));
+    let shards: Vec<_> = (0..2).map(|i| root.path().join(format!("s{i}"))).collect();
+    let mut used = 0;
+    for (i, dir) in shards.iter().enumerate() {
+        let shard = format!("{i}/2");
+        let mut a = args.to_vec();
+        a.extend(["--shard", &shard]);
+        stdout_of(&select(&candidates, &tasks, dir, &a));
+        let state: Value = serde_json::from_str(&common::read(dir.join("state.json"))).unwrap();
+        used += state["used"].as_array().unwrap().len();
+    }
+    assert_eq!(used, 8, "the --limit sample is split, not drawn per shard");
+    let merged = root.path().join("merged");
+    let o = common::equimorph(
+        &[
+            "merge",
+            merged.to_str().unwrap(),
+            shards[1].to_str().unwrap(),
+            shards[0].to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(stdout_of(&o).contains("merged 2 shard(s)"));
+    for f in ["selection.json", "selection.md", "pairs.jsonl", "run.json"] {
+        assert_eq!(
+            common::read(merged.join(f)),
+            common::read(whole.join(f)),
+            "{f}"
+        );
+    }
+    let names = |d: &Path| -> BTreeSet<String> {
+        std::fs::read_dir(d.join("selected"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(names(&merged), names(&whole));
+}

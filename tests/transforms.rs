@@ -118,8 +118,12 @@ fn every_output_on_every_fixture_is_valid_and_equivalent() {
                     );
                     (id, name, Some(text))
                 }
-                Classified::Unchanged => panic!("{name} on {id}: unchanged output must be Ok(None)"),
-                Classified::Invalid(e) => panic!("{name} seed {seed} on {id}: invalid output ({e})"),
+                Classified::Unchanged => {
+                    panic!("{name} on {id}: unchanged output must be Ok(None)")
+                }
+                Classified::Invalid(e) => {
+                    panic!("{name} seed {seed} on {id}: invalid output ({e})")
+                }
             }
         })
         .collect();

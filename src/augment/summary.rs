@@ -341,3 +341,57 @@ pub fn markdown(s: &AugmentSummary) -> String {
     }
     m
 }
+
+/// Combines the shard directories of one augment run: their settings (shard aside) must
+/// agree and no task may be in two. Tasks come out in `order` (the task file's), variants
+/// with their task, as an unsharded run writes them.
+pub fn merge(
+    dirs: &[&Path],
+    order: &[String],
+) -> Result<(AugmentRun, Vec<TaskLine>, Vec<VariantLine>), crate::report::shard::MergeError> {
+    use crate::report::shard::MergeError;
+    let mut run: Option<AugmentRun> = None;
+    let mut tasks: Vec<TaskLine> = Vec::new();
+    let mut variants: Vec<VariantLine> = Vec::new();
+    let mut from: HashMap<String, String> = HashMap::new();
+    for dir in dirs {
+        let path = dir.join("run.json");
+        let mut this: AugmentRun = std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+            .map_err(|e| MergeError::Run(format!("{}: {e}", path.display())))?;
+        this.shard = None;
+        match &run {
+            None => run = Some(this),
+            Some(r) if *r != this => {
+                return Err(MergeError::Mismatch(format!(
+                    "{} was run with other settings (transforms, K, steps, seed, detector…)",
+                    dir.display()
+                )))
+            }
+            Some(_) => {}
+        }
+        let (t, v) = read_run(dir).map_err(|e| MergeError::Run(e.to_string()))?;
+        for line in &t {
+            if let Some(other) = from.insert(line.id.clone(), dir.display().to_string()) {
+                return Err(MergeError::Mismatch(format!(
+                    "task {} is in both {other} and {}",
+                    line.id,
+                    dir.display()
+                )));
+            }
+        }
+        tasks.extend(t);
+        variants.extend(v);
+    }
+    let run = run.ok_or_else(|| MergeError::Run("no shard directory given".into()))?;
+    let rank: HashMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
+    let key = |id: &str| (rank.get(id).copied().unwrap_or(usize::MAX), id.to_string());
+    tasks.sort_by_key(|t| key(&t.id));
+    variants.sort_by_key(|v| (key(&v.task_id), v.variant));
+    Ok((run, tasks, variants))
+}

@@ -9,7 +9,7 @@ use clap::Args;
 use equimorph::augment::summary::{finish, read_run, AugmentRun, OutputFormat};
 use equimorph::augment::{AugmentConfig, Augmented, Augmenter, TaskLine, VariantLine};
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
-use equimorph::report::results::AppendLog;
+use equimorph::report::results::{write_jsonl, AppendLog};
 use equimorph::report::shard::Shard;
 use equimorph::report::Status;
 use equimorph::task::{Task, TaskFormat};
@@ -104,10 +104,10 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         bail!("--variants must be at least 1");
     }
     let set = load_tasks(&args.tasks, args.task_format)?;
-    if set.tasks.is_empty() {
-        bail!("{} holds no task", args.tasks.display());
-    }
-    if !args.unverified && set.tasks.iter().all(|t| t.test_count() == 0) {
+    if set.tasks.is_empty() && (set.untested.is_empty() || !args.unverified) {
+        if set.untested.is_empty() {
+            bail!("{} holds no task", args.tasks.display());
+        }
         bail!(
             "no task in {} has tests, so no variant could be verified; pass --unverified to \
              augment them anyway (every variant is then marked verified: false)",
@@ -175,22 +175,14 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     let on_disk: Vec<VariantLine> =
         equimorph::report::results::read_jsonl(&variants_path).unwrap_or_default();
     if on_disk.len() != kept.len() {
-        let mut text = String::new();
-        for v in &kept {
-            text.push_str(&serde_json::to_string(v)?);
-            text.push('\n');
-        }
-        let tmp = variants_path.with_extension("jsonl.tmp");
-        std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &variants_path)
-            .with_context(|| format!("cannot write {}", variants_path.display()))?;
+        write_jsonl(&variants_path, &kept)?;
     }
     let (mut variants_log, _) = AppendLog::<VariantLine>::open(&variants_path)?;
     let (mut tasks_log, _) = AppendLog::<TaskLine>::open(&args.out.join("tasks.jsonl"))?;
     let done_ids: std::collections::HashSet<&str> = done.iter().map(|t| t.id.as_str()).collect();
     let todo: Vec<&Task> = set
-        .tasks
-        .iter()
+        .run_order(true)
+        .into_iter()
         .filter(|t| !done_ids.contains(t.id.as_str()))
         .filter(|t| args.shard.is_none_or(|s| s.owns(&t.id)))
         .collect();

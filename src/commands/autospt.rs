@@ -255,6 +255,7 @@ fn select_stage(args: &AutosptArgs, candidates: &Path, selection: &Path) -> Resu
         limit: args.limit,
         seed: args.seed,
         max_broken: args.max_broken,
+        shard: None,
         quiet: args.quiet,
         detector: args.detector.clone(),
         sandbox: args.sandbox.clone(),

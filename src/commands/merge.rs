@@ -1,11 +1,13 @@
-//! `equimorph merge`: combine the directories of a sharded run into one run directory.
+//! `equimorph merge`: combine the directories of a sharded run (attack, augment or select)
+//! into one run directory.
 
 use super::common::load_tasks;
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use equimorph::report::results::write_jsonl;
 use equimorph::report::shard::merge;
 use equimorph::report::write_reports;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `merge`.
@@ -13,46 +15,81 @@ use std::process::ExitCode;
 pub struct MergeArgs {
     /// The merged run's directory (created; it must not hold results yet).
     out: PathBuf,
-    /// Shard directories (`attack --shard I/N --out DIR`).
+    /// Shard directories (`attack|augment|select --shard I/N --out DIR`).
     #[arg(required = true)]
     shards: Vec<PathBuf>,
 }
 
+/// What a run directory holds, from its `run.json` (`kind`; attack runs have none).
+fn kind_of(dir: &Path) -> Result<(String, serde_json::Value)> {
+    let path = dir.join("run.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("{} is not a run directory", dir.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    let kind = v["kind"].as_str().unwrap_or("attack").to_string();
+    Ok((kind, v))
+}
+
+/// The task file's ids in order, so merged files read like an unsharded run's.
+fn task_order(run: &serde_json::Value, key: &str) -> Vec<String> {
+    run[key]
+        .as_str()
+        .and_then(|p| load_tasks(Path::new(p), None).ok())
+        .map(|set| {
+            set.run_order(true)
+                .into_iter()
+                .map(|t| t.id.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Runs `merge`.
 pub fn run(args: MergeArgs) -> Result<ExitCode> {
-    let results_path = args.out.join("results.jsonl");
-    if results_path.exists() {
-        bail!(
-            "{} already holds results; merge into a new directory",
-            args.out.display()
-        );
+    let dirs: Vec<&Path> = args.shards.iter().map(PathBuf::as_path).collect();
+    let (kind, first) = kind_of(dirs[0])?;
+    for d in &dirs[1..] {
+        if kind_of(d)?.0 != kind {
+            bail!(
+                "{} is not a {kind} run like {}",
+                d.display(),
+                dirs[0].display()
+            );
+        }
     }
-    let dirs: Vec<&std::path::Path> = args.shards.iter().map(PathBuf::as_path).collect();
-    // The task file's order, so the merged results read like an unsharded run's.
-    let first_run: Option<equimorph::report::RunInfo> =
-        std::fs::read_to_string(args.shards[0].join("run.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok());
-    let order: Option<Vec<String>> = first_run
-        .and_then(|r| load_tasks(std::path::Path::new(&r.tasks), None).ok())
-        .map(|set| set.tasks.into_iter().map(|t| t.id).collect());
-    let (run, lines) = merge(&dirs, order.as_deref())?;
+    for done in ["results.jsonl", "tasks.jsonl", "pairs.jsonl"] {
+        if args.out.join(done).exists() {
+            bail!(
+                "{} already holds results; merge into a new directory",
+                args.out.display()
+            );
+        }
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let mut text = String::new();
-    for l in &lines {
-        text.push_str(&serde_json::to_string(l)?);
-        text.push('\n');
-    }
-    std::fs::write(&results_path, text)
-        .with_context(|| format!("cannot write {}", results_path.display()))?;
-    let run_json = args.out.join("run.json");
-    std::fs::write(&run_json, serde_json::to_string_pretty(&run)?)
-        .with_context(|| format!("cannot write {}", run_json.display()))?;
+    match kind.as_str() {
+        "augment" => merge_augment(&args, &dirs, &task_order(&first, "tasks")),
+        "select" => super::select::merge(&args.out, &dirs),
+        _ => merge_attack(&args, &dirs, &task_order(&first, "tasks")),
+    }?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_run_json<T: serde::Serialize>(out: &Path, run: &T) -> Result<()> {
+    let run_json = out.join("run.json");
+    std::fs::write(&run_json, serde_json::to_string_pretty(run)?)
+        .with_context(|| format!("cannot write {}", run_json.display()))
+}
+
+fn merge_attack(args: &MergeArgs, dirs: &[&Path], order: &[String]) -> Result<()> {
+    let (run, lines) = merge(dirs, Some(order))?;
+    write_jsonl(&args.out.join("results.jsonl"), &lines)?;
+    write_run_json(&args.out, &run)?;
     let s = write_reports(&args.out, run)?;
     println!(
         "merged {} shard(s): {} tasks, {} attacked, L = {:.4} ± {:.4}, success rate {:.1} %; wrote {}",
-        args.shards.len(),
+        dirs.len(),
         s.tasks,
         s.attacked,
         s.mean_distance,
@@ -60,5 +97,23 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         s.success_rate * 100.0,
         args.out.display()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+fn merge_augment(args: &MergeArgs, dirs: &[&Path], order: &[String]) -> Result<()> {
+    use equimorph::augment::summary::{finish, merge};
+    let (run, tasks, variants) = merge(dirs, order)?;
+    write_jsonl(&args.out.join("variants.jsonl"), &variants)?;
+    write_jsonl(&args.out.join("tasks.jsonl"), &tasks)?;
+    write_run_json(&args.out, &run)?;
+    let s = finish(&args.out, &run, &tasks, &variants)?;
+    println!(
+        "merged {} shard(s): {} tasks, {} augmented, {} variants; wrote {}",
+        dirs.len(),
+        s.tasks,
+        s.augmented,
+        s.variants,
+        args.out.display()
+    );
+    Ok(())
 }

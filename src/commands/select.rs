@@ -5,20 +5,21 @@ use super::common::{
 };
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use equimorph::oracle::ValidationStatus;
+use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
+use equimorph::report::shard::Shard;
 use equimorph::select::{
-    aggregate, discover, done_keys, evaluate_task, write_selected, CandidateFile, Contender,
-    Outcome, PairLog, SelectionInfo,
+    aggregate, discover, done_keys, write_selected, CandidateFile, CandidateScore, Contender,
+    Outcome, PairLog, SelectJob, SelectionInfo,
 };
-use equimorph::task::TaskFormat;
+use equimorph::task::{Task, TaskFormat};
 use equimorph::transform::LoadedTransform;
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
 
 /// Arguments of `select`.
 #[derive(Args)]
@@ -47,6 +48,10 @@ pub struct SelectArgs {
     /// applicable outputs may win (default: no limit, the paper's rule: highest reward wins).
     #[arg(long, value_name = "RATE")]
     pub(super) max_broken: Option<f64>,
+    /// Evaluate only shard I of N of the tasks (a stable split by task id, after --limit);
+    /// `equimorph merge` combines the shard directories into one selection.
+    #[arg(long, value_name = "I/N")]
+    pub(super) shard: Option<Shard>,
     /// No progress bar.
     #[arg(long)]
     pub(super) quiet: bool,
@@ -106,99 +111,76 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
     let oracle = args.oracle.oracle()?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let (log, mut records) = PairLog::open(&args.out.join("pairs.jsonl"))?;
-    let done = done_keys(&records);
-
-    let pb = progress(set.tasks.len() as u64, args.quiet);
-    pb.set_message("validating originals");
-    let validations: Vec<_> = set.tasks.par_iter().map(|t| oracle.validate(t)).collect();
-    pb.set_length((set.tasks.len() * candidates.len()) as u64);
+    let run_info = SelectRun {
+        kind: "select".into(),
+        candidates: args.candidates.display().to_string(),
+        tasks: args.tasks.display().to_string(),
+        seed: args.seed,
+        limit: args.limit,
+        max_broken: args.max_broken,
+        detector: detector.name().to_string(),
+        names: names
+            .iter()
+            .map(|((g, f), n)| (g.clone(), f.clone(), n.clone()))
+            .collect(),
+        shard: args.shard.map(|s| s.to_string()),
+    };
+    let run_json = args.out.join("run.json");
+    std::fs::write(&run_json, serde_json::to_string_pretty(&run_info)?)
+        .with_context(|| format!("cannot write {}", run_json.display()))?;
+    let (mut log, mut records) = PairLog::open(&args.out.join("pairs.jsonl"))?;
+    let todo: Vec<&Task> = set
+        .tasks
+        .iter()
+        .filter(|t| args.shard.is_none_or(|s| s.owns(&t.id)))
+        .collect();
+    let pb = progress(todo.len() as u64, args.quiet);
     pb.set_message("evaluating candidates");
-    let mut excluded = Vec::new();
-    let mut work = Vec::new();
-    for (task, v) in set.tasks.iter().zip(validations) {
-        match (v.status, v.reference) {
-            (ValidationStatus::Ok, Some(reference)) => work.push((task, reference)),
-            (status, _) => {
-                pb.inc(candidates.len() as u64);
-                excluded.push((
-                    task.id.clone(),
-                    format!("original is {status:?}: {}", v.reason.unwrap_or_default())
-                        .to_lowercase(),
-                ));
-            }
-        }
-    }
-    if work.is_empty() {
-        bail!("no validation task has a working original: {excluded:?}");
-    }
-    let stop = interrupt_flag()?;
-    let interrupted = || stop.load(std::sync::atomic::Ordering::Relaxed);
-    let log = Mutex::new(log);
-    let new_records = Mutex::new(Vec::new());
-    let failures = Mutex::new(Vec::new());
-    work.par_iter().for_each(|(task, reference)| {
-        if interrupted() || oracle.broken() {
-            return;
-        }
-        let todo: Vec<Contender<'_>> = candidates
+    let job = SelectJob {
+        contenders: candidates
             .iter()
             .zip(&loaded)
-            .filter(|(c, _)| !done.contains(&(c.group.clone(), c.file.clone(), task.id.clone())))
             .map(|(c, l)| Contender {
                 candidate: c,
                 transform: l.as_ref().map_err(Clone::clone),
             })
-            .collect();
-        pb.inc((candidates.len() - todo.len()) as u64);
-        if todo.is_empty() {
-            return;
-        }
-        match evaluate_task(
-            task,
-            reference,
-            &todo,
-            detector.as_ref(),
-            &oracle,
-            args.seed,
-        ) {
-            Ok(recs) => {
-                // A candidate that did not load, or whose check the sandbox failed, is judged
-                // again next run.
-                let lasting: Vec<_> = recs.iter().filter(|r| !r.is_transient()).cloned().collect();
-                let appended = log.lock().map(|mut l| l.append(&lasting));
-                if let Ok(Err(e)) = appended {
-                    lock(&failures).push((task.id.clone(), e.to_string()));
-                }
-                lock(&new_records).extend(recs);
-            }
-            Err(e) => lock(&failures).push((task.id.clone(), format!("detector: {e}"))),
-        }
-        pb.inc(todo.len() as u64);
-    });
-    pb.finish_and_clear();
-    records.extend(new_records.into_inner().unwrap_or_default());
-    let failures = failures.into_inner().unwrap_or_default();
-
-    let task_ids: Vec<String> = work.iter().map(|(t, _)| t.id.clone()).collect();
-    let scores = aggregate(&candidates, &names, &records, &task_ids, args.max_broken);
-    let info = SelectionInfo {
-        detector: detector.name().to_string(),
-        tasks_path: args.tasks.display().to_string(),
+            .collect(),
+        done: done_keys(&records),
+        detector: detector.as_ref(),
+        oracle: &oracle,
         seed: args.seed,
+    };
+    let stop = interrupt_flag()?;
+    let mut sink = SelectSink {
+        log: &mut log,
+        records: Vec::new(),
+        used: Vec::new(),
+        excluded: Vec::new(),
+        failures: Vec::new(),
+        pb: &pb,
+    };
+    let end = Pipeline::new(&oracle, Some(&stop)).run(&todo, &job, &mut sink)?;
+    pb.finish_and_clear();
+    records.extend(std::mem::take(&mut sink.records));
+    let SelectSink {
+        used,
         excluded,
-        max_broken: args.max_broken,
+        failures,
+        ..
+    } = sink;
+    if used.is_empty() && !end.interrupted {
+        bail!("no validation task has a working original: {excluded:?}");
+    }
+    let state = SelectState {
+        used: used.clone(),
+        excluded: excluded.clone(),
     };
-    let write = |name: &str, text: String| -> Result<()> {
-        let p = args.out.join(name);
-        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))
-    };
-    write("selection.json", serde_json::to_string_pretty(&scores)?)?;
-    write("selection.md", equimorph::select::markdown(&scores, &info))?;
-    write("selection.html", equimorph::select::html(&scores, &info))?;
-    let selected_dir = args.out.join("selected");
-    let written = write_selected(&selected_dir, &candidates, &scores)?;
-
+    let state_json = args.out.join("state.json");
+    std::fs::write(&state_json, serde_json::to_string_pretty(&state)?)
+        .with_context(|| format!("cannot write {}", state_json.display()))?;
+    let (scores, written, info) =
+        write_outputs(&args.out, &run_info, &candidates, &records, state)?;
+    let task_ids = used;
     print_summary(&candidates, &scores, task_ids.len());
     if !info.excluded.is_empty() {
         println!(
@@ -209,11 +191,11 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
     println!(
         "selected: {} winner(s) in {}",
         written.len(),
-        selected_dir.display()
+        args.out.join("selected").display()
     );
     println!("report: {}", args.out.join("selection.md").display());
     println!("        {}", args.out.join("selection.html").display());
-    if interrupted() {
+    if end.interrupted {
         eprintln!(
             "interrupted: the tables cover the evaluations finished so far; rerun the same \
              command to resume"
@@ -225,11 +207,11 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
         .iter()
         .filter(|r| matches!(&r.outcome, Outcome::Error { kind, .. } if kind == "oracle"))
         .count();
-    if oracle.broken() || faulted > 0 {
+    if end.broken.is_some() || faulted > 0 {
         eprintln!(
             "error: {faulted} evaluation(s) had no verdict because the sandbox failed{}; they \
              were not stored: rerun the same command to judge them",
-            if oracle.broken() {
+            if end.broken.is_some() {
                 " (it failed on every recent check, so the run stopped early)"
             } else {
                 ""
@@ -250,8 +232,173 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+/// `run.json` of a select run: its settings (and the candidates' transform names).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectRun {
+    /// Always "select".
+    kind: String,
+    /// The candidates directory.
+    candidates: String,
+    /// The task file.
+    tasks: String,
+    /// Run seed.
+    seed: u64,
+    /// --limit.
+    limit: Option<usize>,
+    /// --max-broken.
+    max_broken: Option<f64>,
+    /// The detector.
+    detector: String,
+    /// (group, file, transform name) of every candidate that loads.
+    names: Vec<(String, String, String)>,
+    /// `I/N` of a shard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shard: Option<String>,
+}
+
+/// `state.json`: the tasks a select run used and those it left out (original not ok).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct SelectState {
+    used: Vec<String>,
+    excluded: Vec<(String, String)>,
+}
+
+/// Aggregates `records` and writes selection.json, .md, .html and selected/.
+fn write_outputs(
+    out: &Path,
+    run: &SelectRun,
+    candidates: &[CandidateFile],
+    records: &[equimorph::select::PairRecord],
+    state: SelectState,
+) -> Result<(Vec<CandidateScore>, Vec<PathBuf>, SelectionInfo)> {
+    let names: BTreeMap<(String, String), String> = run
+        .names
+        .iter()
+        .map(|(g, f, n)| ((g.clone(), f.clone()), n.clone()))
+        .collect();
+    let scores = aggregate(candidates, &names, records, &state.used, run.max_broken);
+    let info = SelectionInfo {
+        detector: run.detector.clone(),
+        tasks_path: run.tasks.clone(),
+        seed: run.seed,
+        excluded: state.excluded,
+        max_broken: run.max_broken,
+    };
+    let write = |name: &str, text: String| -> Result<()> {
+        let p = out.join(name);
+        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))
+    };
+    write("selection.json", serde_json::to_string_pretty(&scores)?)?;
+    write("selection.md", equimorph::select::markdown(&scores, &info))?;
+    write("selection.html", equimorph::select::html(&scores, &info))?;
+    let written = write_selected(&out.join("selected"), candidates, &scores)?;
+    Ok((scores, written, info))
+}
+
+/// `merge` of select shard directories: one selection over all their tasks.
+pub fn merge(out: &Path, dirs: &[&Path]) -> Result<()> {
+    let mut run: Option<SelectRun> = None;
+    let mut state = SelectState::default();
+    let mut records = Vec::new();
+    for dir in dirs {
+        let read = |name: &str| -> Result<String> {
+            let p = dir.join(name);
+            std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))
+        };
+        let mut this: SelectRun = serde_json::from_str(&read("run.json")?)?;
+        this.shard = None;
+        match &run {
+            Some(r) if *r != this => bail!(
+                "not shards of one run: {} was run with other settings",
+                dir.display()
+            ),
+            Some(_) => {}
+            None => run = Some(this),
+        }
+        let s: SelectState = serde_json::from_str(&read("state.json")?)?;
+        if let Some(id) = s.used.iter().find(|id| state.used.contains(id)) {
+            bail!("not shards of one run: task {id} is in two of them");
+        }
+        state.used.extend(s.used);
+        state.excluded.extend(s.excluded);
+        records.extend(equimorph::report::results::read_jsonl::<
+            equimorph::select::PairRecord,
+        >(&dir.join("pairs.jsonl"))?);
+    }
+    let run = run.context("no shard directory given")?;
+    let order: BTreeMap<String, usize> = load_tasks(Path::new(&run.tasks), None)
+        .map(|set| {
+            set.tasks
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| (t.id, i))
+                .collect()
+        })
+        .unwrap_or_default();
+    let rank = |id: &str| order.get(id).copied().unwrap_or(usize::MAX);
+    state.used.sort_by_key(|id| rank(id));
+    state.excluded.sort_by_key(|(id, _)| rank(id));
+    records.sort_by_key(|r| rank(&r.task));
+    equimorph::report::results::write_jsonl(&out.join("pairs.jsonl"), &records)?;
+    std::fs::write(out.join("run.json"), serde_json::to_string_pretty(&run)?)?;
+    std::fs::write(
+        out.join("state.json"),
+        serde_json::to_string_pretty(&state)?,
+    )?;
+    let candidates = discover(Path::new(&run.candidates))?;
+    let n = state.used.len();
+    let (scores, written, _) = write_outputs(out, &run, &candidates, &records, state)?;
+    print_summary(&candidates, &scores, n);
+    println!(
+        "merged {} shard(s); selected: {} winner(s) in {}",
+        dirs.len(),
+        written.len(),
+        out.join("selected").display()
+    );
+    Ok(())
+}
+
+/// Appends each task's lasting evaluations to the log and sorts tasks into used / left out.
+struct SelectSink<'a> {
+    log: &'a mut PairLog,
+    records: Vec<equimorph::select::PairRecord>,
+    used: Vec<String>,
+    excluded: Vec<(String, String)>,
+    failures: Vec<(String, String)>,
+    pb: &'a indicatif::ProgressBar,
+}
+
+impl Sink<Vec<equimorph::select::PairRecord>> for SelectSink<'_> {
+    type Error = anyhow::Error;
+
+    fn finished(
+        &mut self,
+        task: &Task,
+        outcome: TaskOutcome<Vec<equimorph::select::PairRecord>>,
+    ) -> Result<()> {
+        self.pb.inc(1);
+        match outcome {
+            TaskOutcome::Done(recs) => {
+                self.used.push(task.id.clone());
+                // A candidate that did not load, or whose check the sandbox failed, is judged
+                // again next run.
+                let lasting: Vec<_> = recs.iter().filter(|r| !r.is_transient()).cloned().collect();
+                if let Err(e) = self.log.append(&lasting) {
+                    self.failures.push((task.id.clone(), e.to_string()));
+                }
+                self.records.extend(recs);
+            }
+            TaskOutcome::Skipped(why) => self.excluded.push((task.id.clone(), why)),
+            TaskOutcome::Failed(why) => {
+                if why.starts_with("original is") {
+                    self.excluded.push((task.id.clone(), why));
+                } else {
+                    self.failures.push((task.id.clone(), why));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 fn print_summary(

@@ -200,6 +200,23 @@ pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ResultsErr
     Ok(out)
 }
 
+/// Writes `lines` as the whole JSONL file `path`, through a temporary file (a reader or a
+/// crash never sees half of it).
+pub fn write_jsonl<T: Serialize>(path: &Path, lines: &[T]) -> Result<(), ResultsError> {
+    let io = |source| ResultsError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = Vec::new();
+    for line in lines {
+        serde_json::to_writer(&mut bytes, line).map_err(|e| io(std::io::Error::other(e)))?;
+        bytes.push(b'\n');
+    }
+    let tmp = path.with_extension("jsonl.tmp");
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
 /// Reads every complete line of a results file.
 pub fn read(path: &Path) -> Result<Vec<ResultLine>, ResultsError> {
     read_jsonl(path)

@@ -13,7 +13,7 @@ pub use render::{html, markdown, SelectionInfo};
 
 use crate::detector::{Detector, DetectorError};
 use crate::oracle::{Oracle, Reference};
-use crate::program::{classify, Classified, ProgramHash};
+use crate::program::{classify, Candidate, Classified, ProgramHash, Step};
 use crate::search::derive_seed;
 use crate::task::Task;
 use crate::transform::{LoadedTransform, ScriptHeader};
@@ -158,6 +158,7 @@ impl PairRecord {
 }
 
 /// A candidate ready to evaluate: its file and its loaded transform (or why it did not load).
+#[derive(Clone)]
 pub struct Contender<'a> {
     /// Where it is.
     pub candidate: &'a CandidateFile,
@@ -180,6 +181,7 @@ pub fn evaluate_task(
     detector: &dyn Detector,
     oracle: &Oracle,
     run_seed: u64,
+    verified: &mut dyn FnMut(&Candidate),
 ) -> Result<Vec<PairRecord>, DetectorError> {
     let seed = task_seed(run_seed, task);
     let judged: Vec<(Outcome, Option<String>)> = contenders
@@ -229,13 +231,23 @@ pub fn evaluate_task(
         .collect();
     let correct: Vec<&str> = judged.iter().filter_map(|(_, t)| t.as_deref()).collect();
     let mut similarities = detector.score(&task.source, &correct)?.into_iter();
+    let original = Candidate::original(&task.source);
     Ok(contenders
         .iter()
         .zip(judged)
         .map(|(c, (outcome, text))| {
             let outcome = match (outcome, text) {
-                (Outcome::Correct { .. }, Some(_)) => match similarities.next() {
-                    Some(m) => Outcome::Correct { distance: 1.0 - m },
+                (Outcome::Correct { .. }, Some(text)) => match similarities.next() {
+                    Some(m) => {
+                        let step = Step {
+                            name: format!("{}/{}", c.candidate.group, c.candidate.file),
+                            seed,
+                        };
+                        let mut found = Candidate::derived(&original, text, step);
+                        found.similarity = m;
+                        verified(&found);
+                        Outcome::Correct { distance: 1.0 - m }
+                    }
                     None => Outcome::Error {
                         kind: "detector".into(),
                         message: "the detector returned too few scores".into(),
@@ -252,6 +264,58 @@ pub fn evaluate_task(
             }
         })
         .collect())
+}
+
+/// The select job: every contender on every task, skipping evaluations already in the log.
+pub struct SelectJob<'a> {
+    /// The contenders.
+    pub contenders: Vec<Contender<'a>>,
+    /// (group, file, task) evaluations already done (a resumed run skips them).
+    pub done: HashSet<(String, String, String)>,
+    /// Scores correct outputs.
+    pub detector: &'a dyn Detector,
+    /// Judges outputs.
+    pub oracle: &'a Oracle,
+    /// Run seed.
+    pub seed: u64,
+}
+
+impl crate::pipeline::Job for SelectJob<'_> {
+    type Output = Vec<PairRecord>;
+
+    fn run(
+        &self,
+        task: &Task,
+        reference: Option<&Reference>,
+        verified: &mut dyn FnMut(&Candidate),
+    ) -> Result<Vec<PairRecord>, String> {
+        let reference = reference.ok_or("select needs the original's reference behaviour")?;
+        let todo: Vec<Contender<'_>> = self
+            .contenders
+            .iter()
+            .filter(|c| {
+                !self.done.contains(&(
+                    c.candidate.group.clone(),
+                    c.candidate.file.clone(),
+                    task.id.clone(),
+                ))
+            })
+            .cloned()
+            .collect();
+        if todo.is_empty() {
+            return Ok(Vec::new());
+        }
+        evaluate_task(
+            task,
+            reference,
+            &todo,
+            self.detector,
+            self.oracle,
+            self.seed,
+            verified,
+        )
+        .map_err(|e| format!("detector: {e}"))
+    }
 }
 
 /// `pairs.jsonl`: finished evaluations, appended as they complete, so a rerun resumes.

@@ -11,11 +11,18 @@ pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
             Ok(task) if task.id.trim().is_empty() => {
                 set.push_problem(path, Some(n), "task has an empty id")
             }
-            Ok(task) if task.tests.is_empty() && task.test_code.is_none() => set.push_problem(
-                path,
-                Some(n),
-                format!("task {:?} has neither tests nor test_code", task.id),
-            ),
+            Ok(task) if task.tests.is_empty() && task.test_code.is_none() => {
+                set.push_problem(
+                    path,
+                    Some(n),
+                    format!(
+                        "task {:?} has neither tests nor test_code (only `augment --unverified` \
+                         uses it)",
+                        task.id
+                    ),
+                );
+                set.untested.push(task);
+            }
             Ok(task) => set.tasks.push(task),
             Err(e) => set.push_problem(path, Some(n), format!("malformed task: {e}")),
         }

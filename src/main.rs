@@ -40,7 +40,7 @@ enum Command {
     Calibrate(Box<commands::calibrate::CalibrateArgs>),
     /// One table over attack runs: detectors × transform sets (or run labels).
     Compare(commands::compare::CompareArgs),
-    /// Combine the directories of a sharded attack (`--shard I/N`) into one run.
+    /// Combine the directories of a sharded attack, augment or select (`--shard I/N`) into one run.
     Merge(commands::merge::MergeArgs),
     /// k-step diameter D_k and leave-one-out diversity Δ_k of a transform set.
     Diversity(Box<commands::diversity::DiversityArgs>),

@@ -20,6 +20,8 @@ fn every_command_has_help() {
         vec!["apply", "--help"],
         vec!["validate", "--help"],
         vec!["check", "--help"],
+        vec!["augment", "--help"],
+        vec!["merge", "--help"],
     ] {
         let out = equimorph(&args, None);
         assert!(out.status.success(), "{args:?}");

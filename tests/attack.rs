@@ -379,3 +379,53 @@ fn greedy_random_and_budgets_behave_as_documented() {
         assert_eq!(timed.stopped.as_deref(), Some("time budget reached"));
     }
 }
+
+#[test]
+fn keep_verified_writes_every_accepted_candidate_and_each_one_behaves_like_the_original() {
+    let (_d, tasks) = subset(4);
+    let out = tempfile::tempdir().unwrap();
+    let o = attack(&tasks, out.path(), &["--keep-verified"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let set = equimorph::task::load(&tasks, None).unwrap();
+    let lines: Vec<serde_json::Value> = common::read(out.path().join("verified.jsonl"))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let results = comparable(out.path());
+    assert!(!lines.is_empty(), "the searches accepted candidates");
+    for (id, r) in &results {
+        let mine: Vec<_> = lines.iter().filter(|l| l["task_id"] == **id).collect();
+        // The sink sees every accepted candidate, so as many as the search counted.
+        assert_eq!(
+            mine.len() as u64,
+            r["counts"]["accepted"].as_u64().unwrap(),
+            "{id}"
+        );
+        // The best (when the search moved at all) is one of them, with the same M.
+        if !r["transforms"].as_array().unwrap().is_empty() {
+            assert!(
+                mine.iter().any(|l| l["source"] == r["best"]
+                    && l["similarity"].as_f64().unwrap() as f32
+                        == r["similarity"].as_f64().unwrap() as f32),
+                "{id}: the best is not among the verified"
+            );
+        }
+        let task = set.get(id).unwrap();
+        for l in mine {
+            common::assert_behaves_like_original(task, l["source"].as_str().unwrap());
+        }
+    }
+    // A killed run's candidates of an unfinished task are dropped on resume: simulate one.
+    let path = out.path().join("verified.jsonl");
+    let text = common::read(&path);
+    let results_path = out.path().join("results.jsonl");
+    let mut result_lines: Vec<String> = common::read(&results_path)
+        .lines()
+        .map(String::from)
+        .collect();
+    result_lines.pop();
+    std::fs::write(&results_path, result_lines.join("\n") + "\n").unwrap();
+    let o = attack(&tasks, out.path(), &["--keep-verified"]);
+    assert!(o.status.success());
+    assert_eq!(common::read(&path), text, "no loss, no duplicates");
+}

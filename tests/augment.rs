@@ -65,61 +65,6 @@ fn tasks_by_id(path: &Path) -> HashMap<String, Task> {
         .collect()
 }
 
-/// Runs `program` on every test of `task` with plain python3 (no sandbox, no oracle):
-/// stdout per stdin test (trailing spaces aside, as the oracle compares), or the exit status of
-/// the program followed by `test_code`.
-fn plain_run(task: &Task, program: &str) -> Vec<(String, bool)> {
-    let dir = tempfile::tempdir().unwrap();
-    let mut out = Vec::new();
-    let run = |source: &str, stdin: &str| {
-        let file = dir.path().join("prog.py");
-        std::fs::write(&file, source).unwrap();
-        let mut child = Command::new("python3")
-            .arg(&file)
-            .current_dir(dir.path())
-            .env("PYTHONHASHSEED", "0")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-        let o = child.wait_with_output().unwrap();
-        (
-            equimorph::oracle::normalize(&String::from_utf8_lossy(&o.stdout)),
-            o.status.success(),
-        )
-    };
-    for t in &task.tests {
-        out.push(run(program, &t.input));
-    }
-    if let Some(code) = &task.test_code {
-        let (_, ok) = run(&format!("{program}\n{code}\n"), "");
-        out.push((String::new(), ok));
-    }
-    out
-}
-
-fn assert_behaves_like_original(task: &Task, variant: &str) {
-    let want = plain_run(task, &task.source);
-    let got = plain_run(task, variant);
-    assert_eq!(got, want, "task {}: variant differs:\n{variant}", task.id);
-    for (t, (stdout, _)) in task.tests.iter().zip(&got) {
-        if let Some(expected) = &t.output {
-            assert_eq!(
-                stdout,
-                &equimorph::oracle::normalize(expected),
-                "{}",
-                task.id
-            );
-        }
-    }
-    if task.test_code.is_some() {
-        assert!(got.last().unwrap().1, "task {}: test_code fails", task.id);
-    }
-}
-
 #[test]
 fn every_variant_passes_its_tests_under_plain_python_and_variants_are_distinct() {
     let (_d, tasks) = common::fixture_subset(10);
@@ -150,7 +95,7 @@ fn every_variant_passes_its_tests_under_plain_python_and_variants_are_distinct()
                 .insert(source.to_string()),
             "task {id}: duplicate variant"
         );
-        assert_behaves_like_original(task, source);
+        common::assert_behaves_like_original(task, source);
     }
     // The fixtures allow K distinct variants each (many SPTs apply to every one of them).
     assert_eq!(per_task.len(), 10);
@@ -219,7 +164,7 @@ fn codexglue_files_are_consistent_and_a_detector_scores_the_hardest_variants() {
         let d = v["distance"].as_f64().expect("scored");
         assert!((0.0..=2.0).contains(&d), "{v}");
         assert!(v["clone_type"].is_string());
-        assert_behaves_like_original(&by_id[id], v["source"].as_str().unwrap());
+        common::assert_behaves_like_original(&by_id[id], v["source"].as_str().unwrap());
         owner.insert(v["source"].as_str().unwrap().to_string(), id.to_string());
     }
     let cg = out.path().join("codexglue");

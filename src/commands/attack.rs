@@ -7,7 +7,9 @@ use super::common::{
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
+use equimorph::program::Candidate;
 use equimorph::report::calibration::ThresholdSpec;
+use equimorph::report::results::{read_jsonl, write_jsonl, AppendLog, VerifiedLine};
 use equimorph::report::shard::Shard;
 use equimorph::report::{write_reports, ResultLine, ResultsWriter, RunInfo, Status};
 use equimorph::search::{Constraints, OracleOrder, SearchConfig, SearchResult, Searcher, Strategy};
@@ -73,6 +75,11 @@ pub struct AttackArgs {
     /// combines the shard directories into one run.
     #[arg(long, value_name = "I/N")]
     pub(super) shard: Option<Shard>,
+    /// Also write verified.jsonl: every candidate the oracle accepted during the search (not
+    /// only the best), with its M and transforms: equivalent programs, hardest first per
+    /// iteration, for training data.
+    #[arg(long)]
+    pub(super) keep_verified: bool,
     /// No progress bar.
     #[arg(long)]
     pub(super) quiet: bool,
@@ -113,6 +120,19 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let (mut writer, done) = ResultsWriter::open(&args.out.join("results.jsonl"))?;
     let done_ids = equimorph::report::results::ids(&done);
+    let mut verified_log = if args.keep_verified {
+        // Lines of tasks without a result line come from a killed run: that task is redone.
+        let path = args.out.join("verified.jsonl");
+        let mut kept: Vec<VerifiedLine> = read_jsonl(&path)?;
+        let before = kept.len();
+        kept.retain(|l| done_ids.contains(&l.task_id));
+        if kept.len() != before {
+            write_jsonl(&path, &kept)?;
+        }
+        Some(AppendLog::<VerifiedLine>::open(&path)?.0)
+    } else {
+        None
+    };
     let run_info = RunInfo {
         detector: detector.name().to_string(),
         threshold: threshold.value,
@@ -170,6 +190,8 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let mut sink = AttackSink {
         writer: &mut writer,
+        verified: verified_log.as_mut(),
+        pending: Vec::new(),
         threshold: threshold.value,
         pb: &pb,
         start,
@@ -233,9 +255,11 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Appends each task's result line and keeps the progress bar's running figures.
+/// Appends each task's verified candidates (with --keep-verified) and result line, and keeps the progress bar's running figures.
 struct AttackSink<'a> {
     writer: &'a mut ResultsWriter,
+    verified: Option<&'a mut AppendLog<VerifiedLine>>,
+    pending: Vec<VerifiedLine>,
     threshold: f32,
     pb: &'a ProgressBar,
     start: Instant,
@@ -249,7 +273,18 @@ struct AttackSink<'a> {
 impl Sink<SearchResult> for AttackSink<'_> {
     type Error = anyhow::Error;
 
+    fn verified(&mut self, task: &Task, candidate: &Candidate) {
+        if self.verified.is_some() {
+            self.pending.push(VerifiedLine::of(task, candidate));
+        }
+    }
+
     fn finished(&mut self, task: &Task, outcome: TaskOutcome<SearchResult>) -> Result<()> {
+        // The task's verified candidates first: its result line commits them.
+        if let Some(log) = self.verified.as_mut() {
+            log.append_all(&self.pending)?;
+        }
+        self.pending.clear();
         let line = match outcome {
             TaskOutcome::Done(r) => {
                 self.scored += r.counts.scored;

@@ -312,6 +312,7 @@ fn attack_stage(args: &AutosptArgs, selection: &Path, attack: &Path) -> Result<S
         max_growth: None,
         window: false,
         shard: None,
+        keep_verified: false,
         threshold: ThresholdSpec::Auto { rate: 0.95 },
         quiet: args.quiet,
         detector: args.detector.clone(),

@@ -146,6 +146,35 @@ impl ResultLine {
     }
 }
 
+/// One line of `verified.jsonl` (`attack --keep-verified`): a candidate the oracle accepted
+/// during a search, best or not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerifiedLine {
+    /// The task's id.
+    pub task_id: String,
+    /// The program.
+    pub source: String,
+    /// M(original, source).
+    pub similarity: f32,
+    /// L = 1 − M.
+    pub distance: f32,
+    /// The transforms that made it, with their seeds.
+    pub transforms: Vec<Step>,
+}
+
+impl VerifiedLine {
+    /// The line of candidate `c` of `task`.
+    pub fn of(task: &crate::task::Task, c: &crate::program::Candidate) -> Self {
+        VerifiedLine {
+            task_id: task.id.clone(),
+            source: c.text.clone(),
+            similarity: c.similarity,
+            distance: c.distance(),
+            transforms: c.steps.clone(),
+        }
+    }
+}
+
 /// Problems with a results file.
 #[derive(Debug, Error)]
 pub enum ResultsError {

@@ -197,3 +197,58 @@ pub fn attack_command(
         .stdin(std::process::Stdio::null());
     cmd
 }
+
+/// Runs `program` on every test of `task` with plain python3 (no sandbox, no oracle):
+/// stdout per stdin test (trailing spaces aside, as the oracle compares), or the exit status of
+/// the program followed by `test_code`.
+pub fn plain_run(task: &Task, program: &str) -> Vec<(String, bool)> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut out = Vec::new();
+    let run = |source: &str, stdin: &str| {
+        let file = dir.path().join("prog.py");
+        std::fs::write(&file, source).unwrap();
+        let mut child = std::process::Command::new("python3")
+            .arg(&file)
+            .current_dir(dir.path())
+            .env("PYTHONHASHSEED", "0")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+        let o = child.wait_with_output().unwrap();
+        (
+            equimorph::oracle::normalize(&String::from_utf8_lossy(&o.stdout)),
+            o.status.success(),
+        )
+    };
+    for t in &task.tests {
+        out.push(run(program, &t.input));
+    }
+    if let Some(code) = &task.test_code {
+        let (_, ok) = run(&format!("{program}\n{code}\n"), "");
+        out.push((String::new(), ok));
+    }
+    out
+}
+
+pub fn assert_behaves_like_original(task: &Task, variant: &str) {
+    let want = plain_run(task, &task.source);
+    let got = plain_run(task, variant);
+    assert_eq!(got, want, "task {}: variant differs:\n{variant}", task.id);
+    for (t, (stdout, _)) in task.tests.iter().zip(&got) {
+        if let Some(expected) = &t.output {
+            assert_eq!(
+                stdout,
+                &equimorph::oracle::normalize(expected),
+                "{}",
+                task.id
+            );
+        }
+    }
+    if task.test_code.is_some() {
+        assert!(got.last().unwrap().1, "task {}: test_code fails", task.id);
+    }
+}

@@ -363,8 +363,9 @@ fn tasks_without_tests_are_refused_unless_unverified() {
         .unwrap()
         .to_string();
     let without = r#"{"id": "no-tests", "source": "def double(x):\n    return x * 2\n\nprint(double(21))\n"}"#;
+    let wrong = r#"{"id": "wrong", "source": "print(1)\n", "tests": [{"input": "", "output": "2\n"}]}"#;
     let both = dir.path().join("both.jsonl");
-    std::fs::write(&both, format!("{with}\n{without}\n")).unwrap();
+    std::fs::write(&both, format!("{with}\n{without}\n{wrong}\n")).unwrap();
     let only = dir.path().join("only.jsonl");
     std::fs::write(&only, format!("{without}\n")).unwrap();
 
@@ -380,6 +381,10 @@ fn tasks_without_tests_are_refused_unless_unverified() {
     let refused = lines.iter().find(|l| l["id"] == "no-tests").unwrap();
     assert_eq!(refused["status"], "skipped");
     assert!(refused["reason"].as_str().unwrap().contains("no tests"));
+    // A task whose original fails its own tests is reported, and the run goes on.
+    let failing = lines.iter().find(|l| l["id"] == "wrong").unwrap();
+    assert_eq!(failing["status"], "skipped");
+    assert!(failing["reason"].as_str().unwrap().contains("failing"), "{failing}");
     let variants = jsonl(&out.join("variants.jsonl"));
     assert!(variants.iter().all(|v| v["task_id"] != "no-tests"));
     assert!(variants.iter().all(|v| v["verified"] == true));
@@ -387,7 +392,7 @@ fn tasks_without_tests_are_refused_unless_unverified() {
     let out = dir.path().join("c");
     augment(&both, &out, &["--variants", "2", "--unverified"]);
     let variants = jsonl(&out.join("variants.jsonl"));
-    assert_eq!(variants.len(), 4);
+    assert_eq!(variants.len(), 6, "no test runs, so every task is augmented");
     assert!(variants.iter().all(|v| v["verified"] == false));
     assert!(variants.iter().any(|v| v["task_id"] == "no-tests"));
     let s = summary(&out);

@@ -3,9 +3,9 @@
 //! A run is a list of tasks. For each one the pipeline validates the original (its tests must
 //! pass, deterministically), hands it to the job (a search, a variant generator, a contest of
 //! transform implementations), and passes what the job made to a [`Sink`]: every verified
-//! candidate as it is found, then the task's outcome. Tasks are validated in small parallel
-//! chunks, so results start to arrive at once and a killed run loses at most the tasks in
-//! flight. A task that fails is reported to the sink and the run goes on; the run stops early
+//! candidate, then the task's outcome, always in task order. Tasks are validated (and, for
+//! jobs that allow it, run) in small parallel chunks, so results start to arrive at once and a
+//! killed run loses at most the tasks in flight. A task that fails is reported to the sink and the run goes on; the run stops early
 //! only when asked to (SIGINT/SIGTERM) or when the sandbox itself is broken.
 
 use crate::oracle::{Oracle, Reference, ValidationStatus};
@@ -20,7 +20,13 @@ const CHUNK: usize = 16;
 /// What a job does with one task.
 pub trait Job: Sync {
     /// What the job makes of a task.
-    type Output;
+    type Output: Send;
+
+    /// Whether tasks may run at once (in chunks; the sink still gets them in order). Jobs whose
+    /// per-task timings or budgets must not share the machine (a search) say no.
+    fn parallel_tasks(&self) -> bool {
+        false
+    }
 
     /// Whether the job needs a validated original (a task whose tests pass). A job that does
     /// not (`augment --unverified`) gets every task whose original parses, and no reference.
@@ -103,44 +109,38 @@ impl<'a> Pipeline<'a> {
                 end.interrupted = true;
                 return Ok(end);
             }
-            let validations: Vec<_> = chunk
-                .par_iter()
-                .map(|t| {
-                    if self.stopped() {
-                        None
-                    } else if !job.needs_reference() {
-                        // The job does without tests; the original must still be Python.
-                        Some(match crate::program::validate(&t.source) {
-                            Ok(()) => Validated::Ready(None),
-                            Err(e) => Validated::Skipped(format!(
-                                "original is unparseable: the original does not parse as Python: {e}"
-                            )),
-                        })
-                    } else {
-                        Some(self.validated(t))
+            // Each entry: the task's outcome and verified candidates, or None when the run was
+            // asked to stop before the task started.
+            let processed: Vec<Option<Processed<J::Output>>> = if job.parallel_tasks() {
+                chunk
+                    .par_iter()
+                    .map(|t| {
+                        let v = self.validate_for(job, t)?;
+                        (!self.stopped()).then(|| self.process(job, t, v))
+                    })
+                    .collect()
+            } else {
+                let validations: Vec<_> = chunk
+                    .par_iter()
+                    .map(|t| self.validate_for(job, t))
+                    .collect();
+                let mut out = Vec::with_capacity(chunk.len());
+                for (t, v) in chunk.iter().zip(validations) {
+                    match v.filter(|_| !self.stopped()) {
+                        Some(v) => out.push(Some(self.process(job, t, v))),
+                        None => break,
                     }
-                })
-                .collect();
-            for (task, v) in chunk.iter().zip(validations) {
-                let Some(v) = v.filter(|_| !self.stopped()) else {
+                }
+                out
+            };
+            for (task, p) in chunk.iter().zip(processed) {
+                let Some((outcome, found)) = p else {
                     end.interrupted = true;
                     return Ok(end);
                 };
-                let outcome = match v {
-                    Validated::Skipped(why) => TaskOutcome::Skipped(why),
-                    Validated::Failed(why) => TaskOutcome::Failed(why),
-                    Validated::Ready(reference) => {
-                        let mut found = Vec::new();
-                        let out = job.run(task, reference.as_ref(), &mut |c| found.push(c.clone()));
-                        for c in &found {
-                            sink.verified(task, c);
-                        }
-                        match out {
-                            Ok(o) => TaskOutcome::Done(o),
-                            Err(why) => TaskOutcome::Failed(why),
-                        }
-                    }
-                };
+                for c in &found {
+                    sink.verified(task, c);
+                }
                 let failed = match &outcome {
                     TaskOutcome::Failed(why) => Some(why.clone()),
                     _ => None,
@@ -154,6 +154,39 @@ impl<'a> Pipeline<'a> {
             }
         }
         Ok(end)
+    }
+
+    /// Validates `task` as `job` needs it, or `None` when the run was asked to stop.
+    fn validate_for<J: Job>(&self, job: &J, t: &Task) -> Option<Validated> {
+        if self.stopped() {
+            None
+        } else if !job.needs_reference() {
+            // The job does without tests; the original must still be Python.
+            Some(match crate::program::validate(&t.source) {
+                Ok(()) => Validated::Ready(None),
+                Err(e) => Validated::Skipped(format!(
+                    "original is unparseable: the original does not parse as Python: {e}"
+                )),
+            })
+        } else {
+            Some(self.validated(t))
+        }
+    }
+
+    /// Runs `job` on a validated task: its outcome and the candidates it verified.
+    fn process<J: Job>(&self, job: &J, task: &Task, v: Validated) -> Processed<J::Output> {
+        let mut found = Vec::new();
+        let outcome = match v {
+            Validated::Skipped(why) => TaskOutcome::Skipped(why),
+            Validated::Failed(why) => TaskOutcome::Failed(why),
+            Validated::Ready(reference) => {
+                match job.run(task, reference.as_ref(), &mut |c| found.push(c.clone())) {
+                    Ok(o) => TaskOutcome::Done(o),
+                    Err(why) => TaskOutcome::Failed(why),
+                }
+            }
+        };
+        (outcome, found)
     }
 
     /// The original's reference behaviour, or the outcome that says why there is none.
@@ -173,6 +206,9 @@ impl<'a> Pipeline<'a> {
         }
     }
 }
+
+/// A task's outcome and the candidates its job verified.
+type Processed<T> = (TaskOutcome<T>, Vec<Candidate>);
 
 /// A validated original: ready (with its reference, if the job needs one), or why not.
 enum Validated {

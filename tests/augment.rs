@@ -304,7 +304,16 @@ fn merge(out: &Path, shards: &[PathBuf]) -> String {
 #[test]
 fn shards_merged_equal_the_unsharded_run() {
     let (_d, tasks) = common::fixture_subset(9);
-    let args = ["--variants", "2", "--format", "codexglue", "--seed", "4"];
+    let args = [
+        "--variants",
+        "2",
+        "--format",
+        "codexglue",
+        "--seed",
+        "4",
+        "--split",
+        "0.6,0.2,0.2",
+    ];
     let root = tempfile::tempdir().unwrap();
     let whole = root.path().join("whole");
     augment(&tasks, &whole, &args);
@@ -341,6 +350,22 @@ fn shards_merged_equal_the_unsharded_run() {
         timeless(&whole.join("tasks.jsonl"))
     );
     assert_eq!(summary(&merged), summary(&whole));
+    // The splits partition pairs.txt, and a program (so a task) is in one split only.
+    let cg = whole.join("codexglue");
+    let mut split_of: HashMap<String, &str> = HashMap::new();
+    let mut lines = 0;
+    for split in ["train", "valid", "test"] {
+        let text = common::read(cg.join(format!("{split}.txt")));
+        assert!(!text.is_empty(), "{split} is empty");
+        for l in text.lines() {
+            lines += 1;
+            for idx in l.split('\t').take(2) {
+                let s = *split_of.entry(idx.to_string()).or_insert(split);
+                assert_eq!(s, split, "program {idx} in {s} and {split}");
+            }
+        }
+    }
+    assert_eq!(lines, common::read(cg.join("pairs.txt")).lines().count());
     // An attack directory does not merge with augment ones.
     let o = common::equimorph(
         &[
@@ -363,7 +388,8 @@ fn tasks_without_tests_are_refused_unless_unverified() {
         .unwrap()
         .to_string();
     let without = r#"{"id": "no-tests", "source": "def double(x):\n    return x * 2\n\nprint(double(21))\n"}"#;
-    let wrong = r#"{"id": "wrong", "source": "print(1)\n", "tests": [{"input": "", "output": "2\n"}]}"#;
+    let wrong =
+        r#"{"id": "wrong", "source": "print(1)\n", "tests": [{"input": "", "output": "2\n"}]}"#;
     let both = dir.path().join("both.jsonl");
     std::fs::write(&both, format!("{with}\n{without}\n{wrong}\n")).unwrap();
     let only = dir.path().join("only.jsonl");
@@ -384,7 +410,10 @@ fn tasks_without_tests_are_refused_unless_unverified() {
     // A task whose original fails its own tests is reported, and the run goes on.
     let failing = lines.iter().find(|l| l["id"] == "wrong").unwrap();
     assert_eq!(failing["status"], "skipped");
-    assert!(failing["reason"].as_str().unwrap().contains("failing"), "{failing}");
+    assert!(
+        failing["reason"].as_str().unwrap().contains("failing"),
+        "{failing}"
+    );
     let variants = jsonl(&out.join("variants.jsonl"));
     assert!(variants.iter().all(|v| v["task_id"] != "no-tests"));
     assert!(variants.iter().all(|v| v["verified"] == true));
@@ -392,7 +421,11 @@ fn tasks_without_tests_are_refused_unless_unverified() {
     let out = dir.path().join("c");
     augment(&both, &out, &["--variants", "2", "--unverified"]);
     let variants = jsonl(&out.join("variants.jsonl"));
-    assert_eq!(variants.len(), 6, "no test runs, so every task is augmented");
+    assert_eq!(
+        variants.len(),
+        6,
+        "no test runs, so every task is augmented"
+    );
     assert!(variants.iter().all(|v| v["verified"] == false));
     assert!(variants.iter().any(|v| v["task_id"] == "no-tests"));
     let s = summary(&out);

@@ -2,10 +2,9 @@
 //! (`idx1<TAB>idx2<TAB>label`), label 1 for clones (original–variant, variant–variant of one
 //! task) and 0 for seeded negatives (programs of two different tasks).
 
-use rand::seq::IndexedRandom;
+use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
-use std::io::Write;
 use std::path::Path;
 
 /// One task's programs: its original first, then its variants.
@@ -32,7 +31,12 @@ pub struct Pair {
     pub b: usize,
     /// 1 = clones, 0 = not.
     pub label: u8,
+    /// Which split it belongs to (index into [`SPLITS`]; 0 when not split).
+    pub split: usize,
 }
+
+/// The split files, in order.
+pub const SPLITS: [&str; 3] = ["train", "valid", "test"];
 
 /// The dataset: programs numbered from 0 in group order, and pairs.
 pub struct Dataset<'a> {
@@ -40,13 +44,23 @@ pub struct Dataset<'a> {
     pub data: Vec<DataLine<'a>>,
     /// Positive pairs, each followed by its negatives.
     pub pairs: Vec<Pair>,
+    /// Whether the pairs are split into train / valid / test.
+    pub split: bool,
 }
 
 /// Builds the dataset of `groups` (groups with no variant give no positive pair and are left
 /// out): every positive pair, each followed by `negatives` pairs of one of its programs with a
-/// random program of another task, drawn with `seed`.
-pub fn build<'a>(groups: &[Group<'a>], negatives: usize, seed: u64) -> Dataset<'a> {
+/// random program of another task, drawn with `seed`. With `split` (train, valid, test
+/// fractions), whole tasks are assigned to splits (seeded), and negatives are drawn within the
+/// split, so no task's programs appear in two splits.
+pub fn build<'a>(
+    groups: &[Group<'a>],
+    negatives: usize,
+    seed: u64,
+    split: Option<[f64; 3]>,
+) -> Dataset<'a> {
     let groups: Vec<&Group<'a>> = groups.iter().filter(|g| g.programs.len() > 1).collect();
+    let split_of = assign_splits(groups.len(), split, seed);
     let mut data = Vec::new();
     let mut ranges = Vec::with_capacity(groups.len());
     for g in &groups {
@@ -62,10 +76,18 @@ pub fn build<'a>(groups: &[Group<'a>], negatives: usize, seed: u64) -> Dataset<'
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut pairs = Vec::new();
     for (gi, range) in ranges.iter().enumerate() {
-        let others: Vec<usize> = (0..ranges.len()).filter(|&o| o != gi).collect();
+        let split = split_of[gi];
+        let others: Vec<usize> = (0..ranges.len())
+            .filter(|&o| o != gi && split_of[o] == split)
+            .collect();
         for a in range.clone() {
             for b in a + 1..range.end {
-                pairs.push(Pair { a, b, label: 1 });
+                pairs.push(Pair {
+                    a,
+                    b,
+                    label: 1,
+                    split,
+                });
                 for n in 0..negatives {
                     let Some(&o) = others.choose(&mut rng) else {
                         break;
@@ -76,15 +98,61 @@ pub fn build<'a>(groups: &[Group<'a>], negatives: usize, seed: u64) -> Dataset<'
                         a: from,
                         b: to,
                         label: 0,
+                        split,
                     });
                 }
             }
         }
     }
-    Dataset { data, pairs }
+    Dataset {
+        data,
+        pairs,
+        split: split.is_some(),
+    }
 }
 
-/// Writes `dir/data.jsonl` and `dir/pairs.txt` (each through a temporary file, so a reader
+/// The split of each of `n` groups: a seeded shuffle, cut by the fractions (all 0 without).
+fn assign_splits(n: usize, split: Option<[f64; 3]>, seed: u64) -> Vec<usize> {
+    let Some(f) = split else {
+        return vec![0; n];
+    };
+    let total: f64 = f.iter().sum();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(
+        seed ^ 0x5EED_5B11,
+    ));
+    let train = ((f[0] / total) * n as f64).round() as usize;
+    let valid = ((f[1] / total) * n as f64).round() as usize;
+    let mut out = vec![2; n];
+    for (rank, &g) in order.iter().enumerate() {
+        if rank < train {
+            out[g] = 0;
+        } else if rank < train + valid {
+            out[g] = 1;
+        }
+    }
+    out
+}
+
+/// Parses `TRAIN,VALID,TEST` fractions (e.g. `0.8,0.1,0.1`; they are normalised).
+pub fn parse_split(s: &str) -> Result<[f64; 3], String> {
+    let parts: Vec<f64> = s
+        .split(',')
+        .map(|x| x.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("`{s}` is not TRAIN,VALID,TEST fractions (e.g. 0.8,0.1,0.1)"))?;
+    match parts.as_slice() {
+        [a, b, c] if [a, b, c].iter().all(|x| x.is_finite() && **x >= 0.0) && a + b + c > 0.0 => {
+            Ok([*a, *b, *c])
+        }
+        _ => Err(format!(
+            "`{s}`: need three non-negative fractions, not all zero (e.g. 0.8,0.1,0.1)"
+        )),
+    }
+}
+
+/// Writes `dir/data.jsonl`, `dir/pairs.txt` and, when split, `train.txt`, `valid.txt` and
+/// `test.txt` (each through a temporary file, so a reader
 /// never sees half of one).
 pub fn write(dir: &Path, d: &Dataset<'_>) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
@@ -93,11 +161,21 @@ pub fn write(dir: &Path, d: &Dataset<'_>) -> std::io::Result<()> {
         serde_json::to_writer(&mut data, line)?;
         data.push(b'\n');
     }
-    let mut pairs = Vec::new();
-    for p in &d.pairs {
-        writeln!(pairs, "{}\t{}\t{}", p.a, p.b, p.label)?;
+    let line = |p: &Pair| format!("{}\t{}\t{}\n", p.a, p.b, p.label);
+    let mut files = vec![
+        ("data.jsonl".to_string(), data),
+        (
+            "pairs.txt".to_string(),
+            d.pairs.iter().map(line).collect::<String>().into_bytes(),
+        ),
+    ];
+    if d.split {
+        for (i, name) in SPLITS.iter().enumerate() {
+            let text: String = d.pairs.iter().filter(|p| p.split == i).map(line).collect();
+            files.push((format!("{name}.txt"), text.into_bytes()));
+        }
     }
-    for (name, bytes) in [("data.jsonl", data), ("pairs.txt", pairs)] {
+    for (name, bytes) in files {
         let tmp = dir.join(format!(".{name}.tmp"));
         std::fs::write(&tmp, bytes)?;
         std::fs::rename(&tmp, dir.join(name))?;
@@ -122,7 +200,7 @@ mod tests {
                 programs: vec!["b0", "b1"],
             },
         ];
-        let d = build(&groups, 2, 7);
+        let d = build(&groups, 2, 7, None);
         // "lonely" has no variant: left out.
         assert_eq!(d.data.len(), 5);
         let task = |i: usize| d.data[i].func.chars().next();
@@ -132,6 +210,33 @@ mod tests {
         for p in &d.pairs {
             assert_eq!(task(p.a) == task(p.b), p.label == 1, "{p:?}");
         }
-        assert_eq!(build(&groups, 2, 7).pairs, d.pairs, "seeded");
+        assert_eq!(build(&groups, 2, 7, None).pairs, d.pairs, "seeded");
+    }
+
+    #[test]
+    fn splits_keep_every_task_and_its_negatives_in_one_split() {
+        let texts: Vec<Vec<String>> = (0..20)
+            .map(|g| (0..3).map(|v| format!("{g}-{v}")).collect())
+            .collect();
+        let groups: Vec<Group<'_>> = texts
+            .iter()
+            .map(|t| Group {
+                programs: t.iter().map(String::as_str).collect(),
+            })
+            .collect();
+        let d = build(&groups, 1, 3, Some([0.6, 0.2, 0.2]));
+        let task = |i: usize| d.data[i].func.split('-').next().unwrap().to_string();
+        let mut split_of_task = std::collections::HashMap::new();
+        for p in &d.pairs {
+            for i in [p.a, p.b] {
+                let s = *split_of_task.entry(task(i)).or_insert(p.split);
+                assert_eq!(s, p.split, "task {} in two splits", task(i));
+            }
+        }
+        let count = |s| split_of_task.values().filter(|&&x| x == s).count();
+        assert_eq!((count(0), count(1), count(2)), (12, 4, 4));
+        assert!(parse_split("0.8,0.1").is_err());
+        assert!(parse_split("0.8,-0.1,0.3").is_err());
+        assert_eq!(parse_split("8,1,1"), Ok([8.0, 1.0, 1.0]));
     }
 }

@@ -385,6 +385,12 @@ impl crate::pipeline::Job for Augmenter<'_> {
         self.config.verify
     }
 
+    /// Tasks are independent and their variants do not depend on timing; `--hard` searches
+    /// run one at a time (each already keeps the cores busy scoring).
+    fn parallel_tasks(&self) -> bool {
+        !self.config.hard
+    }
+
     fn run(
         &self,
         task: &Task,

@@ -40,6 +40,9 @@ pub struct AugmentRun {
     pub format: OutputFormat,
     /// Negative pairs per positive pair (CodeXGLUE layout).
     pub negatives: usize,
+    /// Train / valid / test fractions of the CodeXGLUE pairs (split by task), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<[f64; 3]>,
     /// `I/N` when this directory is one shard of a run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
@@ -238,7 +241,7 @@ pub fn finish(
                     .collect(),
             })
             .collect();
-        let d = codexglue::build(&groups, run.negatives, run.config.seed);
+        let d = codexglue::build(&groups, run.negatives, run.config.seed, run.split);
         let cg = dir.join("codexglue");
         codexglue::write(&cg, &d).map_err(io(&cg))?;
         s.codexglue = Some((d.data.len(), d.pairs.len()));

@@ -43,6 +43,10 @@ pub struct AugmentArgs {
     /// Negative pairs (programs of two different tasks) per positive pair, for codexglue.
     #[arg(long, default_value_t = 1, value_name = "R")]
     pub(super) negatives: usize,
+    /// Also write codexglue/train.txt, valid.txt and test.txt: whole tasks go to one split
+    /// (seeded), negatives are drawn within it, so no program leaks across splits.
+    #[arg(long, value_name = "TRAIN,VALID,TEST", value_parser = equimorph::augment::codexglue::parse_split)]
+    pub(super) split: Option<[f64; 3]>,
     /// Input format of the tasks (default: guessed from the path).
     #[arg(long, value_enum)]
     pub(super) task_format: Option<TaskFormat>,
@@ -103,6 +107,9 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     if args.variants == 0 {
         bail!("--variants must be at least 1");
     }
+    if args.split.is_some() && args.format != OutputFormat::Codexglue {
+        bail!("--split splits the CodeXGLUE pairs: give it with --format codexglue");
+    }
     let set = load_tasks(&args.tasks, args.task_format)?;
     if set.tasks.is_empty() && (set.untested.is_empty() || !args.unverified) {
         if set.untested.is_empty() {
@@ -150,6 +157,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         detector: detector.as_ref().map(|d| d.name().to_string()),
         format: args.format,
         negatives: args.negatives,
+        split: args.split,
         shard: args.shard.map(|s| s.to_string()),
     };
     std::fs::create_dir_all(&args.out)

@@ -283,6 +283,11 @@ pub struct SelectJob<'a> {
 impl crate::pipeline::Job for SelectJob<'_> {
     type Output = Vec<PairRecord>;
 
+    /// Evaluations of different tasks are independent.
+    fn parallel_tasks(&self) -> bool {
+        true
+    }
+
     fn run(
         &self,
         task: &Task,

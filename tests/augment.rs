@@ -39,17 +39,6 @@ fn jsonl(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// Lines without the fields that measure time.
-fn timeless(path: &Path) -> Vec<Value> {
-    jsonl(path)
-        .into_iter()
-        .map(|mut v| {
-            v.as_object_mut().unwrap().remove("seconds");
-            v
-        })
-        .collect()
-}
-
 fn summary(dir: &Path) -> Value {
     let mut v: Value = serde_json::from_str(&common::read(dir.join("summary.json"))).unwrap();
     v.as_object_mut().unwrap().remove("seconds");
@@ -257,8 +246,8 @@ fn a_sigkilled_run_resumes_without_loss_or_duplicates() {
         jsonl(&whole.path().join("variants.jsonl"))
     );
     assert_eq!(
-        timeless(&out.path().join("tasks.jsonl")),
-        timeless(&whole.path().join("tasks.jsonl"))
+        common::timeless_lines(&out.path().join("tasks.jsonl")),
+        common::timeless_lines(&whole.path().join("tasks.jsonl"))
     );
 
     // A kill between the two writes: a task's variants are there, its task line is not, and
@@ -346,8 +335,8 @@ fn shards_merged_equal_the_unsharded_run() {
         );
     }
     assert_eq!(
-        timeless(&merged.join("tasks.jsonl")),
-        timeless(&whole.join("tasks.jsonl"))
+        common::timeless_lines(&merged.join("tasks.jsonl")),
+        common::timeless_lines(&whole.join("tasks.jsonl"))
     );
     assert_eq!(summary(&merged), summary(&whole));
     // The splits partition pairs.txt, and a program (so a task) is in one split only.

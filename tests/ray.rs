@@ -85,17 +85,6 @@ fn launch(cluster: &Cluster, out: &Path, extra: &[&str], job: &[&str]) -> std::p
         .unwrap()
 }
 
-fn lines_without_time(path: &Path) -> Vec<serde_json::Value> {
-    common::read(path)
-        .lines()
-        .map(|l| {
-            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v.as_object_mut().unwrap().remove("seconds");
-            v
-        })
-        .collect()
-}
-
 #[test]
 fn ray_shards_merge_into_the_single_process_run() {
     let (_d, tasks) = common::fixture_subset(8);
@@ -128,8 +117,8 @@ fn ray_shards_merge_into_the_single_process_run() {
             common::read(single.join("codexglue/pairs.txt"))
         );
         assert_eq!(
-            lines_without_time(&dir.join("tasks.jsonl")),
-            lines_without_time(&single.join("tasks.jsonl"))
+            common::timeless_lines(&dir.join("tasks.jsonl")),
+            common::timeless_lines(&single.join("tasks.jsonl"))
         );
     };
     for transfer in ["shared", "object-store"] {

@@ -26,14 +26,7 @@ fn timeless(p: &Path) -> serde_json::Value {
 }
 
 fn results(dir: &Path) -> Vec<serde_json::Value> {
-    common::read(dir.join("results.jsonl"))
-        .lines()
-        .map(|l| {
-            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v.as_object_mut().unwrap().remove("seconds");
-            v
-        })
-        .collect()
+    common::timeless_lines(dir.join("results.jsonl"))
 }
 
 #[test]

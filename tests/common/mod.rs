@@ -252,3 +252,18 @@ pub fn assert_behaves_like_original(task: &Task, variant: &str) {
         assert!(got.last().unwrap().1, "task {}: test_code fails", task.id);
     }
 }
+
+/// The JSON lines of `path` without their `seconds` field (the only one that varies between
+/// identical runs).
+pub fn timeless_lines(path: impl AsRef<Path>) -> Vec<serde_json::Value> {
+    read(path)
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("whole JSON lines");
+            if let Some(o) = v.as_object_mut() {
+                o.remove("seconds");
+            }
+            v
+        })
+        .collect()
+}

@@ -246,8 +246,8 @@ fn a_sigkilled_run_resumes_without_loss_or_duplicates() {
         jsonl(&whole.path().join("variants.jsonl"))
     );
     assert_eq!(
-        common::timeless_lines(&out.path().join("tasks.jsonl")),
-        common::timeless_lines(&whole.path().join("tasks.jsonl"))
+        common::timeless_lines(out.path().join("tasks.jsonl")),
+        common::timeless_lines(whole.path().join("tasks.jsonl"))
     );
 
     // A kill between the two writes: a task's variants are there, its task line is not, and
@@ -335,8 +335,8 @@ fn shards_merged_equal_the_unsharded_run() {
         );
     }
     assert_eq!(
-        common::timeless_lines(&merged.join("tasks.jsonl")),
-        common::timeless_lines(&whole.join("tasks.jsonl"))
+        common::timeless_lines(merged.join("tasks.jsonl")),
+        common::timeless_lines(whole.join("tasks.jsonl"))
     );
     assert_eq!(summary(&merged), summary(&whole));
     // The splits partition pairs.txt, and a program (so a task) is in one split only.

@@ -117,8 +117,8 @@ fn ray_shards_merge_into_the_single_process_run() {
             common::read(single.join("codexglue/pairs.txt"))
         );
         assert_eq!(
-            common::timeless_lines(&dir.join("tasks.jsonl")),
-            common::timeless_lines(&single.join("tasks.jsonl"))
+            common::timeless_lines(dir.join("tasks.jsonl")),
+            common::timeless_lines(single.join("tasks.jsonl"))
         );
     };
     for transfer in ["shared", "object-store"] {

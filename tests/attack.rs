@@ -187,15 +187,17 @@ fn same_seed_same_results_every_answer_verified_and_resume_after_sigkill() {
         .unwrap();
     let res = c.path().join("results.jsonl");
     let t = Instant::now();
-    while results::read(&res).map(|l| l.len()).unwrap_or(0) < 3
+    // Kill at the first result: searches with the tiny model take milliseconds, so waiting for
+    // more lets a busy machine finish the run before the kill lands.
+    while results::read(&res).map(|l| l.len()).unwrap_or(0) < 1
         && t.elapsed() < Duration::from_secs(120)
     {
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(2));
     }
     child.kill().unwrap();
     child.wait().unwrap();
     let partial = results::read(&res).unwrap().len();
-    assert!((3..12).contains(&partial), "killed after {partial} tasks");
+    assert!((1..12).contains(&partial), "killed after {partial} tasks");
     use std::io::Write;
     std::fs::OpenOptions::new()
         .append(true)

@@ -202,14 +202,14 @@ fn codexglue_files_are_consistent_and_a_detector_scores_the_hardest_variants() {
         assert!(d.windows(2).all(|w| w[0] >= w[1]), "{t}: {d:?}");
     }
     let s = summary(out.path());
-    assert_eq!(s["codexglue"], serde_json::json!([24, 108]));
+    assert_eq!(s["codexglue"], serde_json::json!([24, 108, 72]));
 }
 
 fn wait_for_lines(path: &Path, n: usize) {
     let start = Instant::now();
     while jsonl_lines(path) < n {
         assert!(start.elapsed() < Duration::from_secs(120), "no progress");
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
 
@@ -228,7 +228,7 @@ fn a_sigkilled_run_resumes_without_loss_or_duplicates() {
 
     let out = tempfile::tempdir().unwrap();
     let mut child = augment_command(&tasks, out.path(), &args).spawn().unwrap();
-    wait_for_lines(&out.path().join("tasks.jsonl"), 3);
+    wait_for_lines(&out.path().join("tasks.jsonl"), 1);
     child.kill().unwrap();
     let _ = child.wait();
     let before = jsonl_lines(&out.path().join("tasks.jsonl"));

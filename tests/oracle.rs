@@ -158,6 +158,7 @@ fn validate_classifies_failing_flaky_and_timeout_originals() {
         tests: vec![case("1\n", Some("3\n"))],
         test_code: None,
         entry_point: None,
+        problem: None,
     };
     assert_eq!(oracle.validate(&failing).status, ValidationStatus::Failing);
     let flaky = Task {
@@ -166,6 +167,7 @@ fn validate_classifies_failing_flaky_and_timeout_originals() {
         tests: vec![case("", None)],
         test_code: None,
         entry_point: None,
+        problem: None,
     };
     assert_eq!(oracle.validate(&flaky).status, ValidationStatus::Flaky);
     let slow = Task {
@@ -174,6 +176,7 @@ fn validate_classifies_failing_flaky_and_timeout_originals() {
         tests: vec![case("", None)],
         test_code: None,
         entry_point: None,
+        problem: None,
     };
     assert_eq!(oracle.validate(&slow).status, ValidationStatus::Timeout);
     let bad_test_code = Task {
@@ -182,6 +185,7 @@ fn validate_classifies_failing_flaky_and_timeout_originals() {
         tests: vec![],
         test_code: Some("assert f() == 2\n".into()),
         entry_point: Some("f".into()),
+        problem: None,
     };
     let v = oracle.validate(&bad_test_code);
     assert_eq!(v.status, ValidationStatus::Failing);

@@ -9,6 +9,9 @@ use std::path::Path;
 
 /// One task's programs: its original first, then its variants.
 pub struct Group<'a> {
+    /// The problem the task solves (its id when it is the only task of its problem): groups of
+    /// one problem are clones of each other, never negatives, and share a split.
+    pub problem: &'a str,
     /// The programs, original first.
     pub programs: Vec<&'a str>,
 }
@@ -60,7 +63,15 @@ pub fn build<'a>(
     split: Option<[f64; 3]>,
 ) -> Dataset<'a> {
     let groups: Vec<&Group<'a>> = groups.iter().filter(|g| g.programs.len() > 1).collect();
-    let split_of = assign_splits(groups.len(), split, seed);
+    // Splits are drawn per problem, so every solution of a problem lands in the same one.
+    let mut problems: Vec<&str> = groups.iter().map(|g| g.problem).collect();
+    problems.sort_unstable();
+    problems.dedup();
+    let problem_split = assign_splits(problems.len(), split, seed);
+    let split_of: Vec<usize> = groups
+        .iter()
+        .map(|g| problem_split[problems.binary_search(&g.problem).unwrap_or(0)])
+        .collect();
     let mut data = Vec::new();
     let mut ranges = Vec::with_capacity(groups.len());
     for g in &groups {
@@ -78,7 +89,7 @@ pub fn build<'a>(
     for (gi, range) in ranges.iter().enumerate() {
         let split = split_of[gi];
         let others: Vec<usize> = (0..ranges.len())
-            .filter(|&o| o != gi && split_of[o] == split)
+            .filter(|&o| groups[o].problem != groups[gi].problem && split_of[o] == split)
             .collect();
         for a in range.clone() {
             for b in a + 1..range.end {
@@ -191,24 +202,41 @@ mod tests {
     fn positives_stay_in_a_task_and_negatives_cross_tasks() {
         let groups = [
             Group {
+                problem: "a",
                 programs: vec!["a0", "a1", "a2"],
             },
             Group {
+                problem: "l",
                 programs: vec!["lonely"],
             },
             Group {
+                problem: "b",
                 programs: vec!["b0", "b1"],
+            },
+            // Another solution of problem b: a clone of b's programs, never a negative of them.
+            Group {
+                problem: "b",
+                programs: vec!["c0", "c1"],
             },
         ];
         let d = build(&groups, 2, 7, None);
         // "lonely" has no variant: left out.
-        assert_eq!(d.data.len(), 5);
+        assert_eq!(d.data.len(), 7);
         let task = |i: usize| d.data[i].func.chars().next();
+        let problem = |i: usize| task(i).map(|c| if c == 'c' { 'b' } else { c });
         let positives = d.pairs.iter().filter(|p| p.label == 1).count();
-        assert_eq!(positives, 3 + 1);
+        assert_eq!(positives, 3 + 1 + 1);
         assert_eq!(d.pairs.len(), positives * 3);
         for p in &d.pairs {
-            assert_eq!(task(p.a) == task(p.b), p.label == 1, "{p:?}");
+            if p.label == 1 {
+                assert_eq!(task(p.a), task(p.b), "{p:?}");
+            } else {
+                assert_ne!(
+                    problem(p.a),
+                    problem(p.b),
+                    "{p:?}: a negative of one problem"
+                );
+            }
         }
         assert_eq!(build(&groups, 2, 7, None).pairs, d.pairs, "seeded");
     }
@@ -221,6 +249,7 @@ mod tests {
         let groups: Vec<Group<'_>> = texts
             .iter()
             .map(|t| Group {
+                problem: t[0].split('-').next().unwrap_or_default(),
                 programs: t.iter().map(String::as_str).collect(),
             })
             .collect();

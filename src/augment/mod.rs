@@ -144,6 +144,9 @@ pub struct TaskLine {
     pub id: String,
     /// The original program (so a run directory is complete without the task file).
     pub original: String,
+    /// The problem it solves, when several tasks solve one (see `Task::problem`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
     /// ok, skipped or error.
     pub status: crate::report::Status,
     /// Why, when not ok.

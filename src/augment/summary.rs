@@ -112,8 +112,8 @@ pub struct AugmentSummary {
     pub clone_types: BTreeMap<String, usize>,
     /// Time per stage, summed over tasks.
     pub seconds: StageSeconds,
-    /// Programs and pairs in `codexglue/`, when written.
-    pub codexglue: Option<(usize, usize)>,
+    /// Programs, pairs and negative pairs in `codexglue/`, when written.
+    pub codexglue: Option<(usize, usize, usize)>,
 }
 
 /// Problems with an augment run directory.
@@ -236,6 +236,7 @@ pub fn finish(
             .iter()
             .filter(|t| t.status == Status::Ok)
             .map(|t| codexglue::Group {
+                problem: t.problem.as_deref().unwrap_or(&t.id),
                 programs: std::iter::once(t.original.as_str())
                     .chain(by_task.get(t.id.as_str()).into_iter().flatten().copied())
                     .collect(),
@@ -244,7 +245,8 @@ pub fn finish(
         let d = codexglue::build(&groups, run.negatives, run.config.seed, run.split);
         let cg = dir.join("codexglue");
         codexglue::write(&cg, &d).map_err(io(&cg))?;
-        s.codexglue = Some((d.data.len(), d.pairs.len()));
+        let negatives = d.pairs.iter().filter(|p| p.label == 0).count();
+        s.codexglue = Some((d.data.len(), d.pairs.len(), negatives));
     }
     let json = serde_json::to_string_pretty(&s).map_err(|e| io(dir)(std::io::Error::other(e)))?;
     write_atomic(&dir.join("summary.json"), &json)?;
@@ -316,8 +318,11 @@ pub fn markdown(s: &AugmentSummary) -> String {
         "| time: transform / oracle / detector | {:.1} / {:.1} / {:.1} s |",
         s.seconds.transform, s.seconds.oracle, s.seconds.detector
     );
-    if let Some((n, p)) = s.codexglue {
-        let _ = writeln!(m, "| codexglue/ | {n} programs, {p} pairs |");
+    if let Some((n, p, neg)) = s.codexglue {
+        let _ = writeln!(
+            m,
+            "| codexglue/ | {n} programs, {p} pairs ({neg} negative) |"
+        );
     }
     let _ = writeln!(
         m,

@@ -242,11 +242,17 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         println!("distance L of the variants: {:.4} ± {:.4}", d.mean, d.std);
     }
     println!("variants: {}", variants_path.display());
-    if let Some((n, p)) = s.codexglue {
+    if let Some((n, p, neg)) = s.codexglue {
         println!(
-            "codexglue: {} ({n} programs, {p} pairs)",
+            "codexglue: {} ({n} programs, {p} pairs, {neg} negative)",
             args.out.join("codexglue").display()
         );
+        if neg == 0 && args.negatives > 0 {
+            eprintln!(
+                "warning: no negative pair could be drawn: every augmented task solves the same \
+                 problem (or sits alone in its split)"
+            );
+        }
     }
     println!("report: {}", args.out.join("report.md").display());
     for (id, why) in &s.errors {
@@ -284,6 +290,7 @@ impl Sink<Augmented> for AugmentSink<'_> {
         let mut line = TaskLine {
             id: task.id.clone(),
             original: task.source.clone(),
+            problem: task.problem.clone(),
             status: Status::Ok,
             reason: None,
             variants: 0,

@@ -102,6 +102,7 @@ pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
                     tests: tests.clone(),
                     test_code: None,
                     entry_point: None,
+                    problem: Some(r.name.clone()),
                 });
             }
         }

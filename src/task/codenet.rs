@@ -83,6 +83,7 @@ pub(super) fn load(root: &Path) -> Result<TaskSet, TaskError> {
                     }],
                     test_code: None,
                     entry_point: None,
+                    problem: Some(problem.clone()),
                 }),
                 Ok(Err(_)) => {
                     set.push_problem(&file, None, "submission is not valid UTF-8; skipped")

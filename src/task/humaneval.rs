@@ -42,6 +42,7 @@ pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
                     r.entry_point
                 )),
                 entry_point: Some(r.entry_point),
+                problem: None,
             }),
             Err(e) => set.push_problem(path, Some(n), format!("malformed HumanEval record: {e}")),
         }

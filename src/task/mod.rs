@@ -39,6 +39,11 @@ pub struct Task {
     /// The function under test, for function-level tasks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entry_point: Option<String>,
+    /// The problem this program solves, when several tasks solve one problem (CodeContests and
+    /// CodeNet: one task per solution). Programs of one problem are functional clones of each
+    /// other, so they are never a negative pair and never cross a train/test split.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 impl Task {

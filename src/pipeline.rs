@@ -109,51 +109,67 @@ impl<'a> Pipeline<'a> {
                 end.interrupted = true;
                 return Ok(end);
             }
-            // Each entry: the task's outcome and verified candidates, or None when the run was
-            // asked to stop before the task started.
-            let processed: Vec<Option<Processed<J::Output>>> = if job.parallel_tasks() {
-                chunk
+            if job.parallel_tasks() {
+                // Jobs run at once; the sink gets them in order when the chunk is done.
+                let processed: Vec<Option<Processed<J::Output>>> = chunk
                     .par_iter()
                     .map(|t| {
                         let v = self.validate_for(job, t)?;
                         (!self.stopped()).then(|| self.process(job, t, v))
                     })
-                    .collect()
+                    .collect();
+                for (task, p) in chunk.iter().zip(processed) {
+                    if !self.deliver(task, p, sink, &mut end)? {
+                        return Ok(end);
+                    }
+                }
             } else {
+                // Originals are validated at once; jobs run one by one, each result delivered
+                // as soon as it is made (a killed run keeps every finished task).
                 let validations: Vec<_> = chunk
                     .par_iter()
                     .map(|t| self.validate_for(job, t))
                     .collect();
-                let mut out = Vec::with_capacity(chunk.len());
-                for (t, v) in chunk.iter().zip(validations) {
-                    match v.filter(|_| !self.stopped()) {
-                        Some(v) => out.push(Some(self.process(job, t, v))),
-                        None => break,
+                for (task, v) in chunk.iter().zip(validations) {
+                    let p = v
+                        .filter(|_| !self.stopped())
+                        .map(|v| self.process(job, task, v));
+                    if !self.deliver(task, p, sink, &mut end)? {
+                        return Ok(end);
                     }
-                }
-                out
-            };
-            for (task, p) in chunk.iter().zip(processed) {
-                let Some((outcome, found)) = p else {
-                    end.interrupted = true;
-                    return Ok(end);
-                };
-                for c in &found {
-                    sink.verified(task, c);
-                }
-                let failed = match &outcome {
-                    TaskOutcome::Failed(why) => Some(why.clone()),
-                    _ => None,
-                };
-                sink.finished(task, outcome)?;
-                end.finished += 1;
-                if self.oracle.broken() {
-                    end.broken = Some(failed.unwrap_or_default());
-                    return Ok(end);
                 }
             }
         }
         Ok(end)
+    }
+
+    /// Hands one task's candidates and outcome to the sink (`None`: the run was asked to stop
+    /// before the task started). Returns whether the run goes on.
+    fn deliver<T, S: Sink<T>>(
+        &self,
+        task: &Task,
+        processed: Option<Processed<T>>,
+        sink: &mut S,
+        end: &mut RunEnd,
+    ) -> Result<bool, S::Error> {
+        let Some((outcome, found)) = processed else {
+            end.interrupted = true;
+            return Ok(false);
+        };
+        for c in &found {
+            sink.verified(task, c);
+        }
+        let failed = match &outcome {
+            TaskOutcome::Failed(why) => Some(why.clone()),
+            _ => None,
+        };
+        sink.finished(task, outcome)?;
+        end.finished += 1;
+        if self.oracle.broken() {
+            end.broken = Some(failed.unwrap_or_default());
+            return Ok(false);
+        }
+        Ok(true)
     }
 
     /// Validates `task` as `job` needs it, or `None` when the run was asked to stop.

@@ -100,6 +100,12 @@ fn every_variant_passes_its_tests_under_plain_python_and_variants_are_distinct()
     assert_eq!(s["verified"], 40);
     assert_eq!(s["short_tasks"], 0);
     assert!(common::read(out.path().join("report.md")).contains("| variants | 40 (40 verified"));
+    let html = common::read(out.path().join("report.html"));
+    assert!(
+        html.contains("<th>variants</th><td>40 (40 verified"),
+        "{html}"
+    );
+    assert_eq!(html.matches("<h3>").count(), 10, "one example per task");
 
     // The same seed gives the same variants, whatever the thread count.
     let again = tempfile::tempdir().unwrap();

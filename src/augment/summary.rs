@@ -251,7 +251,108 @@ pub fn finish(
     let json = serde_json::to_string_pretty(&s).map_err(|e| io(dir)(std::io::Error::other(e)))?;
     write_atomic(&dir.join("summary.json"), &json)?;
     write_atomic(&dir.join("report.md"), &markdown(&s))?;
+    write_atomic(&dir.join("report.html"), &html(&s, tasks, variants))?;
     Ok(s)
+}
+
+/// Tasks shown with an example variant in `report.html`.
+const EXAMPLES: usize = 30;
+
+/// The HTML report of an augment run: the Markdown summary's figures, the distance histogram
+/// (when scored), the transforms used, and for the first tasks one variant beside the original.
+pub fn html(s: &AugmentSummary, tasks: &[TaskLine], variants: &[VariantLine]) -> String {
+    use crate::report::gallery::{esc, side_by_side_titled, CSS};
+    use crate::report::render::{bar_chart, histogram_titled};
+    let md = markdown(s);
+    // The figures table: the Markdown's first section.
+    let rows: String = md
+        .split("\n## ")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| |") && l.matches(" | ").count() == 1)
+        .map(|l| {
+            let (k, v) = l.trim_matches('|').split_once(" | ").unwrap_or((l, ""));
+            format!(
+                "<tr><th>{}</th><td>{}</td></tr>",
+                esc(k.trim()),
+                esc(v.trim())
+            )
+        })
+        .collect();
+    let mut used: Vec<(String, f64)> = s
+        .transforms_used
+        .iter()
+        .map(|(k, v)| (k.clone(), *v as f64))
+        .collect();
+    used.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut body = format!("<table>{rows}</table>");
+    let distances: Vec<f64> = variants
+        .iter()
+        .filter_map(|v| v.distance.map(f64::from))
+        .collect();
+    if !distances.is_empty() {
+        body.push_str(&histogram_titled(
+            "Distance L = 1 − M of the variants",
+            &distances,
+        ));
+    }
+    if !used.is_empty() {
+        body.push_str(&bar_chart("Transform steps in the variants", &used, None));
+    }
+    let mut by_task: HashMap<&str, &VariantLine> = HashMap::new();
+    for v in variants {
+        by_task.entry(v.task_id.as_str()).or_insert(v);
+    }
+    let shown: Vec<(&TaskLine, &VariantLine)> = tasks
+        .iter()
+        .filter_map(|t| by_task.get(t.id.as_str()).map(|v| (t, *v)))
+        .take(EXAMPLES)
+        .collect();
+    if !shown.is_empty() {
+        let _ = write!(
+            body,
+            "<h2>Examples: variant 0 of the first {} task(s)</h2>",
+            shown.len()
+        );
+    }
+    for (t, v) in shown {
+        let steps: Vec<&str> = v.transforms.iter().map(|s| s.name.as_str()).collect();
+        let _ = write!(
+            body,
+            "<h3>{}</h3><p>{} variant(s); variant 0: {}{}</p>{}",
+            esc(&t.id),
+            t.variants,
+            esc(&steps.join(" → ")),
+            v.distance
+                .map(|d| format!(", L = {d:.4}"))
+                .unwrap_or_default(),
+            side_by_side_titled(&t.original, &v.source, "variant 0")
+        );
+    }
+    for (title, list) in [("Skipped tasks", &s.skipped), ("Errors", &s.errors)] {
+        if !list.is_empty() {
+            let _ = write!(body, "<h2>{title}</h2><table>");
+            for (id, why) in list {
+                let _ = write!(body, "<tr><th>{}</th><td>{}</td></tr>", esc(id), esc(why));
+            }
+            body.push_str("</table>");
+        }
+    }
+    format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>equimorph augment report</title>\
+         <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}}\
+         table{{border-collapse:collapse}}th,td{{border:1px solid #ccc;padding:4px 8px;text-align:left}}\
+         figure{{display:inline-block;margin:1em}}figcaption{{font-weight:bold}}{CSS}</style></head>\
+         <body><h1>equimorph augment report</h1><p>Tasks <code>{}</code>, K = {}, {}..{} steps, \
+         seed {}, detector {}.</p>{body}</body></html>\n",
+        esc(&s.run.tasks),
+        s.run.config.variants,
+        s.run.config.min_steps,
+        s.run.config.max_steps,
+        s.run.config.seed,
+        esc(s.run.detector.as_deref().unwrap_or("none")),
+    )
 }
 
 /// The Markdown report of an augment run.

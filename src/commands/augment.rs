@@ -255,6 +255,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         }
     }
     println!("report: {}", args.out.join("report.md").display());
+    println!("        {}", args.out.join("report.html").display());
     for (id, why) in &s.errors {
         eprintln!("error: task {id}: {why}");
     }

@@ -66,8 +66,15 @@ pub fn line_diff<'a>(a: &'a str, b: &'a str) -> Vec<DiffRow<'a>> {
 }
 
 fn side_by_side(original: &str, best: &str) -> String {
-    let mut o =
-        String::from("<table class=\"diff\"><tr><th>original</th><th>best rewrite</th></tr>");
+    side_by_side_titled(original, best, "best rewrite")
+}
+
+/// `original` and `rewrite` side by side, changed lines highlighted; `title` heads the right.
+pub(crate) fn side_by_side_titled(original: &str, best: &str, title: &str) -> String {
+    let mut o = format!(
+        "<table class=\"diff\"><tr><th>original</th><th>{}</th></tr>",
+        esc(title)
+    );
     for row in line_diff(original, best) {
         let (l, r, class) = match row {
             DiffRow::Same(t) => (esc(t), esc(t), "same"),

@@ -3,13 +3,7 @@
 use super::summary::Summary;
 use std::fmt::Write;
 
-/// Escapes text for HTML.
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+pub(crate) use super::gallery::esc;
 
 /// The Markdown report.
 pub fn markdown(s: &Summary) -> String {
@@ -179,6 +173,11 @@ fn svg_open_sized(title: &str, h: f64) -> String {
 }
 
 fn histogram(distances: &[f64]) -> String {
+    histogram_titled("Distribution of final distances L = 1 − M", distances)
+}
+
+/// A 10-bin histogram of values in [0, 1], as inline SVG.
+pub(crate) fn histogram_titled(title: &str, distances: &[f64]) -> String {
     let bins = 10usize;
     let mut counts = vec![0usize; bins];
     for d in distances {
@@ -186,7 +185,7 @@ fn histogram(distances: &[f64]) -> String {
     }
     let max = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
     let bw = (W - PAD - 10.0) / bins as f64;
-    let mut o = svg_open("Distribution of final distances L = 1 − M");
+    let mut o = svg_open(title);
     for (i, c) in counts.iter().enumerate() {
         let h = (H - 2.0 * PAD) * *c as f64 / max;
         let x = PAD + i as f64 * bw;

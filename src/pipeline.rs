@@ -51,7 +51,9 @@ pub enum TaskOutcome<T> {
     Done(T),
     /// Not run: the original is not usable (failing, flaky, unparseable, no tests…).
     Skipped(String),
-    /// The job or the sandbox failed on this task.
+    /// Not run: the sandbox failed while running the original, so it has no verdict.
+    Unverifiable(String),
+    /// The job (or the sandbox, during the job) failed on this task.
     Failed(String),
 }
 
@@ -160,7 +162,7 @@ impl<'a> Pipeline<'a> {
             sink.verified(task, c);
         }
         let failed = match &outcome {
-            TaskOutcome::Failed(why) => Some(why.clone()),
+            TaskOutcome::Failed(why) | TaskOutcome::Unverifiable(why) => Some(why.clone()),
             _ => None,
         };
         sink.finished(task, outcome)?;
@@ -194,7 +196,7 @@ impl<'a> Pipeline<'a> {
         let mut found = Vec::new();
         let outcome = match v {
             Validated::Skipped(why) => TaskOutcome::Skipped(why),
-            Validated::Failed(why) => TaskOutcome::Failed(why),
+            Validated::Unverifiable(why) => TaskOutcome::Unverifiable(why),
             Validated::Ready(reference) => {
                 match job.run(task, reference.as_ref(), &mut |c| found.push(c.clone())) {
                     Ok(o) => TaskOutcome::Done(o),
@@ -214,7 +216,7 @@ impl<'a> Pipeline<'a> {
                 let why = format!("original is {status:?}: {}", v.reason.unwrap_or_default())
                     .to_lowercase();
                 if status == ValidationStatus::Error {
-                    Validated::Failed(why)
+                    Validated::Unverifiable(why)
                 } else {
                     Validated::Skipped(why)
                 }
@@ -230,5 +232,5 @@ type Processed<T> = (TaskOutcome<T>, Vec<Candidate>);
 enum Validated {
     Ready(Option<Reference>),
     Skipped(String),
-    Failed(String),
+    Unverifiable(String),
 }

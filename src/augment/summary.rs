@@ -146,14 +146,20 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), AugmentOutputError> {
     std::fs::rename(&tmp, path).map_err(io(path))
 }
 
-/// Reads `dir`'s tasks and the variants of finished tasks (a variant of an unfinished task is
-/// from a run killed between the two writes: it is dropped, and that task redone).
-pub fn read_run(dir: &Path) -> Result<(Vec<TaskLine>, Vec<VariantLine>), AugmentOutputError> {
+/// An augment directory's lines: its tasks, the variants of finished tasks (a variant of an
+/// unfinished task is from a run killed between the two writes: it is dropped, and that task
+/// redone), and how many variant lines were dropped.
+pub type RunLines = (Vec<TaskLine>, Vec<VariantLine>, usize);
+
+/// Reads `dir`'s tasks and the variants of finished tasks (see [`RunLines`]).
+pub fn read_run(dir: &Path) -> Result<RunLines, AugmentOutputError> {
     let tasks: Vec<TaskLine> = read_jsonl(&dir.join("tasks.jsonl"))?;
     let done: std::collections::HashSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
     let mut variants: Vec<VariantLine> = read_jsonl(&dir.join("variants.jsonl"))?;
+    let before = variants.len();
     variants.retain(|v| done.contains(v.task_id.as_str()));
-    Ok((tasks, variants))
+    let orphans = before - variants.len();
+    Ok((tasks, variants, orphans))
 }
 
 /// Summarises `tasks` and `variants` and writes `summary.json`, `report.md` and (CodeXGLUE
@@ -480,7 +486,7 @@ pub fn merge(
             }
             Some(_) => {}
         }
-        let (t, v) = read_run(dir).map_err(|e| MergeError::Run(e.to_string()))?;
+        let (t, v, _) = read_run(dir).map_err(|e| MergeError::Run(e.to_string()))?;
         for line in &t {
             if let Some(other) = from.insert(line.id.clone(), dir.display().to_string()) {
                 return Err(MergeError::Mismatch(format!(

@@ -293,7 +293,9 @@ impl Sink<SearchResult> for AttackSink<'_> {
                 ResultLine::attacked(task, r, self.threshold)
             }
             TaskOutcome::Skipped(why) => ResultLine::not_attacked(task, Status::Skipped, why),
-            TaskOutcome::Failed(why) => ResultLine::not_attacked(task, Status::Error, why),
+            TaskOutcome::Failed(why) | TaskOutcome::Unverifiable(why) => {
+                ResultLine::not_attacked(task, Status::Error, why)
+            }
         };
         self.writer.append(&line).map_err(|e| {
             anyhow::anyhow!(

@@ -178,11 +178,9 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
 
     // Variants of a task that never reached tasks.jsonl come from a killed run: drop them
     // (the task is done again), so nothing is duplicated.
-    let (done, kept) = read_run(&args.out)?;
+    let (done, kept, orphans) = read_run(&args.out)?;
     let variants_path = args.out.join("variants.jsonl");
-    let on_disk: Vec<VariantLine> =
-        equimorph::report::results::read_jsonl(&variants_path).unwrap_or_default();
-    if on_disk.len() != kept.len() {
+    if orphans > 0 {
         write_jsonl(&variants_path, &kept)?;
     }
     let (mut variants_log, _) = AppendLog::<VariantLine>::open(&variants_path)?;
@@ -220,7 +218,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     let seconds = sink.start.elapsed().as_secs_f64();
     let made_now = sink.made;
 
-    let (tasks, variants) = read_run(&args.out)?;
+    let (tasks, variants, _) = read_run(&args.out)?;
     let s = finish(&args.out, &run_info, &tasks, &variants)?;
     println!(
         "{} tasks augmented, {} skipped, {} errors; {} variants ({} verified), {:.2} per task, \
@@ -319,7 +317,7 @@ impl Sink<Augmented> for AugmentSink<'_> {
                     why
                 });
             }
-            TaskOutcome::Failed(why) => {
+            TaskOutcome::Failed(why) | TaskOutcome::Unverifiable(why) => {
                 line.status = Status::Error;
                 line.reason = Some(why);
             }

@@ -388,14 +388,10 @@ impl Sink<Vec<equimorph::select::PairRecord>> for SelectSink<'_> {
                 }
                 self.records.extend(recs);
             }
-            TaskOutcome::Skipped(why) => self.excluded.push((task.id.clone(), why)),
-            TaskOutcome::Failed(why) => {
-                if why.starts_with("original is") {
-                    self.excluded.push((task.id.clone(), why));
-                } else {
-                    self.failures.push((task.id.clone(), why));
-                }
+            TaskOutcome::Skipped(why) | TaskOutcome::Unverifiable(why) => {
+                self.excluded.push((task.id.clone(), why))
             }
+            TaskOutcome::Failed(why) => self.failures.push((task.id.clone(), why)),
         }
         Ok(())
     }

@@ -83,6 +83,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(e) if e.is::<commands::common::InterruptedBeforeStart>() => {
+            eprintln!("{e}");
+            ExitCode::from(commands::common::INTERRUPTED)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)

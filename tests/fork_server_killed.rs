@@ -1,5 +1,6 @@
-//! A fork server killed in the middle of a run: the run is retried once on a fresh server;
-//! killed every time, the check is a fault (never "not equivalent", never cached). In a test
+//! A fork server killed from outside in the middle of a run: the run is retried once on a fresh
+//! server; killed every time (the original's run as well), the check is a fault (never "not
+//! equivalent", never cached). In a test
 //! binary of its own, so that the killing touches no other test's servers.
 
 mod common;
@@ -65,7 +66,13 @@ fn a_fork_server_killed_mid_run_is_retried_on_a_fresh_one() {
     assert!(d.equivalent);
     assert!(oracle.stats().retries >= 1);
 
-    // Killed again and again: a fault of that check, not "not equivalent", and not cached.
+    // Killed again and again, the original too when it runs once more to tell whose doing the
+    // failure is: a fault of that check, not "not equivalent", and not cached.
+    let slow_task = equimorph::task::Task {
+        source: slow.clone(),
+        ..task.clone()
+    };
+    let slow_reference = oracle.reference(&slow_task);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let flag = stop.clone();
     let killer = std::thread::spawn(move || {
@@ -75,12 +82,18 @@ fn a_fork_server_killed_mid_run_is_retried_on_a_fresh_one() {
         }
     });
     let slower = format!("{slow}# again\n");
-    let r = oracle.check(&task, &reference, &slower);
+    let r = oracle.check(&slow_task, &slow_reference, &slower);
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     killer.join().unwrap();
     assert!(r.is_err(), "{r:?}");
+    assert!(
+        r.unwrap_err()
+            .reason
+            .contains("the original failed the same way"),
+        "the original was run again"
+    );
     let d = oracle
-        .check(&task, &reference, &slower)
+        .check(&slow_task, &slow_reference, &slower)
         .expect("the sandbox works again");
     assert!(d.equivalent && !d.cached);
 }

@@ -334,3 +334,57 @@ fn break_the_sandbox_mid_run(dir: &Path, args: &[&str], progress: &Path) -> std:
     std::fs::remove_file(&python).expect("remove the interpreter");
     child.wait_with_output().expect("it finishes")
 }
+
+#[test]
+fn a_signal_while_the_threshold_is_calibrated_exits_130_with_a_message_and_a_rerun_completes() {
+    let _serial = serial();
+    use std::io::BufRead;
+    // MiniLM calibrates on the pairs of 12 originals (66 pairs): long enough to be caught in
+    // the middle, and the signal is sent as soon as the calibration says it starts.
+    let (_tasks_dir, tasks) = common::fixture_subset(12);
+    let out = tempfile::tempdir().unwrap();
+    let run = || {
+        common::attack_command(
+            &tasks,
+            out.path(),
+            "minilm",
+            1,
+            &["--beam", "1", "--transforms", "var-rename"],
+        )
+    };
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        let mut child = run()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("binary runs");
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut seen = String::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                stderr.read_line(&mut line).unwrap() > 0,
+                "it ended before calibrating: {seen}"
+            );
+            seen.push_str(&line);
+            if line.contains("calibrating the threshold") {
+                break;
+            }
+        }
+        signal(&child, sig);
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "{seen}{rest}");
+        assert!(
+            rest.contains("interrupted while calibrating the threshold")
+                && rest.contains("no task was started")
+                && rest.contains("rerun the same command"),
+            "{rest}"
+        );
+        assert!(lines(&out.path().join("results.jsonl")).is_empty());
+    }
+    let o = run().output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(lines(&out.path().join("results.jsonl")).len(), 12);
+}

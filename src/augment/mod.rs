@@ -78,6 +78,10 @@ pub struct AugmentCounts {
     pub broken: u64,
     /// Candidates the `hard` search's oracle accepted (its pool).
     pub pool: u64,
+    /// Of the rejected, those that made the sandbox fail (killed their test harness, say)
+    /// while the original ran normally.
+    #[serde(default)]
+    pub sandbox_breakers: u64,
 }
 
 /// What augmentation made of one task.
@@ -244,20 +248,25 @@ impl<'a> Augmenter<'a> {
         (current.steps.len() >= self.config.min_steps.max(1)).then_some(current)
     }
 
-    /// Runs the oracle on `candidates` in parallel; the verdicts in order.
+    /// Runs the oracle on `candidates` in parallel; the verdicts in order, each as (equivalent,
+    /// made the sandbox fail).
     fn check(
         &self,
         task: &Task,
         reference: Option<&Reference>,
         candidates: &[Candidate],
-    ) -> Result<Vec<bool>, String> {
+    ) -> Result<Vec<(bool, bool)>, String> {
         match reference {
             Some(r) if self.config.verify => candidates
                 .par_iter()
-                .map(|c| self.oracle.check(task, r, &c.text).map(|d| d.equivalent))
+                .map(|c| {
+                    self.oracle
+                        .check(task, r, &c.text)
+                        .map(|d| (d.equivalent, d.broke_sandbox()))
+                })
                 .collect::<Result<_, _>>()
                 .map_err(|e| format!("oracle: {e}")),
-            _ => Ok(vec![true; candidates.len()]),
+            _ => Ok(vec![(true, false); candidates.len()]),
         }
     }
 
@@ -285,6 +294,7 @@ impl<'a> Augmenter<'a> {
         a.counts.pool = pool.len() as u64;
         a.counts.checked += r.counts.oracle_checked;
         a.counts.broken += r.counts.oracle_checked - r.counts.accepted;
+        a.counts.sandbox_breakers += r.counts.sandbox_breakers;
         a.seconds.transform += r.seconds.transform;
         a.seconds.detector += r.seconds.detector;
         a.seconds.oracle += r.seconds.oracle;
@@ -350,7 +360,10 @@ impl<'a> Augmenter<'a> {
                 a.counts.checked += fresh.len() as u64;
             }
             a.seconds.oracle += t0.elapsed().as_secs_f64();
-            for (c, ok) in fresh.into_iter().zip(verdicts) {
+            for (c, (ok, broke_sandbox)) in fresh.into_iter().zip(verdicts) {
+                if broke_sandbox {
+                    a.counts.sandbox_breakers += 1;
+                }
                 if !ok {
                     a.counts.broken += 1;
                 } else if a.variants.len() < k {

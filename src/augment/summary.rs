@@ -102,6 +102,10 @@ pub struct AugmentSummary {
     pub per_task_histogram: BTreeMap<usize, usize>,
     /// Compositions the oracle accepted / checked.
     pub oracle_pass_rate: Option<f64>,
+    /// Compositions the sandbox could not judge by their output: they made it fail (killed
+    /// their test harness, say) while the original ran normally, so they were rejected.
+    #[serde(default)]
+    pub sandbox_breakers: u64,
     /// Transform steps in the variants, per transform.
     pub transforms_used: BTreeMap<String, usize>,
     /// Steps per variant.
@@ -182,6 +186,7 @@ pub fn finish(
         per_task: None,
         per_task_histogram: BTreeMap::new(),
         oracle_pass_rate: None,
+        sandbox_breakers: 0,
         transforms_used: BTreeMap::new(),
         steps: None,
         distance: None,
@@ -207,6 +212,7 @@ pub fn finish(
         }
         checked += t.counts.checked;
         broken += t.counts.broken;
+        s.sandbox_breakers += t.counts.sandbox_breakers;
         s.seconds.transform += t.seconds.transform;
         s.seconds.detector += t.seconds.detector;
         s.seconds.oracle += t.seconds.oracle;
@@ -408,6 +414,13 @@ pub fn markdown(s: &AugmentSummary) -> String {
             m,
             "| compositions that passed the oracle | {:.1} % |",
             r * 100.0
+        );
+    }
+    if s.sandbox_breakers > 0 {
+        let _ = writeln!(
+            m,
+            "| compositions the sandbox could not judge (they broke their test harness; rejected) | {} |",
+            s.sandbox_breakers
         );
     }
     if let Some(st) = s.steps {

@@ -1,8 +1,8 @@
 //! `equimorph attack`: search every task for the least similar equivalent program.
 
 use super::common::{
-    interrupt_flag, load_tasks, progress, DetectorArgs, OracleOptions, TransformOptions,
-    INTERRUPTED,
+    interrupt_flag, load_tasks, progress, stop_point, DetectorArgs, OracleOptions,
+    TransformOptions, INTERRUPTED,
 };
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -91,8 +91,14 @@ pub struct AttackArgs {
     pub(super) oracle: OracleOptions,
 }
 
+/// What an attack stopped before its first task has done.
+const NOTHING_ATTACKED: &str = "no task was attacked";
+
 /// Runs `attack`.
 pub fn run(args: AttackArgs) -> Result<ExitCode> {
+    // Before any work: a signal while loading or calibrating stops the run as cleanly as one
+    // during the tasks.
+    let stop = interrupt_flag()?;
     if args.beam == 0 || args.iterations == 0 {
         bail!("--beam and --iterations must be at least 1");
     }
@@ -105,6 +111,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     if transforms.is_empty() {
         bail!("no transforms selected");
     }
+    stop_point(&stop, "loading the transforms", NOTHING_ATTACKED)?;
     let detector = args.detector.open()?;
     let threshold = super::common::resolve_threshold(
         args.threshold,
@@ -114,8 +121,10 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
             .map(|t| t.source.as_str())
             .collect::<Vec<_>>(),
         args.seed,
+        Some(&stop),
     )?;
     let oracle = args.oracle.oracle()?;
+    stop_point(&stop, "starting the sandbox", NOTHING_ATTACKED)?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let (mut writer, done) = ResultsWriter::open(&args.out.join("results.jsonl"))?;
@@ -169,7 +178,6 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
 
     let quiet = args.quiet;
     let pb = progress(todo.len() as u64, quiet);
-    let stop = interrupt_flag()?;
     let config = SearchConfig {
         strategy: args.strategy,
         beam: args.beam,

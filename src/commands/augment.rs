@@ -1,8 +1,8 @@
 //! `equimorph augment`: K distinct verified variants of every task (training data).
 
 use super::common::{
-    interrupt_flag, load_tasks, progress, DetectorArgs, OracleOptions, TransformOptions,
-    INTERRUPTED,
+    interrupt_flag, load_tasks, progress, stop_point, DetectorArgs, OracleOptions,
+    TransformOptions, INTERRUPTED,
 };
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -104,6 +104,8 @@ fn parse_steps(s: &str) -> Result<(usize, usize), String> {
 
 /// Runs `augment`.
 pub fn run(args: AugmentArgs) -> Result<ExitCode> {
+    // Before any work: a signal while loading stops the run as cleanly as one during the tasks.
+    let stop = interrupt_flag()?;
     if args.variants == 0 {
         bail!("--variants must be at least 1");
     }
@@ -139,6 +141,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         None => None,
     };
     let oracle = args.oracle.oracle()?;
+    stop_point(&stop, "starting the sandbox", "no task was augmented")?;
     let config = AugmentConfig {
         variants: args.variants,
         min_steps: args.steps.0,
@@ -204,7 +207,6 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     let list: Vec<_> = transforms.iter().cloned().collect();
     let augmenter = Augmenter::new(&list, &oracle, detector.as_deref(), config);
     let pb = progress(todo.len() as u64, args.quiet);
-    let stop = interrupt_flag()?;
     let mut sink = AugmentSink {
         variants: &mut variants_log,
         tasks: &mut tasks_log,

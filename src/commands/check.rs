@@ -50,7 +50,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             validation.reason.unwrap_or_default()
         ));
     };
-    // A fault of the sandbox is an error (exit 2), never "not equivalent".
+    // A fault of the sandbox that the original shares is an error (exit 2), never "not
+    // equivalent"; one only the candidate causes (it kills its harness) is a verdict (exit 1).
     let decision = oracle.check(task, reference, &candidate)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&decision)?);
@@ -60,7 +61,10 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             reference.runs.len()
         );
     } else if let Some(f) = &decision.failure {
-        println!("NOT equivalent: test {} differs", f.test);
+        match &f.sandbox_failure {
+            Some(why) => println!("NOT equivalent: test {}: {why}", f.test),
+            None => println!("NOT equivalent: test {} differs", f.test),
+        }
         if !f.input.is_empty() {
             println!("--- input ---\n{}", f.input.trim_end());
         }

@@ -373,10 +373,19 @@ pub fn llm_cost(s: &equimorph::llm::LlmStats) -> String {
 /// Exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
 pub const INTERRUPTED: u8 = 130;
 
+/// The process's interrupt flag, once installed.
+static INTERRUPT_FLAG: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
+    std::sync::OnceLock::new();
+
 /// A flag set by the first SIGINT or SIGTERM; a second one exits the process at once (status
-/// 130). Long runs check the flag between tasks, then write their summary and reports.
+/// 130). Long runs take it before any work (loading, calibration, validation), check it
+/// between steps and tasks, then write their summary and reports. Installed once per process:
+/// later calls return the same flag.
 pub fn interrupt_flag() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
     use signal_hook::consts::{SIGINT, SIGTERM};
+    if let Some(flag) = INTERRUPT_FLAG.get() {
+        return Ok(flag.clone());
+    }
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     for sig in [SIGINT, SIGTERM] {
         // Registered first, so it sees the flag as it was before this signal set it.
@@ -384,7 +393,30 @@ pub fn interrupt_flag() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>>
             .context("installing the signal handler")?;
         signal_hook::flag::register(sig, flag.clone()).context("installing the signal handler")?;
     }
-    Ok(flag)
+    Ok(INTERRUPT_FLAG.get_or_init(|| flag).clone())
+}
+
+/// A run stopped by SIGINT/SIGTERM before its tasks started: `main` prints it and exits 130.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted while {doing}: {done}; rerun the same command to start again")]
+pub struct InterruptedBeforeStart {
+    /// What the run was doing ("calibrating the threshold").
+    pub doing: String,
+    /// What was done, in words ("no task was attacked").
+    pub done: String,
+}
+
+/// Fails with [`InterruptedBeforeStart`] when `stop` is set: called between the steps that
+/// come before a run's first task.
+pub fn stop_point(stop: &std::sync::atomic::AtomicBool, doing: &str, done: &str) -> Result<()> {
+    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(InterruptedBeforeStart {
+            doing: doing.into(),
+            done: done.into(),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// The threshold used when an `auto` one cannot be calibrated.
@@ -395,13 +427,17 @@ pub const CALIBRATION_PAIRS: usize = 200;
 
 /// Turns `--threshold` into a value: fixed, or calibrated on seeded pairs of different
 /// `programs` (the tasks' originals) with `detector`; the progress goes to stderr.
+/// Stops with [`InterruptedBeforeStart`] when `stop` is set during the calibration.
 pub fn resolve_threshold(
     spec: equimorph::report::calibration::ThresholdSpec,
     detector: &dyn equimorph::detector::Detector,
     programs: &[&str],
     seed: u64,
+    stop: Option<&std::sync::atomic::AtomicBool>,
 ) -> Result<equimorph::report::calibration::Threshold> {
-    use equimorph::report::calibration::{auto_threshold, Threshold, ThresholdSpec};
+    use equimorph::report::calibration::{
+        auto_threshold_until, CalibrationError, Threshold, ThresholdSpec,
+    };
     match spec {
         ThresholdSpec::Fixed(value) => Ok(Threshold {
             value,
@@ -411,8 +447,24 @@ pub fn resolve_threshold(
             eprintln!(
                 "calibrating the threshold on up to {CALIBRATION_PAIRS} pairs of different tasks…"
             );
-            let c = match auto_threshold(detector, programs, rate, CALIBRATION_PAIRS, seed) {
+            let c = match auto_threshold_until(
+                detector,
+                programs,
+                rate,
+                CALIBRATION_PAIRS,
+                seed,
+                stop,
+            ) {
                 Ok(c) => c,
+                Err(CalibrationError::Interrupted { scored, pairs }) => {
+                    return Err(InterruptedBeforeStart {
+                        doing: "calibrating the threshold".into(),
+                        done: format!(
+                            "{scored} of {pairs} calibration pairs were scored, no task was started"
+                        ),
+                    }
+                    .into())
+                }
                 // A detector that fails on every pair fails on every task too: the run goes
                 // on and reports each task's error; the threshold says what happened.
                 Err(e) => {

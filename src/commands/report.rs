@@ -65,6 +65,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
                     detector.as_ref(),
                     &originals,
                     args.seed.unwrap_or(run.seed),
+                    None,
                 )?
             }
         };

@@ -1,7 +1,8 @@
 //! `equimorph select`: best-of-N selection among candidate implementations of SPTs.
 
 use super::common::{
-    interrupt_flag, load_tasks, progress, DetectorArgs, OracleOptions, SandboxOptions, INTERRUPTED,
+    interrupt_flag, load_tasks, progress, stop_point, DetectorArgs, OracleOptions, SandboxOptions,
+    INTERRUPTED,
 };
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -65,6 +66,8 @@ pub struct SelectArgs {
 
 /// Runs `select`.
 pub fn run(args: SelectArgs) -> Result<ExitCode> {
+    // Before any work: a signal while loading stops the run as cleanly as one during the tasks.
+    let stop = interrupt_flag()?;
     if args.max_broken.is_some_and(|m| !(0.0..=1.0).contains(&m)) {
         bail!("--max-broken must lie in [0, 1]");
     }
@@ -150,7 +153,7 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
         oracle: &oracle,
         seed: args.seed,
     };
-    let stop = interrupt_flag()?;
+    stop_point(&stop, "loading the candidates", "no task was evaluated")?;
     let mut sink = SelectSink {
         log: &mut log,
         records: Vec::new(),

@@ -19,7 +19,12 @@ pub struct DecisionCache {
 /// The approximate heap size of one entry.
 fn size_of(key: &Key, d: &Decision) -> usize {
     let failure = d.failure.as_ref().map_or(0, |f| {
-        f.input.len() + f.expected.len() + f.got.len() + f.stderr_tail.len() + 64
+        f.input.len()
+            + f.expected.len()
+            + f.got.len()
+            + f.stderr_tail.len()
+            + f.sandbox_failure.as_ref().map_or(0, String::len)
+            + 64
     });
     key.0.len() + std::mem::size_of::<Key>() + std::mem::size_of::<Decision>() + failure
 }
@@ -86,6 +91,7 @@ mod tests {
                 expected_class: ExitClass::Success,
                 got_class: ExitClass::Success,
                 stderr_tail: String::new(),
+                sandbox_failure: None,
             }),
             tests_run: 1,
             cached: false,

@@ -147,6 +147,11 @@ pub struct TestFailure {
     pub got_class: ExitClass,
     /// The candidate's stderr tail.
     pub stderr_tail: String,
+    /// Set when the candidate made the sandbox fail (twice, the second time on a fresh worker)
+    /// while the original, run once more the same way, did not: what the candidate did, in
+    /// words. Such a candidate does not behave like its original, so this is a verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_failure: Option<String>,
 }
 
 /// A(x, x') with detail.
@@ -160,6 +165,16 @@ pub struct Decision {
     pub tests_run: usize,
     /// Whether the decision came from the cache.
     pub cached: bool,
+}
+
+impl Decision {
+    /// Whether the candidate was judged not equivalent because it made the sandbox fail (it
+    /// killed its test harness, say) where the original did not.
+    pub fn broke_sandbox(&self) -> bool {
+        self.failure
+            .as_ref()
+            .is_some_and(|f| f.sandbox_failure.is_some())
+    }
 }
 
 /// How an original fares on its own tests.
@@ -203,6 +218,7 @@ struct Counters {
     nanos: AtomicU64,
     retries: AtomicU64,
     faults: AtomicU64,
+    sandbox_breakers: AtomicU64,
     /// Faulted checks since the last check that reached a verdict.
     faults_in_a_row: AtomicU64,
 }
@@ -228,8 +244,12 @@ pub struct OracleStats {
     pub cache_bytes: u64,
     /// Runs retried on a fresh worker after the sandbox failed.
     pub retries: u64,
-    /// Checks that had no verdict because the sandbox failed twice.
+    /// Checks that had no verdict because the sandbox failed twice and so did the original.
     pub faults: u64,
+    /// Checks where the candidate made the sandbox fail twice and the original, run once more
+    /// the same way, did not: judged not equivalent (the candidate's doing, not a fault).
+    #[serde(default)]
+    pub sandbox_breakers: u64,
 }
 
 /// The oracle.
@@ -492,14 +512,32 @@ impl Oracle {
             let (prog, stdin) = Self::test_program(task, candidate, i);
             let got = self.run(&prog, stdin, self.candidate_timeout(expected.seconds));
             decision.tests_run += 1;
+            let mut sandbox_failure = None;
             if got.class == ExitClass::Crash {
-                self.counters.faults.fetch_add(1, Ordering::Relaxed);
-                self.counters
-                    .faults_in_a_row
-                    .fetch_add(1, Ordering::Relaxed);
-                return Err(OracleFault {
-                    reason: format!("test {i}: {}", last_line(&got.stderr_tail)),
-                });
+                // Twice (the run was retried on a fresh worker). Whose doing is it? The
+                // original, run once more the same way, tells: if it runs normally, the
+                // candidate broke its harness and does not behave like the original.
+                match self.original_also_faults(task, i) {
+                    Some(original) => {
+                        self.counters.faults.fetch_add(1, Ordering::Relaxed);
+                        self.counters
+                            .faults_in_a_row
+                            .fetch_add(1, Ordering::Relaxed);
+                        return Err(OracleFault {
+                            reason: format!(
+                                "test {i}: {} (the original failed the same way: {})",
+                                last_line(&got.stderr_tail),
+                                last_line(&original)
+                            ),
+                        });
+                    }
+                    None => {
+                        self.counters
+                            .sandbox_breakers
+                            .fetch_add(1, Ordering::Relaxed);
+                        sandbox_failure = Some(describe_sandbox_failure(&got.stderr_tail));
+                    }
+                }
             }
             let same = got.class == expected.class
                 && (i >= task.tests.len()
@@ -516,6 +554,7 @@ impl Oracle {
                     expected_class: expected.class,
                     got_class: got.class,
                     stderr_tail: excerpt(&got.stderr_tail),
+                    sandbox_failure,
                 });
                 break;
             }
@@ -526,6 +565,26 @@ impl Oracle {
             .unwrap_or_else(|p| p.into_inner())
             .insert(key, decision.clone());
         Ok(decision)
+    }
+
+    /// Runs the original on test `i` once more, on whatever worker is free (never the one
+    /// that just died) and without a retry: `None` when it runs without a sandbox failure,
+    /// otherwise the failure's message. Called after a candidate made the sandbox fail twice,
+    /// to tell the candidate's doing from the machinery's.
+    fn original_also_faults(&self, task: &Task, i: usize) -> Option<String> {
+        let (prog, stdin) = Self::test_program(task, &task.source, i);
+        let start = Instant::now();
+        let r = self.executor.run(RunRequest {
+            source: &prog,
+            stdin,
+            timeout: self.config.timeout_cap,
+            hash_seed: REFERENCE_HASH_SEED,
+        });
+        self.counters.runs.fetch_add(1, Ordering::Relaxed);
+        self.counters
+            .nanos
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        (r.class == ExitClass::Crash).then_some(r.stderr_tail)
     }
 
     /// Whether the last [`BROKEN_AFTER`] checks all failed for the sandbox's own reasons.
@@ -545,6 +604,7 @@ impl Oracle {
             cache_bytes: cache.bytes() as u64,
             retries: self.counters.retries.load(Ordering::Relaxed),
             faults: self.counters.faults.load(Ordering::Relaxed),
+            sandbox_breakers: self.counters.sandbox_breakers.load(Ordering::Relaxed),
         }
     }
 }
@@ -560,6 +620,16 @@ fn excerpt(s: &str) -> String {
     match s.char_indices().nth(EXCERPT_CHARS) {
         None => s.to_string(),
         Some((i, _)) => format!("{}… [{} more bytes]", &s[..i], s.len() - i),
+    }
+}
+
+/// What a candidate that made the sandbox fail did, in words, from the failure's message.
+fn describe_sandbox_failure(message: &str) -> String {
+    let what = last_line(message);
+    if what.contains("fork server died") {
+        format!("the candidate killed its test harness ({what}); the original, run again the same way, did not")
+    } else {
+        format!("the candidate made the sandbox fail: {what}; the original, run again the same way, did not")
     }
 }
 

@@ -167,10 +167,13 @@ fn spawn_inner(
     std::fs::write(&prog, req.source)?;
     std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o644))?;
     let seed = req.hash_seed.to_string();
+    // By absolute path: under bubblewrap the program's directory is mounted read-only and the
+    // program runs elsewhere (see `command`).
+    let prog_arg = prog.display().to_string();
     let mut cmd = command(
         &settings.launcher,
         &settings.python,
-        &[PYTHON_FLAGS, "prog.py"],
+        &[PYTHON_FLAGS, &prog_arg],
         Some(dir.path()),
         &[("PYTHONHASHSEED", &seed)],
     );

@@ -22,6 +22,9 @@ pub enum Launcher {
         bwrap: PathBuf,
         /// setpriv binary and target uid, when dropping privileges.
         drop_to: Option<(PathBuf, u32)>,
+        /// Size of the private `/tmp` (a tmpfs), bytes: a program that fills its temporary
+        /// directory hits this bound, not the host's memory or disk.
+        tmp_size: u64,
     },
     /// A plain subprocess (no namespaces).
     Plain,
@@ -57,6 +60,8 @@ pub struct ResourceLimits {
     pub file_size: u64,
     /// Processes of the sandbox user (bounds fork bombs when the user is unprivileged).
     pub processes: u64,
+    /// Size of the private temporary directory, bytes (with bubblewrap; not an rlimit).
+    pub tmp_size: u64,
 }
 
 impl Default for ResourceLimits {
@@ -66,6 +71,7 @@ impl Default for ResourceLimits {
             cpu_seconds: 30,
             file_size: 16 << 20,
             processes: 512,
+            tmp_size: 256 << 20,
         }
     }
 }
@@ -90,6 +96,7 @@ impl ResourceLimits {
             format!("file size {} MiB", self.file_size >> 20),
             "no core dumps".into(),
             format!("processes {}", self.processes),
+            format!("temporary directory {} MiB", self.tmp_size >> 20),
         ]
     }
 
@@ -136,8 +143,13 @@ pub fn default_python() -> PathBuf {
     }
 }
 
-/// A command that runs `program args…` in the sandbox with `bind` (a host directory) mounted
-/// read-write at the same path and used as the working directory.
+/// The working directory of a spawned program under bubblewrap (in the private `/tmp`).
+pub const SPAWN_WORKDIR: &str = "/tmp/run";
+
+/// A command that runs `program args…` in the sandbox. `bind` is a host directory holding the
+/// program's files: under bubblewrap it is mounted read-only at the same path and the program
+/// runs in a fresh directory of the size-bounded private `/tmp` (so what it writes never
+/// reaches the host's disk); without bubblewrap it is the working directory.
 pub fn command(
     launcher: &Launcher,
     program: &Path,
@@ -157,7 +169,11 @@ pub fn command(
             }
             c
         }
-        Launcher::Bubblewrap { bwrap, drop_to } => {
+        Launcher::Bubblewrap {
+            bwrap,
+            drop_to,
+            tmp_size,
+        } => {
             let mut c = match drop_to {
                 Some((setpriv, uid)) => {
                     let mut c = Command::new(setpriv);
@@ -186,6 +202,8 @@ pub fn command(
                 "--ro-bind",
                 "/",
                 "/",
+                "--size",
+                &tmp_size.to_string(),
                 "--tmpfs",
                 "/tmp",
                 "--proc",
@@ -198,7 +216,8 @@ pub fn command(
                 c.args(["--setenv", k, v]);
             }
             if let Some(dir) = bind {
-                c.arg("--bind").arg(dir).arg(dir).arg("--chdir").arg(dir);
+                c.arg("--ro-bind").arg(dir).arg(dir);
+                c.args(["--dir", SPAWN_WORKDIR, "--chdir", SPAWN_WORKDIR]);
             } else {
                 c.args(["--chdir", "/tmp"]);
             }
@@ -268,12 +287,14 @@ pub fn detect(python: &Path, limits: &ResourceLimits) -> (Launcher, Isolation) {
                 candidates.push(Launcher::Bubblewrap {
                     bwrap: bwrap.clone(),
                     drop_to: Some((setpriv, NOBODY)),
+                    tmp_size: limits.tmp_size,
                 });
             }
         }
         candidates.push(Launcher::Bubblewrap {
             bwrap,
             drop_to: None,
+            tmp_size: limits.tmp_size,
         });
     }
     for launcher in candidates {

@@ -116,6 +116,14 @@ pub enum CalibrationError {
     /// The detector failed.
     #[error(transparent)]
     Detector(#[from] DetectorError),
+    /// Asked to stop (SIGINT/SIGTERM) before every pair was scored.
+    #[error("interrupted after scoring {scored} of {pairs} calibration pairs")]
+    Interrupted {
+        /// Pairs scored before the stop.
+        scored: usize,
+        /// Pairs drawn.
+        pairs: usize,
+    },
 }
 
 /// Two programs and whether they are clones.
@@ -266,6 +274,19 @@ pub fn auto_threshold(
     max_pairs: usize,
     seed: u64,
 ) -> Result<NonCloneCalibration, CalibrationError> {
+    auto_threshold_until(detector, programs, rate, max_pairs, seed, None)
+}
+
+/// [`auto_threshold`] that gives up with [`CalibrationError::Interrupted`] as soon as `stop`
+/// becomes true (checked between the detector's batches).
+pub fn auto_threshold_until(
+    detector: &dyn Detector,
+    programs: &[&str],
+    rate: f64,
+    max_pairs: usize,
+    seed: u64,
+    stop: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<NonCloneCalibration, CalibrationError> {
     // Distinct texts, in the given order (so the sample does not depend on how texts sort).
     let mut seen = std::collections::HashSet::new();
     let distinct: Vec<&str> = programs
@@ -284,6 +305,12 @@ pub fn auto_threshold(
     // One batch per anchor; a batch the detector fails on is left out (and counted).
     let mut i = 0;
     while i < pairs.len() {
+        if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(CalibrationError::Interrupted {
+                scored: i,
+                pairs: pairs.len(),
+            });
+        }
         let anchor = pairs[i].0;
         let group: Vec<&str> = pairs[i..]
             .iter()

@@ -54,6 +54,11 @@ pub fn markdown(s: &Summary) -> String {
         "| candidates rejected before scoring: growth / window | {} / {} |",
         s.rejected_growth, s.rejected_window
     );
+    let _ = writeln!(
+        o,
+        "| candidates the sandbox could not judge (they broke their test harness; not equivalent) | {} |",
+        s.sandbox_breakers
+    );
     // Results written before growth was recorded have none.
     if s.mean_growth > 0.0 {
         let _ = writeln!(
@@ -337,6 +342,15 @@ pub fn html(s: &Summary, lines: &[super::results::ResultLine]) -> String {
             );
         }
         extra.push_str("</table>");
+    }
+    if s.sandbox_breakers > 0 {
+        let _ = write!(
+            extra,
+            "<h2>Candidates the sandbox could not judge</h2><p>{} candidate(s) broke their test \
+             harness (killed the fork server, say) while the original, run again the same way, \
+             did not: counted as not equivalent, and no task failed because of them.</p>",
+            s.sandbox_breakers
+        );
     }
     if !s.skipped.is_empty() || !s.errors.is_empty() {
         extra.push_str(

@@ -77,6 +77,10 @@ pub struct Summary {
     /// Candidates rejected by `--window` over all tasks.
     #[serde(default)]
     pub rejected_window: u64,
+    /// Candidates the sandbox could not judge by their output, over all tasks: they made it
+    /// fail (killed their test harness, say) while the original ran normally (not equivalent).
+    #[serde(default)]
+    pub sandbox_breakers: u64,
     /// Mean growth (tokens of the best / tokens of the original) over attacked tasks.
     #[serde(default)]
     pub mean_growth: f64,
@@ -186,6 +190,7 @@ impl Summary {
         Summary {
             rejected_growth: lines.iter().map(|l| l.counts.rejected_growth).sum(),
             rejected_window: lines.iter().map(|l| l.counts.rejected_window).sum(),
+            sandbox_breakers: lines.iter().map(|l| l.counts.sandbox_breakers).sum(),
             mean_growth: if growths.is_empty() {
                 0.0
             } else {

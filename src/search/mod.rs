@@ -123,6 +123,10 @@ pub struct Counts {
     /// Candidates rejected by `--window` before scoring.
     #[serde(default)]
     pub rejected_window: u64,
+    /// Candidates the sandbox could not judge by their output: they made it fail (killed their
+    /// test harness, say) while the original ran normally, so they count as not equivalent.
+    #[serde(default)]
+    pub sandbox_breakers: u64,
 }
 
 /// Wall time per stage.
@@ -417,10 +421,16 @@ impl<'a> Searcher<'a> {
         verified: &mut dyn FnMut(&Candidate),
     ) -> Result<Vec<Candidate>, OracleFault> {
         let t0 = Instant::now();
+        // A candidate that breaks its sandbox is a verdict (not equivalent), counted apart;
+        // only a fault the original shares stops the task.
+        let breakers = std::sync::atomic::AtomicU64::new(0);
         let check = |n: &Candidate| {
-            self.oracle
-                .check(task, reference, &n.text)
-                .map(|d| d.equivalent)
+            self.oracle.check(task, reference, &n.text).map(|d| {
+                if d.broke_sandbox() {
+                    breakers.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                d.equivalent
+            })
         };
         let mut accepted = Vec::new();
         match self.config.oracle_order {
@@ -468,6 +478,7 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        r.counts.sandbox_breakers += breakers.into_inner();
         r.seconds.oracle += t0.elapsed().as_secs_f64();
         Ok(accepted)
     }

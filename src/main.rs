@@ -54,6 +54,29 @@ enum Command {
     Autospt(Box<commands::autospt::AutosptArgs>),
 }
 
+/// Exit status when the reader of standard output went away (`equimorph … | head -1`): what a
+/// shell reports for a process ended by SIGPIPE.
+const BROKEN_PIPE: i32 = 141;
+
+/// `println!` panics when standard output is a closed pipe; end quietly instead, as other
+/// command-line tools do. (SIGPIPE itself stays ignored: a sandboxed program that closes its
+/// stdin early must not kill equimorph.)
+fn quiet_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(BROKEN_PIPE);
+        }
+        default(info)
+    }));
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -62,6 +85,7 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
+    quiet_broken_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Transforms(c) => commands::transforms::run(c),

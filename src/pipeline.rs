@@ -213,8 +213,9 @@ impl<'a> Pipeline<'a> {
         match (v.status, v.reference) {
             (ValidationStatus::Ok, Some(reference)) => Validated::Ready(Some(reference)),
             (status, _) => {
-                let why = format!("original is {status:?}: {}", v.reason.unwrap_or_default())
-                    .to_lowercase();
+                // The status in lower case; the reason as it is (it quotes program output).
+                let word = format!("{status:?}").to_lowercase();
+                let why = format!("original is {word}: {}", v.reason.unwrap_or_default());
                 if status == ValidationStatus::Error {
                     Validated::Unverifiable(why)
                 } else {

@@ -57,7 +57,7 @@ fn read_json(p: &Path) -> serde_json::Value {
 
 #[test]
 fn attack_records_the_threshold_and_a_success_flag_per_row_and_report_recomputes_them() {
-    let (_d, tasks) = common::fixture_subset(4);
+    let (_d, tasks) = common::fixture_subset(7);
     let out = tempfile::tempdir().unwrap();
     let spec = tiny_spec();
     let o = common::attack_command(&tasks, out.path(), &spec, 1, &["--beam", "2"])

@@ -7,7 +7,8 @@
 
 mod common;
 
-use equimorph::oracle::{ExitClass, Oracle, OracleMode};
+use equimorph::oracle::{ExitClass, Oracle, OracleMode, Reference};
+use equimorph::task::Task;
 use serde_json::Value;
 
 /// Every hostile candidate of `fixtures/hostile/harness/`: a correct sum-two solution plus an
@@ -30,8 +31,9 @@ fn candidate(name: &str) -> String {
     common::read(format!("fixtures/hostile/harness/{name}.py"))
 }
 
-/// An oracle that runs these candidates only where they cannot reach this test's processes.
-fn contained_oracle(mode: OracleMode) -> Oracle {
+/// An oracle that runs these candidates only where they cannot reach this test's processes,
+/// with the task they attack (sum-two) and its reference behaviour.
+fn contained_oracle(mode: OracleMode) -> (Oracle, Task, Reference) {
     let oracle = common::oracle(mode);
     assert!(
         oracle.isolation().pid_namespace,
@@ -39,14 +41,14 @@ fn contained_oracle(mode: OracleMode) -> Oracle {
          (install bubblewrap: make setup); isolation here: {:?}",
         oracle.isolation()
     );
-    oracle
+    let task = common::fixture("sum-two");
+    let reference = oracle.validate(&task).reference.expect("sum-two is ok");
+    (oracle, task, reference)
 }
 
 #[test]
 fn candidates_that_break_their_harness_are_not_equivalent_with_a_reason() {
-    let task = common::fixture("sum-two");
-    let oracle = contained_oracle(OracleMode::Fork);
-    let reference = oracle.validate(&task).reference.expect("sum-two is ok");
+    let (oracle, task, reference) = contained_oracle(OracleMode::Fork);
     for name in ATTACKS {
         let d = oracle
             .check(&task, &reference, &candidate(name))
@@ -109,9 +111,7 @@ fn spawned_sandboxes_judge_the_same_candidates_without_faults() {
     // cannot kill: those candidates then behave like the original, which is a verdict too. What
     // matters is that no candidate is a fault, and that a faked sandbox error (bubblewrap's
     // message on stderr) is the candidate's doing.
-    let task = common::fixture("sum-two");
-    let oracle = contained_oracle(OracleMode::Spawn);
-    let reference = oracle.validate(&task).reference.expect("sum-two is ok");
+    let (oracle, task, reference) = contained_oracle(OracleMode::Spawn);
     for name in ATTACKS {
         let d = oracle
             .check(&task, &reference, &candidate(name))

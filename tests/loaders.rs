@@ -99,10 +99,11 @@ fn unknown_and_missing_inputs_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let odd = dir.path().join("odd.jsonl");
     std::fs::write(&odd, "{\"name\": 1}\n").unwrap();
+    // The library names the problem; the command names its own option (tests/messages.rs).
     assert!(load(&odd, None)
         .unwrap_err()
         .to_string()
-        .contains("--format"));
+        .contains("cannot tell the format"));
     let missing = dir.path().join("missing.jsonl");
     assert!(load(&missing, None)
         .unwrap_err()

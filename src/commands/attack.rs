@@ -102,10 +102,19 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     if args.beam == 0 || args.iterations == 0 {
         bail!("--beam and --iterations must be at least 1");
     }
+    if args
+        .time_per_task
+        .is_some_and(|t| !(t > 0.0 && t.is_finite()))
+    {
+        bail!("--time-per-task must be a positive number of seconds");
+    }
     if args.max_growth.is_some_and(|g| !(g > 0.0 && g.is_finite())) {
         bail!("--max-growth must be a positive number (1.5 = at most 50 % more tokens)");
     }
     let set = load_tasks(&args.tasks, args.format)?;
+    if set.tasks.is_empty() {
+        bail!("{} holds no task with tests", args.tasks.display());
+    }
     let runtime = args.transforms.runtime()?;
     let transforms = args.transforms.load(&runtime)?;
     if transforms.is_empty() {

@@ -1,7 +1,7 @@
 //! `equimorph augment`: K distinct verified variants of every task (training data).
 
 use super::common::{
-    interrupt_flag, load_tasks, progress, stop_point, DetectorArgs, OracleOptions,
+    interrupt_flag, load_tasks_with, progress, stop_point, DetectorArgs, OracleOptions,
     TransformOptions, INTERRUPTED,
 };
 use anyhow::{bail, Context, Result};
@@ -112,7 +112,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     if args.split.is_some() && args.format != OutputFormat::Codexglue {
         bail!("--split splits the CodeXGLUE pairs: give it with --format codexglue");
     }
-    let set = load_tasks(&args.tasks, args.task_format)?;
+    let set = load_tasks_with(&args.tasks, args.task_format, "--task-format")?;
     if set.tasks.is_empty() && (set.untested.is_empty() || !args.unverified) {
         if set.untested.is_empty() {
             bail!("{} holds no task", args.tasks.display());

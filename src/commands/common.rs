@@ -221,7 +221,23 @@ pub fn load_tasks(
     path: &Path,
     format: Option<equimorph::task::TaskFormat>,
 ) -> Result<equimorph::task::TaskSet> {
-    let set = equimorph::task::load(path, format)?;
+    load_tasks_with(path, format, "--format")
+}
+
+/// [`load_tasks`] for a command whose format option is called `flag`, which an unrecognised
+/// file's error names.
+pub fn load_tasks_with(
+    path: &Path,
+    format: Option<equimorph::task::TaskFormat>,
+    flag: &str,
+) -> Result<equimorph::task::TaskSet> {
+    use equimorph::task::TaskError;
+    let set = equimorph::task::load(path, format).map_err(|e| match e {
+        TaskError::UnknownFormat { .. } => {
+            anyhow::anyhow!("{e} (pass {flag} jsonl|humaneval|codecontests|codenet)")
+        }
+        e => e.into(),
+    })?;
     for p in &set.problems {
         eprintln!("warning: {p}");
     }
@@ -425,6 +441,10 @@ pub const FALLBACK_THRESHOLD: f32 = 0.5;
 /// Non-clone pairs scored to calibrate an `auto` threshold.
 pub const CALIBRATION_PAIRS: usize = 200;
 
+/// Fewest non-clone pairs an `auto` threshold is calibrated on: below this (a run of a few
+/// tasks) the quantile means little, so the run falls back to [`FALLBACK_THRESHOLD`] and says so.
+pub const MIN_CALIBRATION_PAIRS: usize = 20;
+
 /// Turns `--threshold` into a value: fixed, or calibrated on seeded pairs of different
 /// `programs` (the tasks' originals) with `detector`; the progress goes to stderr.
 /// Stops with [`InterruptedBeforeStart`] when `stop` is set during the calibration.
@@ -484,6 +504,27 @@ pub fn resolve_threshold(
                     "warning: the detector failed on {} of the calibration pairs; they are left out",
                     c.failed
                 );
+            }
+            if c.pairs < MIN_CALIBRATION_PAIRS {
+                let why = format!(
+                    "only {} non-clone pairs could be scored (originals of {} distinct tasks), \
+                     fewer than the {MIN_CALIBRATION_PAIRS} a threshold needs",
+                    c.pairs,
+                    programs
+                        .iter()
+                        .collect::<std::collections::HashSet<_>>()
+                        .len()
+                );
+                eprintln!(
+                    "warning: --threshold auto:{rate} cannot be calibrated: {why}; using the fixed \
+                     {FALLBACK_THRESHOLD} instead (pass --threshold M to choose one)"
+                );
+                return Ok(Threshold {
+                    value: FALLBACK_THRESHOLD,
+                    source: format!(
+                        "fixed {FALLBACK_THRESHOLD}: auto:{rate} was not calibrated ({why})"
+                    ),
+                });
             }
             Ok(Threshold {
                 value: c.threshold,

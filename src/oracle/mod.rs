@@ -121,6 +121,32 @@ pub struct ReferenceRun {
     /// The tail of its standard error (explains a failure of the sandbox).
     #[serde(skip)]
     pub stderr: String,
+    /// Its exit status, when it exited.
+    #[serde(skip)]
+    pub code: Option<i32>,
+    /// The signal that ended it, when one did.
+    #[serde(skip)]
+    pub signal: Option<i32>,
+}
+
+impl ReferenceRun {
+    /// How the run ended, in words, with the last line of its stderr when it did not exit 0:
+    /// `exit status 1: ZeroDivisionError: division by zero`.
+    pub fn ending(&self) -> String {
+        let how = match (self.class, self.code, self.signal) {
+            (ExitClass::Success, _, _) => return "exit status 0".into(),
+            (ExitClass::Signal, _, Some(s)) => format!("killed by signal {s}"),
+            (ExitClass::Timeout, _, _) => "timed out".into(),
+            (ExitClass::OutputLimit, _, _) => "killed at the output cap".into(),
+            (ExitClass::Crash, _, _) => "the sandbox failed".into(),
+            (_, Some(c), _) => format!("exit status {c}"),
+            (class, _, _) => format!("{class:?}"),
+        };
+        match last_line(&self.stderr) {
+            line if line.is_empty() => format!("{how}, nothing on stderr"),
+            line => format!("{how}: {line}"),
+        }
+    }
 }
 
 /// The original's behaviour on every test of a task (test_code counts as one test, last).
@@ -367,6 +393,8 @@ impl Oracle {
                     class: r.class,
                     seconds: r.seconds,
                     stderr: r.stderr_tail,
+                    code: r.code,
+                    signal: r.signal,
                 }
             })
             .collect();
@@ -414,7 +442,7 @@ impl Oracle {
             if run.class == ExitClass::OutputLimit {
                 return verdict(
                     ValidationStatus::Failing,
-                    format!("test {i}: {:?}", run.class),
+                    format!("test {i}: {}", run.ending()),
                 );
             }
             if i < task.tests.len() {
@@ -423,9 +451,10 @@ impl Oracle {
                         return verdict(
                             ValidationStatus::Failing,
                             format!(
-                                "test {i}: expected {:?}, got {:?}",
+                                "test {i}: expected {:?}, got {:?} ({})",
                                 clip(expected),
-                                clip(&run.stdout)
+                                clip(&run.stdout),
+                                run.ending()
                             ),
                         );
                     }

@@ -171,7 +171,7 @@ pub enum TaskError {
         source: std::io::Error,
     },
     /// The format could not be recognised.
-    #[error("cannot tell the format of {path}: {message} (pass --format)")]
+    #[error("cannot tell the format of {path}: {message}")]
     UnknownFormat {
         /// The path.
         path: PathBuf,
@@ -245,6 +245,9 @@ pub fn detect_format(path: &Path) -> Result<TaskFormat, TaskError> {
             message: "the first JSON object has none of the keys source / prompt / solutions"
                 .into(),
         });
+    }
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        return Ok(TaskFormat::Jsonl);
     }
     Err(TaskError::UnknownFormat {
         path: path.to_path_buf(),

@@ -246,9 +246,18 @@ impl TransformRuntime {
             path: path.to_path_buf(),
             source,
         })?;
+        if !bytes.starts_with(b"\0asm") {
+            return Err(LoadError::Invalid {
+                path: path.to_path_buf(),
+                message: "not a WebAssembly file (it does not start with the \\0asm header)".into(),
+            });
+        }
         let invalid = |e: wasmtime::Error| LoadError::Invalid {
             path: path.to_path_buf(),
-            message: format!("{e:#}"),
+            message: format!("{e:#}")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
         };
         let component =
             load_component(&self.engine, self.cache_dir.as_deref(), &bytes).map_err(invalid)?;

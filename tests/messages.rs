@@ -1,0 +1,183 @@
+//! What a user reads when something is off: reasons keep their case and say how a failing
+//! original ended, bad files and options get one clear line, a closed pipe ends quietly, and
+//! an auto threshold is never calibrated on a handful of pairs.
+
+mod common;
+
+use serde_json::Value;
+use std::path::Path;
+
+fn write_tasks(dir: &Path, tasks: &[Value]) -> std::path::PathBuf {
+    let path = dir.join("tasks.jsonl");
+    let text: String = tasks.iter().map(|t| format!("{t}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn failing_originals_keep_their_case_and_say_how_they_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write_tasks(
+        dir.path(),
+        &[
+            serde_json::json!({"id": "shouts", "source": "print('YES')\n",
+                "tests": [{"input": "", "output": "yes\n"}]}),
+            serde_json::json!({"id": "crashes", "source": "print(1 // 0)\n",
+                "tests": [{"input": "", "output": "1\n"}]}),
+            serde_json::json!({"id": "fine", "source": "print(input()[::-1])\n",
+                "tests": [{"input": "abc\n", "output": "cba\n"}]}),
+        ],
+    );
+    let out = dir.path().join("out");
+    let o = common::attack_command(&tasks, &out, "jaccard", 1, &["--threshold", "0.5"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<Value> = std::fs::read_to_string(out.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let reason = |id: &str| -> String {
+        let l = lines.iter().find(|l| l["id"] == id).expect(id);
+        assert_eq!(l["status"], "skipped", "{l}");
+        l["reason"].as_str().unwrap().to_string()
+    };
+    let shouts = reason("shouts");
+    assert!(
+        shouts.starts_with("original is failing: test 0: expected \"yes\\n\", got \"YES\\n\""),
+        "the program's output keeps its case: {shouts}"
+    );
+    assert!(shouts.contains("exit status 0"), "{shouts}");
+    let crashes = reason("crashes");
+    assert!(
+        crashes.contains("got \"\"")
+            && crashes
+                .contains("exit status 1: ZeroDivisionError: integer division or modulo by zero"),
+        "a crash shows its exit status and the end of its stderr: {crashes}"
+    );
+    // `validate` says the same.
+    let v = common::equimorph(&["validate", tasks.to_str().unwrap(), "--json"], None);
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(text.contains("ZeroDivisionError"), "{text}");
+}
+
+#[test]
+fn bad_files_and_options_get_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // Not WebAssembly at all: one line, no byte dump.
+    let garbage = dir.path().join("garbage.wasm");
+    std::fs::write(&garbage, "garbage, not a component\n").unwrap();
+    let o = common::equimorph(
+        &[
+            "transforms",
+            "list",
+            "--transforms",
+            garbage.to_str().unwrap(),
+        ],
+        None,
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a WebAssembly file"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+
+    // An empty .jsonl file is a task file with no task.
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let out = dir.path().join("out");
+    let o = common::attack_command(&empty, &out, "jaccard", 1, &[])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("holds no task") && !err.contains("cannot tell the format"),
+        "{err}"
+    );
+
+    // A file of unknown format names the option of the command at hand.
+    let odd = dir.path().join("odd.txt");
+    std::fs::write(&odd, "{\"neither\": 1}\n").unwrap();
+    let o = common::equimorph(
+        &[
+            "augment",
+            odd.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains("cannot tell the format") && err.contains("--task-format"),
+        "{err}"
+    );
+    let o = common::equimorph(&["validate", odd.to_str().unwrap()], None);
+    let err = stderr(&o);
+    assert!(
+        err.contains("--format") && !err.contains("--task-format"),
+        "{err}"
+    );
+
+    // A time budget of zero would stop every task before its first candidate.
+    let tasks = common::root().join("fixtures/tasks.jsonl");
+    let o = common::attack_command(&tasks, &out, "jaccard", 1, &["--time-per-task", "0"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--time-per-task must be a positive"), "{err}");
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::process::{Command, Stdio};
+    // The reader goes away before equimorph writes (as `| head -1` does on long output).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_equimorph"))
+        .args(["transforms", "show", "var-rename"])
+        .env("EQUIMORPH_TRANSFORMS", common::transforms_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), Some(141), "{err}");
+}
+
+#[test]
+fn an_auto_threshold_needs_twenty_pairs_or_falls_back_loudly() {
+    let (_d, tasks) = common::fixture_subset(4);
+    let out = tempfile::tempdir().unwrap();
+    let o = common::attack_command(&tasks, out.path(), "jaccard", 1, &["--beam", "1"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("cannot be calibrated: only 6 non-clone pairs"),
+        "{err}"
+    );
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("run.json")).unwrap())
+            .unwrap();
+    assert_eq!(run["threshold"].as_f64(), Some(0.5));
+    let source = run["threshold_source"].as_str().unwrap();
+    assert!(
+        source.starts_with("fixed 0.5: auto:0.95 was not calibrated")
+            && source.contains("fewer than the 20"),
+        "{source}"
+    );
+    let summary = std::fs::read_to_string(out.path().join("summary.json")).unwrap();
+    assert!(
+        summary.contains("was not calibrated"),
+        "the summary records it"
+    );
+}

@@ -5,10 +5,10 @@
         [--cpus C] [--gpus G] [--retries R] [--transfer shared|object-store] \\
         -- augment fixtures/tasks.jsonl --variants 10
 
-Shard I runs `equimorph <job> ... --shard I/N --out DIR/shards/I` on whichever worker Ray
+Shard I (1 ≤ I ≤ N) runs `equimorph <job> ... --shard I/N --out DIR/shards/I` on whichever worker Ray
 picks (C CPUs and G GPUs reserved per shard). A shard whose command fails is retried (R times;
 the job resumes from what the failed try wrote when the directory is shared). When every shard
-is done, `equimorph merge DIR DIR/shards/0 ... DIR/shards/N-1` makes DIR one run, identical
+is done, `equimorph merge DIR DIR/shards/1 ... DIR/shards/N` makes DIR one run, identical
 (timing aside) to the same job run in one process.
 
 Transfer of results:
@@ -144,10 +144,11 @@ def main(argv):
         max_retries=args.retries,
         retry_exceptions=True,
     )(run_shard)
-    dirs = [os.path.join(shards_dir, str(i)) for i in range(args.shards)]
+    # Shards count from 1, as `--shard I/N` does.
+    dirs = {i: os.path.join(shards_dir, str(i)) for i in range(1, args.shards + 1)}
     pending = {
         remote.remote(binary, job, i, args.shards, dirs[i], args.transfer, env): i
-        for i in range(args.shards)
+        for i in dirs
     }
     failed = []
     record = {"job": job, "shards": {}}
@@ -174,7 +175,7 @@ def main(argv):
         stale = os.path.join(out, name)
         if os.path.exists(stale):
             os.remove(stale)  # a previous merge: merge again from the shards
-    merge = subprocess.run([binary, "merge", out, *dirs], env={**os.environ})
+    merge = subprocess.run([binary, "merge", out, *dirs.values()], env={**os.environ})
     return merge.returncode
 
 

@@ -315,7 +315,7 @@ fn shards_merged_equal_the_unsharded_run() {
     let shards: Vec<PathBuf> = (0..3).map(|i| root.path().join(format!("s{i}"))).collect();
     let mut total = 0;
     for (i, dir) in shards.iter().enumerate() {
-        let shard = format!("{i}/3");
+        let shard = format!("{}/3", i + 1);
         let mut a = args.to_vec();
         a.extend(["--shard", &shard]);
         augment(&tasks, dir, &a);
@@ -361,7 +361,7 @@ fn shards_merged_equal_the_unsharded_run() {
         }
     }
     assert_eq!(lines, common::read(cg.join("pairs.txt")).lines().count());
-    // An attack directory does not merge with augment ones.
+    // A shard given twice does not merge.
     let o = common::equimorph(
         &[
             "merge",
@@ -371,7 +371,7 @@ fn shards_merged_equal_the_unsharded_run() {
         ],
         None,
     );
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is in both"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is given twice"));
 }
 
 #[test]

@@ -128,7 +128,7 @@ fn ray_shards_merge_into_the_single_process_run() {
         assert!(o.status.success(), "{transfer}: {err}");
         assert!(err.contains("cluster: 2 nodes, 2 CPUs"), "{err}");
         assert!(
-            err.contains("shard 0/2 done") && err.contains("shard 1/2 done"),
+            err.contains("shard 1/2 done") && err.contains("shard 2/2 done"),
             "{err}"
         );
         same(&out);

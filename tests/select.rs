@@ -414,7 +414,7 @@ fn select_shards_merged_equal_the_unsharded_selection() {
     let shards: Vec<_> = (0..2).map(|i| root.path().join(format!("s{i}"))).collect();
     let mut used = 0;
     for (i, dir) in shards.iter().enumerate() {
-        let shard = format!("{i}/2");
+        let shard = format!("{}/2", i + 1);
         let mut a = args.to_vec();
         a.extend(["--shard", &shard]);
         stdout_of(&select(&candidates, &tasks, dir, &a));

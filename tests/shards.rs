@@ -36,8 +36,8 @@ fn shards_merged_equal_the_unsharded_run() {
     let whole = root.path().join("whole");
     attack(&tasks, &whole, &[]);
     let (s0, s1) = (root.path().join("s0"), root.path().join("s1"));
-    attack(&tasks, &s0, &["--shard", "0/2"]);
-    attack(&tasks, &s1, &["--shard", "1/2"]);
+    attack(&tasks, &s0, &["--shard", "1/2"]);
+    attack(&tasks, &s1, &["--shard", "2/2"]);
     let (n0, n1) = (results(&s0).len(), results(&s1).len());
     assert_eq!(n0 + n1, 6, "every task in exactly one shard");
     let merged = root.path().join("merged");
@@ -75,7 +75,30 @@ fn shards_merged_equal_the_unsharded_run() {
         None,
     );
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is in both"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is given twice"));
+    // One shard of two alone is refused, naming the missing one; --partial merges it anyway.
+    let alone = root.path().join("alone");
+    let o = common::equimorph(
+        &["merge", alone.to_str().unwrap(), s0.to_str().unwrap()],
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("shard(s) 2/2 missing") && err.contains("--partial"),
+        "{err}"
+    );
+    let o = common::equimorph(
+        &[
+            "merge",
+            alone.to_str().unwrap(),
+            s0.to_str().unwrap(),
+            "--partial",
+        ],
+        None,
+    );
+    common::success_stdout(&o);
+    assert_eq!(results(&alone).len(), n0);
     let bad = common::equimorph(
         &[
             "attack",
@@ -83,10 +106,10 @@ fn shards_merged_equal_the_unsharded_run() {
             "--out",
             "/tmp/never",
             "--shard",
-            "2/2",
+            "0/2",
         ],
         None,
     );
     assert!(!bad.status.success());
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("I must lie in 0..N"));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("shards count from 1"));
 }

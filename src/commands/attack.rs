@@ -1,10 +1,10 @@
 //! `equimorph attack`: search every task for the least similar equivalent program.
 
 use super::common::{
-    interrupt_flag, load_tasks, progress, stop_point, DetectorArgs, OracleOptions,
-    TransformOptions, INTERRUPTED,
+    detector_settings, interrupt_flag, load_tasks, progress, stop_point, task_settings,
+    transform_settings, DetectorArgs, OracleOptions, TransformOptions, INTERRUPTED,
 };
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
 use equimorph::program::Candidate;
@@ -12,6 +12,7 @@ use equimorph::report::calibration::ThresholdSpec;
 use equimorph::report::results::{read_jsonl, write_jsonl, AppendLog, VerifiedLine};
 use equimorph::report::shard::Shard;
 use equimorph::report::{write_reports, ResultLine, ResultsWriter, RunInfo, Status};
+use equimorph::run::{JobKind, RunDir, RunSettings};
 use equimorph::search::{Constraints, OracleOrder, SearchConfig, SearchResult, Searcher, Strategy};
 use equimorph::task::Task;
 use equimorph::task::TaskFormat;
@@ -80,6 +81,9 @@ pub struct AttackArgs {
     /// iteration, for training data.
     #[arg(long)]
     pub(super) keep_verified: bool,
+    /// Start over in --out even if it holds another run (its outputs are removed first).
+    #[arg(long)]
+    pub(super) force_new: bool,
     /// No progress bar.
     #[arg(long)]
     pub(super) quiet: bool,
@@ -121,6 +125,36 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         bail!("no transforms selected");
     }
     stop_point(&stop, "loading the transforms", NOTHING_ATTACKED)?;
+    let list: Vec<_> = transforms.iter().cloned().collect();
+    let beam = if args.strategy == Strategy::Greedy {
+        1
+    } else {
+        args.beam
+    };
+    let mut settings = RunSettings::new();
+    task_settings(&mut settings, &args.tasks);
+    detector_settings(&mut settings, &args.detector.detector);
+    transform_settings(&mut settings, &list);
+    args.oracle.record(&mut settings);
+    settings
+        .set("search", format!("{:?}", args.strategy).to_lowercase())
+        .set("beam", beam)
+        .set("iterations", args.iterations)
+        .set("seed", args.seed)
+        .set(
+            "oracle order",
+            format!("{:?}", args.oracle_order).to_lowercase(),
+        )
+        .set_opt("max scored", args.max_scored)
+        .set_opt("max oracle", args.max_oracle)
+        .set_opt("time per task", args.time_per_task)
+        .set_opt("stop below", args.stop_below)
+        .set("threshold", args.threshold)
+        .set_opt("max growth", args.max_growth)
+        .set("window", args.window)
+        .set("keep verified", args.keep_verified)
+        .set_opt("shard", args.shard);
+    let (run_dir, _) = RunDir::open(&args.out, JobKind::Attack, settings, args.force_new)?;
     let detector = args.detector.open()?;
     let threshold = super::common::resolve_threshold(
         args.threshold,
@@ -134,9 +168,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     )?;
     let oracle = args.oracle.oracle()?;
     stop_point(&stop, "starting the sandbox", NOTHING_ATTACKED)?;
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let (mut writer, done) = ResultsWriter::open(&args.out.join("results.jsonl"))?;
+    let (mut writer, done) = ResultsWriter::open(&run_dir.join("results.jsonl"))?;
     let done_ids = equimorph::report::results::ids(&done);
     let mut verified_log = if args.keep_verified {
         // Lines of tasks without a result line come from a killed run: that task is redone.
@@ -156,20 +188,14 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         threshold: threshold.value,
         threshold_source: threshold.source.clone(),
         strategy: format!("{:?}", args.strategy).to_lowercase(),
-        beam: if args.strategy == Strategy::Greedy {
-            1
-        } else {
-            args.beam
-        },
+        beam,
         iterations: args.iterations,
         seed: args.seed,
         transforms: transforms.names(),
         tasks: args.tasks.display().to_string(),
         shard: args.shard.map(|s| s.to_string()),
     };
-    let run_json = args.out.join("run.json");
-    std::fs::write(&run_json, serde_json::to_string_pretty(&run_info)?)
-        .with_context(|| format!("cannot write {}", run_json.display()))?;
+    run_dir.write_run_json(&run_info)?;
     let todo: Vec<_> = set
         .tasks
         .iter()
@@ -202,7 +228,6 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
             window: args.window,
         },
     };
-    let list: Vec<_> = transforms.iter().cloned().collect();
     let searcher = Searcher::new(&list, detector.as_ref(), &oracle, config);
     let start = Instant::now();
     let mut sink = AttackSink {
@@ -230,9 +255,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         "detector": d,
         "seconds": start.elapsed().as_secs_f64(),
     });
-    let stats_json = args.out.join("stats.json");
-    std::fs::write(&stats_json, serde_json::to_string_pretty(&stats)?)
-        .with_context(|| format!("cannot write {}", stats_json.display()))?;
+    run_dir.write_stats(&stats)?;
     let summary = write_reports(&args.out, run_info)?;
     println!(
         "{} tasks attacked, {} skipped, {} errors; worst-case distance L = {:.4} ± {:.4}; success rate {:.1} % (M < {:.4}, {}); \

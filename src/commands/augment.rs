@@ -1,10 +1,10 @@
 //! `equimorph augment`: K distinct verified variants of every task (training data).
 
 use super::common::{
-    interrupt_flag, load_tasks_with, progress, stop_point, DetectorArgs, OracleOptions,
-    TransformOptions, INTERRUPTED,
+    detector_settings, interrupt_flag, load_tasks_with, progress, stop_point, task_settings,
+    transform_settings, DetectorArgs, OracleOptions, TransformOptions, INTERRUPTED,
 };
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use equimorph::augment::summary::{finish, read_run, AugmentRun, OutputFormat};
 use equimorph::augment::{AugmentConfig, Augmented, Augmenter, TaskLine, VariantLine};
@@ -12,6 +12,7 @@ use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
 use equimorph::report::results::{write_jsonl, AppendLog};
 use equimorph::report::shard::Shard;
 use equimorph::report::Status;
+use equimorph::run::{JobKind, RunDir, RunSettings, NOT_SET};
 use equimorph::task::{Task, TaskFormat};
 use indicatif::ProgressBar;
 use std::path::PathBuf;
@@ -81,6 +82,9 @@ pub struct AugmentArgs {
     /// No progress bar.
     #[arg(long)]
     pub(super) quiet: bool,
+    /// Start over in --out even if it holds another run (its outputs are removed first).
+    #[arg(long)]
+    pub(super) force_new: bool,
     #[command(flatten)]
     pub(super) transforms: TransformOptions,
     #[command(flatten)]
@@ -163,21 +167,37 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         split: args.split,
         shard: args.shard.map(|s| s.to_string()),
     };
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let run_json = args.out.join("run.json");
-    if let Ok(text) = std::fs::read_to_string(&run_json) {
-        let before: Option<AugmentRun> = serde_json::from_str(&text).ok();
-        if before.as_ref() != Some(&run_info) {
-            bail!(
-                "{} holds a run with other settings (or not an augment run); resume with the same \
-                 arguments, or choose another --out",
-                args.out.display()
-            );
+    let mut settings = RunSettings::new();
+    task_settings(&mut settings, &args.tasks);
+    match &args.detector {
+        Some(spec) => detector_settings(&mut settings, spec),
+        None => {
+            settings.set("detector", NOT_SET);
         }
     }
-    std::fs::write(&run_json, serde_json::to_string_pretty(&run_info)?)
-        .with_context(|| format!("cannot write {}", run_json.display()))?;
+    let list: Vec<_> = transforms.iter().cloned().collect();
+    transform_settings(&mut settings, &list);
+    args.oracle.record(&mut settings);
+    settings
+        .set("variants", config.variants)
+        .set(
+            "steps",
+            format!("{}..{}", config.min_steps, config.max_steps),
+        )
+        .set("seed", config.seed)
+        .set("hard", config.hard)
+        .set("beam", config.beam)
+        .set("attempts", config.attempts)
+        .set("verified", config.verify)
+        .set("format", format!("{:?}", args.format).to_lowercase())
+        .set("negatives", args.negatives)
+        .set_opt(
+            "split",
+            args.split.map(|s| format!("{},{},{}", s[0], s[1], s[2])),
+        )
+        .set_opt("shard", args.shard);
+    let (run_dir, _) = RunDir::open(&args.out, JobKind::Augment, settings, args.force_new)?;
+    run_dir.write_run_json(&run_info)?;
 
     // Variants of a task that never reached tasks.jsonl come from a killed run: drop them
     // (the task is done again), so nothing is duplicated.
@@ -204,7 +224,6 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         );
     }
 
-    let list: Vec<_> = transforms.iter().cloned().collect();
     let augmenter = Augmenter::new(&list, &oracle, detector.as_deref(), config);
     let pb = progress(todo.len() as u64, args.quiet);
     let mut sink = AugmentSink {

@@ -257,6 +257,7 @@ fn select_stage(args: &AutosptArgs, candidates: &Path, selection: &Path) -> Resu
         max_broken: args.max_broken,
         shard: None,
         quiet: args.quiet,
+        force_new: false,
         detector: args.detector.clone(),
         sandbox: args.sandbox.clone(),
         oracle: args.oracle.clone(),
@@ -315,6 +316,7 @@ fn attack_stage(args: &AutosptArgs, selection: &Path, attack: &Path) -> Result<S
         keep_verified: false,
         threshold: ThresholdSpec::Auto { rate: 0.95 },
         quiet: args.quiet,
+        force_new: false,
         detector: args.detector.clone(),
         transforms: TransformOptions {
             transforms: Some(spec.join(",")),

@@ -179,6 +179,27 @@ pub struct OracleOptions {
 }
 
 impl OracleOptions {
+    /// Records what decides a verdict (interpreter, time limits, memory, tolerance) in a run's
+    /// settings; how many programs run at once and how they are started do not.
+    pub fn record(&self, settings: &mut equimorph::run::RunSettings) {
+        settings
+            .set(
+                "python",
+                self.python
+                    .as_ref()
+                    .map_or("default".into(), |p| p.display().to_string()),
+            )
+            .set(
+                "timeouts",
+                format!(
+                    "original × {}, {}–{} s",
+                    self.timeout_factor, self.timeout_floor, self.timeout_cap
+                ),
+            )
+            .set("memory", format!("{} MiB", self.memory_mb))
+            .set_opt("float tolerance", self.float_tolerance);
+    }
+
     /// Starts the oracle these options describe.
     pub fn oracle(&self) -> Result<equimorph::oracle::Oracle> {
         use equimorph::oracle::{Oracle, OracleConfig};
@@ -384,6 +405,41 @@ pub fn llm_cost(s: &equimorph::llm::LlmStats) -> String {
         "requests {} ({} retries, {} answers from the cache), tokens {} in / {} out",
         s.requests, s.retries, s.cache_hits, s.usage.prompt_tokens, s.usage.completion_tokens
     )
+}
+
+/// Records the task file (path and content digest) in a run's settings.
+pub fn task_settings(settings: &mut equimorph::run::RunSettings, tasks: &Path) {
+    settings
+        .set("tasks", tasks.display())
+        .set("tasks digest", equimorph::run::digest_setting(tasks));
+}
+
+/// Records the detector (spec and a digest of its model directory) in a run's settings.
+pub fn detector_settings(settings: &mut equimorph::run::RunSettings, spec: &str) {
+    let model = equimorph::detector::model_path(spec).map(|p| {
+        // A `.toml` names one model of its directory; the directory holds what it reads.
+        let dir = if p.is_file() {
+            p.parent().map(Path::to_path_buf).unwrap_or(p)
+        } else {
+            p
+        };
+        equimorph::run::digest_setting(&dir)
+    });
+    settings
+        .set("detector", spec)
+        .set_opt("model digest", model);
+}
+
+/// Records the transforms (name and digest of the file each came from) in a run's settings.
+pub fn transform_settings(
+    settings: &mut equimorph::run::RunSettings,
+    transforms: &[equimorph::transform::LoadedTransform],
+) {
+    let list: Vec<String> = transforms
+        .iter()
+        .map(|t| format!("{}@{}", t.name, equimorph::run::digest_setting(&t.file)))
+        .collect();
+    settings.set("transforms", list.join(", "));
 }
 
 /// Exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).

@@ -5,8 +5,9 @@ use super::common::load_tasks;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::report::results::write_jsonl;
-use equimorph::report::shard::merge;
+use equimorph::report::shard::{check_complete, merge, Shard};
 use equimorph::report::write_reports;
+use equimorph::run::JobKind;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -15,9 +16,13 @@ use std::process::ExitCode;
 pub struct MergeArgs {
     /// The merged run's directory (created; it must not hold results yet).
     out: PathBuf,
-    /// Shard directories (`attack|augment|select --shard I/N --out DIR`).
+    /// Shard directories (`attack|augment|select --shard I/N --out DIR`), every shard of the
+    /// split exactly once.
     #[arg(required = true)]
     shards: Vec<PathBuf>,
+    /// Merge even if some shards are missing (never duplicated shards).
+    #[arg(long)]
+    partial: bool,
 }
 
 /// What a run directory holds, from its `run.json` (`kind`; attack runs have none).
@@ -58,6 +63,22 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
             );
         }
     }
+    let recorded: Vec<(String, Option<Shard>)> = dirs
+        .iter()
+        .map(|d| {
+            let shard = kind_of(d)
+                .ok()
+                .and_then(|(_, v)| v["shard"].as_str().and_then(|s| s.parse().ok()));
+            (d.display().to_string(), shard)
+        })
+        .collect();
+    check_complete(&recorded, args.partial)?;
+    if args.partial {
+        eprintln!(
+            "warning: --partial: merging {} shard directories; the merged run covers only their tasks",
+            dirs.len()
+        );
+    }
     for done in ["results.jsonl", "tasks.jsonl", "pairs.jsonl"] {
         if args.out.join(done).exists() {
             bail!(
@@ -73,6 +94,19 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         "select" => super::select::merge(&args.out, &dirs),
         _ => merge_attack(&args, &dirs, &task_order(&first, "tasks")),
     }?;
+    // The merged run keeps the shards' settings, without a shard, so it reads like an unsharded
+    // run (`report --threshold auto` finds its detector).
+    if let Ok(Some((kind, Some(mut settings)))) = equimorph::run::recorded(dirs[0]) {
+        settings.set("shard", equimorph::run::NOT_SET);
+        let record: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(args.out.join("run.json"))?)?;
+        let kind = match kind.as_str() {
+            "augment" => JobKind::Augment,
+            "select" => JobKind::Select,
+            _ => JobKind::Attack,
+        };
+        equimorph::run::write_run_json(&args.out, kind, &settings, &record)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -21,8 +21,12 @@ pub struct ReportArgs {
     /// Run seed for an auto threshold's pair sample (default: the attack's).
     #[arg(long)]
     seed: Option<u64>,
-    #[command(flatten)]
-    detector: DetectorArgs,
+    /// Detector for an auto threshold (default: the one the run used, from its run.json).
+    #[arg(long, value_name = "SPEC")]
+    detector: Option<String>,
+    /// cpu, or cuda[:N], for that detector.
+    #[arg(long, default_value = "cpu", value_name = "cpu|cuda[:N]")]
+    device: String,
 }
 
 /// Runs `report`.
@@ -51,7 +55,22 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
                 source: "fixed".into(),
             },
             ThresholdSpec::Auto { .. } => {
-                let detector = args.detector.open()?;
+                let detector_spec = match (&args.detector, recorded_detector(&args.dir, &run)) {
+                    (Some(given), _) => given.clone(),
+                    (None, Some(recorded)) => recorded,
+                    (None, None) => bail!(
+                        "{} does not record the detector's spec (an earlier equimorph made it): \
+                         pass --detector",
+                        args.dir.display()
+                    ),
+                };
+                let detector = DetectorArgs {
+                    detector: detector_spec,
+                    device: args.device.clone(),
+                    threads: None,
+                    batch_size: 8,
+                }
+                .open()?;
                 if !run.detector.is_empty() && detector.name() != run.detector {
                     eprintln!(
                         "warning: the threshold is calibrated with {}, but the attack used {}",
@@ -77,9 +96,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
             }
         }
         rewrite_results(&results_path, &lines)?;
-        let run_json = args.dir.join("run.json");
-        std::fs::write(&run_json, serde_json::to_string_pretty(&run)?)
-            .with_context(|| format!("cannot write {}", run_json.display()))?;
+        equimorph::run::update_run_json(&args.dir, &run)?;
     }
     let s = write_reports(&args.dir, run.clone())?;
     println!(
@@ -93,6 +110,19 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         args.dir.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The detector spec the run in `dir` used: from its recorded settings, else (runs made before
+/// settings were recorded) its detector's name when that is itself a spec.
+fn recorded_detector(dir: &std::path::Path, run: &RunInfo) -> Option<String> {
+    if let Ok(Some((_, Some(settings)))) = equimorph::run::recorded(dir) {
+        if let Some(spec) = settings.get("detector") {
+            return Some(spec.to_string());
+        }
+    }
+    ["minilm", "minilm-int8", "jaccard", "sourcerercc", "nicad"]
+        .contains(&run.detector.as_str())
+        .then(|| run.detector.clone())
 }
 
 /// Replaces `path` with `lines` atomically (a temporary file renamed over it).

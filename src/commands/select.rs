@@ -1,13 +1,14 @@
 //! `equimorph select`: best-of-N selection among candidate implementations of SPTs.
 
 use super::common::{
-    interrupt_flag, load_tasks, progress, stop_point, DetectorArgs, OracleOptions, SandboxOptions,
-    INTERRUPTED,
+    detector_settings, interrupt_flag, load_tasks, progress, stop_point, task_settings,
+    DetectorArgs, OracleOptions, SandboxOptions, INTERRUPTED,
 };
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
 use equimorph::report::shard::Shard;
+use equimorph::run::{digest_setting, JobKind, RunDir, RunSettings};
 use equimorph::select::{
     aggregate, discover, done_keys, write_selected, CandidateFile, CandidateScore, Contender,
     Outcome, PairLog, SelectJob, SelectionInfo,
@@ -56,6 +57,9 @@ pub struct SelectArgs {
     /// No progress bar.
     #[arg(long)]
     pub(super) quiet: bool,
+    /// Start over in --out even if it holds another run (its outputs are removed first).
+    #[arg(long)]
+    pub(super) force_new: bool,
     #[command(flatten)]
     pub(super) detector: DetectorArgs,
     #[command(flatten)]
@@ -110,10 +114,20 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
                 .map(|t| ((c.group.clone(), c.file.clone()), t.name.clone()))
         })
         .collect();
+    let mut settings = RunSettings::new();
+    task_settings(&mut settings, &args.tasks);
+    detector_settings(&mut settings, &args.detector.detector);
+    args.oracle.record(&mut settings);
+    settings
+        .set("candidates", args.candidates.display())
+        .set("candidates digest", digest_setting(&args.candidates))
+        .set("seed", args.seed)
+        .set_opt("limit", args.limit)
+        .set_opt("max broken", args.max_broken)
+        .set_opt("shard", args.shard);
+    let (run_dir, _) = RunDir::open(&args.out, JobKind::Select, settings, args.force_new)?;
     let detector = args.detector.open()?;
     let oracle = args.oracle.oracle()?;
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
     let run_info = SelectRun {
         kind: "select".into(),
         candidates: args.candidates.display().to_string(),
@@ -128,10 +142,8 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
             .collect(),
         shard: args.shard.map(|s| s.to_string()),
     };
-    let run_json = args.out.join("run.json");
-    std::fs::write(&run_json, serde_json::to_string_pretty(&run_info)?)
-        .with_context(|| format!("cannot write {}", run_json.display()))?;
-    let (mut log, mut records) = PairLog::open(&args.out.join("pairs.jsonl"))?;
+    run_dir.write_run_json(&run_info)?;
+    let (mut log, mut records) = PairLog::open(&run_dir.join("pairs.jsonl"))?;
     let todo: Vec<&Task> = set
         .tasks
         .iter()

@@ -225,6 +225,17 @@ impl Default for DetectorOptions {
     }
 }
 
+/// The model directory (or `.toml` in one) that `spec` names; `None` for the classic detectors
+/// (and for specs that name nothing).
+pub fn model_path(spec: &str) -> Option<PathBuf> {
+    match spec {
+        "minilm" => Some(model::models_dir().join("minilm")),
+        "minilm-int8" => Some(model::models_dir().join("minilm/equimorph-int8.toml")),
+        s if s.starts_with("onnx:") && s.len() > 5 => Some(PathBuf::from(&s[5..])),
+        _ => None,
+    }
+}
+
 /// Builds the detector named by `spec`: `minilm` (default model), `minilm-int8`, `onnx:PATH`
 /// (a model directory or its `.toml`), `jaccard`, `sourcerercc`, `nicad`.
 pub fn open(spec: &str, options: DetectorOptions) -> Result<Box<dyn Detector>, DetectorError> {
@@ -242,13 +253,13 @@ pub fn open(spec: &str, options: DetectorOptions) -> Result<Box<dyn Detector>, D
         }
         Ok(Box::new(onnx::OnnxDetector::open(&path, onnx_options)?))
     };
+    if let Some(path) = model_path(spec) {
+        return onnx_at(path);
+    }
     match spec {
-        "minilm" => onnx_at(model::models_dir().join("minilm")),
-        "minilm-int8" => onnx_at(model::models_dir().join("minilm/equimorph-int8.toml")),
         "jaccard" => Ok(Box::new(Classic::Jaccard)),
         "sourcerercc" => Ok(Box::new(Classic::SourcererCC)),
         "nicad" => Ok(Box::new(Classic::Nicad)),
-        s if s.starts_with("onnx:") && s.len() > 5 => onnx_at(PathBuf::from(&s[5..])),
         s => Err(DetectorError::Spec(s.to_string())),
     }
 }

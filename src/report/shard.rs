@@ -10,7 +10,7 @@ use std::str::FromStr;
 /// Shard `index` of `count` (`--shard I/N`, 0 ≤ I < N).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
-    /// This shard, from 0.
+    /// This shard, from 0 (users write it from 1: `--shard 1/3` is `index` 0).
     pub index: u64,
     /// How many shards.
     pub count: u64,
@@ -32,21 +32,32 @@ impl FromStr for Shard {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (i, n) = s
             .split_once('/')
-            .ok_or_else(|| format!("`{s}` is not I/N (e.g. 0/4: the first of four shards)"))?;
-        let (index, count): (u64, u64) = match (i.trim().parse(), n.trim().parse()) {
+            .ok_or_else(|| format!("`{s}` is not I/N (e.g. 1/4: the first of four shards)"))?;
+        let (number, count): (u64, u64) = match (i.trim().parse(), n.trim().parse()) {
             (Ok(i), Ok(n)) => (i, n),
             _ => return Err(format!("`{s}` is not I/N with whole numbers")),
         };
-        if count == 0 || index >= count {
-            return Err(format!("shard {index}/{count}: I must lie in 0..N"));
+        if count == 0 {
+            return Err(format!("shard {number}/{count}: N must be at least 1"));
         }
-        Ok(Shard { index, count })
+        if number == 0 {
+            return Err(format!(
+                "shard 0/{count}: shards count from 1 (the first of {count} is 1/{count})"
+            ));
+        }
+        if number > count {
+            return Err(format!("shard {number}/{count}: I must lie in 1..=N"));
+        }
+        Ok(Shard {
+            index: number - 1,
+            count,
+        })
     }
 }
 
 impl fmt::Display for Shard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
+        write!(f, "{}/{}", self.index + 1, self.count)
     }
 }
 
@@ -62,6 +73,51 @@ pub enum MergeError {
     /// The directories are not shards of one run.
     #[error("not shards of one run: {0}")]
     Mismatch(String),
+}
+
+/// Checks that `shards` (each directory's recorded shard, `None` for a directory that is not
+/// one) are every shard of one split exactly once. With `partial`, missing shards are allowed
+/// (never duplicates or mixed splits).
+pub fn check_complete(shards: &[(String, Option<Shard>)], partial: bool) -> Result<(), MergeError> {
+    let mut count = None;
+    let mut seen: HashMap<u64, &str> = HashMap::new();
+    for (dir, shard) in shards {
+        let Some(s) = shard else {
+            if partial {
+                continue;
+            }
+            return Err(MergeError::Mismatch(format!(
+                "{dir} is not a shard (it was not run with --shard I/N)"
+            )));
+        };
+        match count {
+            None => count = Some(s.count),
+            Some(n) if n != s.count => {
+                return Err(MergeError::Mismatch(format!(
+                    "{dir} is shard {s} of another split (the others are of {n})"
+                )))
+            }
+            Some(_) => {}
+        }
+        if let Some(other) = seen.insert(s.index, dir) {
+            return Err(MergeError::Mismatch(format!(
+                "shard {s} is given twice: {other} and {dir}"
+            )));
+        }
+    }
+    if let Some(n) = count {
+        let missing: Vec<String> = (0..n)
+            .filter(|i| !seen.contains_key(i))
+            .map(|i| Shard { index: i, count: n }.to_string())
+            .collect();
+        if !missing.is_empty() && !partial {
+            return Err(MergeError::Mismatch(format!(
+                "shard(s) {} missing: merge every shard, or pass --partial to merge what is there",
+                missing.join(", ")
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Reads each shard directory's `run.json` and `results.jsonl` and returns the run (without
@@ -122,8 +178,14 @@ mod tests {
 
     #[test]
     fn shards_parse_and_split_every_id_exactly_once() {
-        assert_eq!("1/4".parse(), Ok(Shard { index: 1, count: 4 }));
-        for bad in ["4/4", "1", "a/b", "0/0"] {
+        assert_eq!("1/4".parse(), Ok(Shard { index: 0, count: 4 }));
+        assert_eq!("4/4".parse(), Ok(Shard { index: 3, count: 4 }));
+        assert_eq!(Shard { index: 0, count: 4 }.to_string(), "1/4");
+        assert!("0/4"
+            .parse::<Shard>()
+            .unwrap_err()
+            .contains("shards count from 1"));
+        for bad in ["5/4", "1", "a/b", "0/0", "1/0"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
         for id in ["HumanEval/0", "x", "sum-two"] {

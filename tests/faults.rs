@@ -87,7 +87,13 @@ fn an_attack_with_a_broken_detector_reports_errors_with_reasons_and_no_distance(
     let o = common::attack_command(&tasks, out.path(), &spec, 1, &[])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Every task errored: the run finished but produced nothing usable (exit 1), and says so.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("no task was attacked (0 skipped, 3 errors)"),
+        "{err}"
+    );
     let printed = String::from_utf8_lossy(&o.stdout);
     assert!(
         printed.contains("0 tasks attacked, 0 skipped, 3 errors"),

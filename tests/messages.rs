@@ -181,3 +181,86 @@ fn an_auto_threshold_needs_twenty_pairs_or_falls_back_loudly() {
         "the summary records it"
     );
 }
+
+#[test]
+fn runs_that_produce_nothing_usable_exit_1_and_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every original fails its own tests: nothing can be attacked, augmented or evaluated.
+    let tasks = write_tasks(
+        dir.path(),
+        &[
+            serde_json::json!({"id": "a", "source": "print(1)\n",
+                "tests": [{"input": "", "output": "2\n"}]}),
+            serde_json::json!({"id": "b", "source": "print(3)\n",
+                "tests": [{"input": "", "output": "4\n"}]}),
+        ],
+    );
+    let t = tasks.to_str().unwrap();
+    let out = |name: &str| dir.path().join(name).display().to_string();
+    let o = common::attack_command(&tasks, Path::new(&out("attack")), "jaccard", 1, &[])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no task was attacked (2 skipped, 0 errors)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = common::equimorph(&["augment", t, "--out", &out("augment")], None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no task was augmented"),
+        "{}",
+        stderr(&o)
+    );
+    let candidates = common::root().join("fixtures/scripts");
+    let o = common::equimorph(
+        &[
+            "select",
+            candidates.to_str().unwrap(),
+            "--tasks",
+            t,
+            "--out",
+            &out("select"),
+            "--detector",
+            "jaccard",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("nothing was evaluated"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_transform_that_fails_on_most_calls_is_named_at_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("broken-syntax.py");
+    std::fs::write(
+        &script,
+        "# name: broken-syntax\n# category: layout\n# description: never compiles\nimport sys\n\
+         src = sys.stdin.read(\nprint(src)\n",
+    )
+    .unwrap();
+    let (_d, tasks) = common::fixture_subset(2);
+    let spec = format!("{},var-rename", script.display());
+    let o = common::attack_command(
+        &tasks,
+        &dir.path().join("out"),
+        "jaccard",
+        1,
+        &["--transforms", &spec, "--threshold", "0.5"],
+    )
+    .output()
+    .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("warning: transform broken-syntax failed on 2 of its 2 calls"),
+        "{err}"
+    );
+    assert!(!err.contains("transform var-rename failed"), "{err}");
+}

@@ -139,7 +139,9 @@ fn outcomes_map_to_results_and_typed_errors() {
         err("import sys\n\nsys.stdin.read()\nraise ValueError('no loops here')\n"),
         "ValueError: no loops here (script line 4)"
     );
-    assert!(err("def broken(:\n").starts_with("the script does not compile: SyntaxError"));
+    assert!(err("def broken(:\n").starts_with("the script does not compile: line 1: SyntaxError"));
+    assert!(err("import sys\n\nsrc = sys.stdin.read(\nprint(src)\n")
+        .starts_with("the script does not compile: line 3: SyntaxError"));
     assert_eq!(err("import sys\nsys.exit(3)\n"), "exited with status 3");
     assert_eq!(
         err("import sys\nprint('why', file=sys.stderr)\nsys.exit(2)\n"),

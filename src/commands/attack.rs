@@ -2,7 +2,7 @@
 
 use super::common::{
     detector_settings, interrupt_flag, load_tasks, progress, stop_point, task_settings,
-    transform_settings, DetectorArgs, OracleOptions, TransformOptions, INTERRUPTED,
+    transform_settings, DetectorArgs, OracleOptions, TransformOptions, INTERRUPTED, NOTHING_USABLE,
 };
 use anyhow::{bail, Result};
 use clap::Args;
@@ -242,9 +242,12 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         scored: 0,
         attacked: 0,
         distance_sum: 0.0,
+        calls: Default::default(),
+        errors: Default::default(),
     };
     let end = Pipeline::new(&oracle, Some(&stop)).run(&todo, &searcher, &mut sink)?;
     let done_now = sink.written;
+    let failing = equimorph::search::mostly_failing(&sink.calls, &sink.errors);
     let interrupted = || end.interrupted;
     let broken = end.broken.clone();
     pb.finish_and_clear();
@@ -292,6 +295,21 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
+    for (name, failed, calls) in failing {
+        eprintln!(
+            "warning: transform {name} failed on {failed} of its {calls} calls in this run (see \
+             \"Transform failures\" in the report)"
+        );
+    }
+    if summary.attacked == 0 {
+        eprintln!(
+            "error: no task was attacked ({} skipped, {} errors): see the reasons in {}",
+            summary.skipped.len(),
+            summary.errors.len(),
+            run_dir.join("report.md").display()
+        );
+        return Ok(ExitCode::from(NOTHING_USABLE));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -308,6 +326,9 @@ struct AttackSink<'a> {
     scored: u64,
     attacked: usize,
     distance_sum: f64,
+    /// Transform applications and failures of this invocation.
+    calls: std::collections::BTreeMap<String, u64>,
+    errors: equimorph::search::TransformErrors,
 }
 
 impl Sink<SearchResult> for AttackSink<'_> {
@@ -327,6 +348,10 @@ impl Sink<SearchResult> for AttackSink<'_> {
         self.pending.clear();
         let line = match outcome {
             TaskOutcome::Done(r) => {
+                for (name, n) in &r.calls {
+                    *self.calls.entry(name.clone()).or_default() += n;
+                }
+                equimorph::search::add_errors(&mut self.errors, r.transform_errors.clone());
                 self.scored += r.counts.scored;
                 self.attacked += 1;
                 self.distance_sum += f64::from(r.best.distance());

@@ -2,7 +2,7 @@
 
 use super::common::{
     detector_settings, interrupt_flag, load_tasks_with, progress, stop_point, task_settings,
-    transform_settings, DetectorArgs, OracleOptions, TransformOptions, INTERRUPTED,
+    transform_settings, DetectorArgs, OracleOptions, TransformOptions, INTERRUPTED, NOTHING_USABLE,
 };
 use anyhow::{bail, Result};
 use clap::Args;
@@ -289,6 +289,15 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
             equimorph::oracle::BROKEN_AFTER
         );
         return Ok(ExitCode::from(2));
+    }
+    if s.augmented == 0 {
+        eprintln!(
+            "error: no task was augmented ({} skipped, {} errors): see the reasons in {}",
+            s.skipped.len(),
+            s.errors.len(),
+            args.out.join("report.md").display()
+        );
+        return Ok(ExitCode::from(NOTHING_USABLE));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -442,6 +442,11 @@ pub fn transform_settings(
     settings.set("transforms", list.join(", "));
 }
 
+/// Exit status of a run that finished but produced nothing usable (no task attacked, augmented
+/// or evaluated; every task skipped or in error). 0 = results, 2 = bad usage or input, 130 =
+/// interrupted.
+pub const NOTHING_USABLE: u8 = 1;
+
 /// Exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
 pub const INTERRUPTED: u8 = 130;
 

@@ -2,7 +2,7 @@
 
 use super::common::{
     detector_settings, interrupt_flag, load_tasks, progress, stop_point, task_settings,
-    DetectorArgs, OracleOptions, SandboxOptions, INTERRUPTED,
+    DetectorArgs, OracleOptions, SandboxOptions, INTERRUPTED, NOTHING_USABLE,
 };
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -184,7 +184,10 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
         ..
     } = sink;
     if used.is_empty() && !end.interrupted {
-        bail!("no validation task has a working original: {excluded:?}");
+        eprintln!(
+            "error: nothing was evaluated: no validation task has a working original: {excluded:?}"
+        );
+        return Ok(ExitCode::from(NOTHING_USABLE));
     }
     let state = SelectState {
         used: used.clone(),

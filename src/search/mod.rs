@@ -162,6 +162,9 @@ pub struct SearchResult {
     pub stopped: Option<String>,
     /// Failed applications: transform name → kind of failure (see `ApplyError::kind`) → count.
     pub transform_errors: TransformErrors,
+    /// Applications per transform (failed ones included).
+    #[serde(skip)]
+    pub calls: BTreeMap<String, u64>,
     /// Candidates scored so far after each iteration (the x axis of the anytime curve).
     pub scored_per_iteration: Vec<u64>,
     /// M of each transform applied once to the original (first beam iteration), for
@@ -183,6 +186,21 @@ pub fn count_error(errors: &mut TransformErrors, transform: &str, kind: &str) {
         .or_default()
         .entry(kind.to_string())
         .or_default() += 1;
+}
+
+/// The transforms that failed on more than half of their calls: (name, failures, calls).
+pub fn mostly_failing(
+    calls: &BTreeMap<String, u64>,
+    errors: &TransformErrors,
+) -> Vec<(String, u64, u64)> {
+    errors
+        .iter()
+        .filter_map(|(name, kinds)| {
+            let failed: u64 = kinds.values().sum();
+            let n = calls.get(name).copied().unwrap_or(failed).max(failed);
+            (failed * 2 > n).then(|| (name.clone(), failed, n))
+        })
+        .collect()
 }
 
 /// Adds the failure counts of `more` to `errors`.
@@ -322,6 +340,7 @@ impl<'a> Searcher<'a> {
             beams: Vec::new(),
             stopped: None,
             transform_errors: TransformErrors::new(),
+            calls: BTreeMap::new(),
             scored_per_iteration: Vec::new(),
             single_step: BTreeMap::new(),
             growth: 1.0,
@@ -367,6 +386,9 @@ impl<'a> Searcher<'a> {
             })
             .collect();
         r.counts.generated += jobs.len() as u64;
+        for &(_, t) in &jobs {
+            *r.calls.entry(self.transforms[t].name.clone()).or_default() += 1;
+        }
         let mut fresh = Vec::new();
         for (&(_, t), out) in jobs.iter().zip(outputs) {
             let node = match out {
@@ -604,6 +626,7 @@ impl<'a> Searcher<'a> {
                 let seed = derive_seed(self.config.seed, it, &current.hash, &tr.name);
                 let t0 = Instant::now();
                 r.counts.generated += 1;
+                *r.calls.entry(tr.name.clone()).or_default() += 1;
                 let out = match tr.apply(&current.text, seed) {
                     Ok(out) => out.map(|o| classify(&current.text, o)),
                     Err(e) => {

@@ -151,7 +151,8 @@ def _describe(exc):
             line = tb.tb_lineno
         tb = tb.tb_next
     if isinstance(exc, SyntaxError) and exc.filename == SCRIPT_NAME:
-        return f"the script does not compile: {last}"
+        where = f"line {exc.lineno}: " if exc.lineno else ""
+        return f"the script does not compile: {where}{last}"
     return f"{last} (script line {line})" if line is not None else last
 
 

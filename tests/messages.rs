@@ -264,3 +264,39 @@ fn a_transform_that_fails_on_most_calls_is_named_at_the_end() {
     );
     assert!(!err.contains("transform var-rename failed"), "{err}");
 }
+
+#[test]
+fn codexglue_splits_are_checked_before_the_run() {
+    let (_d, tasks) = common::fixture_subset(12);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = |split: &str| {
+        common::equimorph(
+            &[
+                "augment",
+                tasks.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--format",
+                "codexglue",
+                "--split",
+                split,
+            ],
+            None,
+        )
+    };
+    // 12 problems at 0.8/0.1/0.1 leave one problem each in valid and test: no negative there.
+    let o = run("0.8,0.1,0.1");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("gives train / valid / test 10 / 1 / 1 problems"),
+        "{err}"
+    );
+    assert!(
+        !out.join("variants.jsonl").exists(),
+        "refused before any work"
+    );
+    let o = run("0.8,0.8,0.8");
+    assert!(stderr(&o).contains("must add up to 1"), "{}", stderr(&o));
+}

@@ -86,6 +86,8 @@ pub fn build<'a>(
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut pairs = Vec::new();
+    // Unordered pairs already written: a negative drawn twice is drawn again (a few times).
+    let mut taken = std::collections::HashSet::new();
     for (gi, range) in ranges.iter().enumerate() {
         let split = split_of[gi];
         let others: Vec<usize> = (0..ranges.len())
@@ -93,6 +95,7 @@ pub fn build<'a>(
             .collect();
         for a in range.clone() {
             for b in a + 1..range.end {
+                taken.insert((a, b));
                 pairs.push(Pair {
                     a,
                     b,
@@ -100,17 +103,20 @@ pub fn build<'a>(
                     split,
                 });
                 for n in 0..negatives {
-                    let Some(&o) = others.choose(&mut rng) else {
-                        break;
-                    };
                     let from = if n % 2 == 0 { a } else { b };
-                    let to = rng.random_range(ranges[o].clone());
-                    pairs.push(Pair {
-                        a: from,
-                        b: to,
-                        label: 0,
-                        split,
+                    let fresh = (0..NEGATIVE_DRAWS).find_map(|_| {
+                        let &o = others.choose(&mut rng)?;
+                        let to = rng.random_range(ranges[o].clone());
+                        taken.insert((from.min(to), from.max(to))).then_some(to)
                     });
+                    if let Some(to) = fresh {
+                        pairs.push(Pair {
+                            a: from,
+                            b: to,
+                            label: 0,
+                            split,
+                        });
+                    }
                 }
             }
         }
@@ -122,18 +128,42 @@ pub fn build<'a>(
     }
 }
 
+/// Draws of a negative partner before giving up on one that is not yet paired.
+const NEGATIVE_DRAWS: usize = 8;
+
+impl Dataset<'_> {
+    /// The splits (names) that have positive pairs but no negative one: a classifier trained
+    /// or evaluated there would see one class only.
+    pub fn splits_without_negatives(&self) -> Vec<&'static str> {
+        let splits = if self.split { 3 } else { 1 };
+        (0..splits)
+            .filter(|&s| {
+                let of = |label| self.pairs.iter().any(|p| p.split == s && p.label == label);
+                of(1) && !of(0)
+            })
+            .map(|s| if self.split { SPLITS[s] } else { "pairs" })
+            .collect()
+    }
+}
+
+/// How many of `n` problems each split gets (train, valid, test).
+pub fn split_sizes(n: usize, f: [f64; 3]) -> [usize; 3] {
+    let total: f64 = f.iter().sum();
+    let train = (((f[0] / total) * n as f64).round() as usize).min(n);
+    let valid = (((f[1] / total) * n as f64).round() as usize).min(n - train);
+    [train, valid, n - train - valid]
+}
+
 /// The split of each of `n` groups: a seeded shuffle, cut by the fractions (all 0 without).
 fn assign_splits(n: usize, split: Option<[f64; 3]>, seed: u64) -> Vec<usize> {
     let Some(f) = split else {
         return vec![0; n];
     };
-    let total: f64 = f.iter().sum();
     let mut order: Vec<usize> = (0..n).collect();
     order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(
         seed ^ 0x5EED_5B11,
     ));
-    let train = ((f[0] / total) * n as f64).round() as usize;
-    let valid = ((f[1] / total) * n as f64).round() as usize;
+    let [train, valid, _] = split_sizes(n, f);
     let mut out = vec![2; n];
     for (rank, &g) in order.iter().enumerate() {
         if rank < train {
@@ -145,7 +175,8 @@ fn assign_splits(n: usize, split: Option<[f64; 3]>, seed: u64) -> Vec<usize> {
     out
 }
 
-/// Parses `TRAIN,VALID,TEST` fractions (e.g. `0.8,0.1,0.1`; they are normalised).
+/// Parses `TRAIN,VALID,TEST`: fractions that add up to 1 (`0.8,0.1,0.1`) or whole-number
+/// ratios (`8,1,1`).
 pub fn parse_split(s: &str) -> Result<[f64; 3], String> {
     let parts: Vec<f64> = s
         .split(',')
@@ -154,6 +185,14 @@ pub fn parse_split(s: &str) -> Result<[f64; 3], String> {
         .map_err(|_| format!("`{s}` is not TRAIN,VALID,TEST fractions (e.g. 0.8,0.1,0.1)"))?;
     match parts.as_slice() {
         [a, b, c] if [a, b, c].iter().all(|x| x.is_finite() && **x >= 0.0) && a + b + c > 0.0 => {
+            let sum = a + b + c;
+            let ratios = [a, b, c].iter().all(|x| x.fract() == 0.0);
+            if (sum - 1.0).abs() > 1e-6 && !ratios {
+                return Err(format!(
+                    "`{s}`: fractions must add up to 1 (these add up to {sum}); or give \
+                     whole-number ratios such as 8,1,1"
+                ));
+            }
             Ok([*a, *b, *c])
         }
         _ => Err(format!(
@@ -226,7 +265,12 @@ mod tests {
         let problem = |i: usize| task(i).map(|c| if c == 'c' { 'b' } else { c });
         let positives = d.pairs.iter().filter(|p| p.label == 1).count();
         assert_eq!(positives, 3 + 1 + 1);
-        assert_eq!(d.pairs.len(), positives * 3);
+        // Two negatives per positive, less the few that found no fresh partner in this tiny set.
+        assert!(
+            d.pairs.len() > positives * 2 && d.pairs.len() <= positives * 3,
+            "{}",
+            d.pairs.len()
+        );
         for p in &d.pairs {
             if p.label == 1 {
                 assert_eq!(task(p.a), task(p.b), "{p:?}");
@@ -239,6 +283,13 @@ mod tests {
             }
         }
         assert_eq!(build(&groups, 2, 7, None).pairs, d.pairs, "seeded");
+        let unique: std::collections::HashSet<(usize, usize)> = d
+            .pairs
+            .iter()
+            .map(|p| (p.a.min(p.b), p.a.max(p.b)))
+            .collect();
+        assert_eq!(unique.len(), d.pairs.len(), "no pair twice");
+        assert!(d.splits_without_negatives().is_empty());
     }
 
     #[test]
@@ -266,6 +317,10 @@ mod tests {
         assert_eq!((count(0), count(1), count(2)), (12, 4, 4));
         assert!(parse_split("0.8,0.1").is_err());
         assert!(parse_split("0.8,-0.1,0.3").is_err());
+        assert!(parse_split("0.8,0.8,0.8")
+            .unwrap_err()
+            .contains("add up to 1"));
+        assert_eq!(parse_split("0.7,0.2,0.1"), Ok([0.7, 0.2, 0.1]));
         assert_eq!(parse_split("8,1,1"), Ok([8.0, 1.0, 1.0]));
     }
 }

@@ -126,6 +126,9 @@ pub enum AugmentOutputError {
     /// A JSONL file.
     #[error(transparent)]
     Lines(#[from] ResultsError),
+    /// The CodeXGLUE pairs cannot be written as asked.
+    #[error("{0}")]
+    Pairs(String),
     /// Any other file.
     #[error("{path}: {source}")]
     Io {
@@ -255,6 +258,15 @@ pub fn finish(
             })
             .collect();
         let d = codexglue::build(&groups, run.negatives, run.config.seed, run.split);
+        let lopsided = d.splits_without_negatives();
+        if run.negatives > 0 && !lopsided.is_empty() {
+            return Err(AugmentOutputError::Pairs(format!(
+                "the CodeXGLUE {} file(s) would hold clone pairs and no non-clone pair (a split \
+                 needs programs of two problems for that); variants.jsonl is kept: pass \
+                 --force-new with other --split fractions, or use more tasks",
+                lopsided.join(", ")
+            )));
+        }
         let cg = dir.join("codexglue");
         codexglue::write(&cg, &d).map_err(io(&cg))?;
         let negatives = d.pairs.iter().filter(|p| p.label == 0).count();

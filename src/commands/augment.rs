@@ -127,6 +127,29 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
             args.tasks.display()
         );
     }
+    if let (Some(f), true) = (args.split, args.negatives > 0) {
+        // Each split needs programs of two problems for a non-clone pair.
+        let problems: std::collections::BTreeSet<&str> = set
+            .run_order(args.unverified)
+            .into_iter()
+            .map(|t| t.problem.as_deref().unwrap_or(&t.id))
+            .collect();
+        let sizes = equimorph::augment::codexglue::split_sizes(problems.len(), f);
+        if sizes.contains(&1) {
+            bail!(
+                "--split {},{},{} over {} problems gives train / valid / test {} / {} / {} \
+                 problems; a split of one problem has clone pairs but no non-clone pair: use \
+                 more tasks or other fractions",
+                f[0],
+                f[1],
+                f[2],
+                problems.len(),
+                sizes[0],
+                sizes[1],
+                sizes[2]
+            );
+        }
+    }
     let runtime = args.transforms.runtime()?;
     let transforms = args.transforms.load(&runtime)?;
     if transforms.is_empty() {

@@ -606,3 +606,55 @@ fn implement_writes_the_select_layout_and_uses_the_base_url_from_the_environment
     assert!(printed.contains("4 candidates in 1 groups"), "{printed}");
     server.stop();
 }
+
+#[test]
+fn designs_in_the_papers_own_format_parse_and_refused_replies_are_kept_whole() {
+    let paper = |name: &str, what: &str| {
+        format!(
+            "Here is a new transformation.\n\n- **Transformation Name:** {name}\n- **Description:** {what}\n"
+        )
+    };
+    let server = TestServer::start(Script {
+        designs: VecDeque::from(vec![
+            paper(
+                "Guard Clauses",
+                "Turn an if/else whose branches both return into an early return and the rest.",
+            ),
+            "I would rather talk about turtles, at length, than design anything today.".to_string(),
+            paper(
+                "Loop Iterator",
+                "Rewrite every for loop as a while loop over an explicit iterator and next().",
+            ),
+            format!(
+                "### Transformation Name: tuple-swap\n### Description: Replace a temporary-variable \
+                 swap of two names by a tuple assignment that swaps them at once."
+            ),
+        ]),
+        ..Script::default()
+    });
+    let work = tempfile::tempdir().unwrap();
+    let o = design_cmd(&server.url, work.path(), &["--count", "3"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let designs: Vec<Value> = common::read(work.path().join("designs.jsonl"))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names: Vec<&str> = designs
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["guard-clauses", "loop-iterator", "tuple-swap"]);
+    // The refused reply is recorded whole, with why.
+    let rejected = common::read(work.path().join("designs.rejected.jsonl"));
+    let line: Value = serde_json::from_str(rejected.lines().next().unwrap()).unwrap();
+    assert!(
+        line["reason"].as_str().unwrap().starts_with("malformed"),
+        "{line}"
+    );
+    assert_eq!(
+        line["reply"],
+        "I would rather talk about turtles, at length, than design anything today."
+    );
+    server.stop();
+}

@@ -78,9 +78,29 @@ pub fn run_with(args: &DesignArgs, client: &LlmClient) -> Result<(Vec<Design>, b
     );
     write_designs(&args.out, &run.designs)?;
     for r in &run.rejected {
+        let excerpt: String = r.reply.chars().take(200).collect();
         eprintln!(
             "design: reply {} retried ({}): {:?}",
-            r.attempt, r.reason, r.reply
+            r.attempt, r.reason, excerpt
+        );
+    }
+    if !run.rejected.is_empty() {
+        // Whole replies, so a user can see why each was refused.
+        let path = args.out.with_extension("rejected.jsonl");
+        let lines: String = run
+            .rejected
+            .iter()
+            .map(|r| {
+                serde_json::json!({"attempt": r.attempt, "reason": r.reason, "reply": r.reply})
+                    .to_string()
+                    + "\n"
+            })
+            .collect();
+        std::fs::write(&path, lines).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!(
+            "design: {} replies retried; their whole texts are in {}",
+            run.rejected.len(),
+            path.display()
         );
     }
     if let Some(e) = &run.error {

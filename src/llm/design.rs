@@ -28,7 +28,7 @@ pub struct Rejection {
     pub attempt: u32,
     /// Why: malformed, duplicate name, near-identical description.
     pub reason: String,
-    /// The start of the reply.
+    /// The whole reply, so a user can see why it was refused.
     pub reply: String,
 }
 
@@ -44,7 +44,8 @@ pub struct DesignRun {
 }
 
 /// Parses a reply: a JSON object (bare or in a code fence) with `name` and `description`, or
-/// `Name:` / `Description:` lines.
+/// labelled lines: `Name:` / `Description:`, or the Auto-SPT paper's `Transformation Name:` /
+/// `Description:`, with markdown bullets, numbers, bold and headings around the labels.
 pub fn parse_design(reply: &str) -> Result<Design, String> {
     let from_json = json_object(reply).and_then(|v| {
         let name = v.get("name")?.as_str()?.to_string();
@@ -107,6 +108,29 @@ fn json_object(text: &str) -> Option<serde_json::Value> {
     None
 }
 
+/// Which field a line's label names: `Name`, `Transformation Name`, `**Description:**`,
+/// `1. Category` and the like, decorations and case aside.
+fn label_of(line: &str) -> Option<(&'static str, String)> {
+    let clean = line.trim().trim_start_matches(|c: char| {
+        "#*-+>_ ".contains(c) || c.is_ascii_digit() || c == '.' || c == ')'
+    });
+    let (label, value) = clean.split_once(':')?;
+    let label: String = label
+        .chars()
+        .filter(|c| !"*_`".contains(*c))
+        .collect::<String>()
+        .trim()
+        .to_ascii_lowercase();
+    let field = match label.as_str() {
+        "name" | "transformation name" | "transformation" | "spt name" | "spt" | "title" => "name",
+        "description" | "transformation description" | "spt description" => "description",
+        "category" => "category",
+        _ => return None,
+    };
+    let value = value.trim().trim_matches(['*', '_']).trim().to_string();
+    Some((field, value))
+}
+
 fn labelled_lines(text: &str) -> Option<(String, String, Option<String>)> {
     let mut name = None;
     let mut description: Option<String> = None;
@@ -114,19 +138,17 @@ fn labelled_lines(text: &str) -> Option<(String, String, Option<String>)> {
     let mut in_description = false;
     for line in text.lines() {
         let clean = line.trim().trim_start_matches(['#', '*', '-', ' ']);
-        let lower = clean.to_ascii_lowercase();
-        let value = |l: &str| {
-            l.split_once(':')
-                .map(|(_, v)| v.trim().trim_matches('*').trim().to_string())
-        };
-        if lower.starts_with("name") && lower.contains(':') && name.is_none() {
-            name = value(clean).map(|v| v.trim_matches('`').to_string());
+        let labelled = label_of(line);
+        if let Some(("name", v)) = &labelled {
+            if name.is_none() {
+                name = Some(v.trim_matches('`').to_string());
+            }
             in_description = false;
-        } else if lower.starts_with("category") && lower.contains(':') {
-            category = value(clean);
+        } else if let Some(("category", v)) = &labelled {
+            category = Some(v.clone());
             in_description = false;
-        } else if lower.starts_with("description") && lower.contains(':') {
-            description = value(clean);
+        } else if let Some(("description", v)) = &labelled {
+            description = Some(v.clone());
             in_description = true;
         } else if in_description && !clean.is_empty() {
             if let Some(d) = description.as_mut() {
@@ -233,11 +255,10 @@ pub fn design(
                 break;
             }
         };
-        let excerpt: String = reply.chars().take(200).collect();
         let reject = |reason: String| Rejection {
             attempt,
             reason,
-            reply: excerpt.clone(),
+            reply: reply.clone(),
         };
         match parse_design(&reply) {
             Err(why) => run.rejected.push(reject(format!("malformed: {why}"))),
@@ -290,6 +311,19 @@ mod tests {
             d.description,
             "Turn if/else returns into early returns where both branches return."
         );
+        // The Auto-SPT paper's own format, with markdown around the labels.
+        for reply in [
+            "- Transformation Name: Loop Unrolling Lite\n- Description: Unroll loops with a constant \
+             trip count of at most three into repeated statements.",
+            "### Transformation Name: loop-unrolling-lite\n**Description:** Unroll loops with a \
+             constant trip count of at most three into repeated statements.",
+            "1. **Transformation Name**: `loop-unrolling-lite`\n2. **Description**: Unroll loops \
+             with a constant trip count of at most three into repeated statements.",
+        ] {
+            let d = parse_design(reply).unwrap_or_else(|e| panic!("{reply}: {e}"));
+            assert_eq!(d.name, "loop-unrolling-lite", "{reply}");
+            assert!(d.description.starts_with("Unroll loops"), "{reply}");
+        }
         assert!(parse_design("I like turtles.").is_err());
         assert!(parse_design(r#"{"name": "a", "description": "short"}"#).is_err());
     }

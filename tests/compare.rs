@@ -91,3 +91,46 @@ fn compare_two_fixture_runs() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("neither summary.json nor results.jsonl"));
 }
+
+#[test]
+fn runs_of_one_directory_name_get_their_own_columns_and_task_sets_are_compared() {
+    let root = tempfile::tempdir().unwrap();
+    let (_d3, three) = common::fixture_subset(3);
+    let (_d2, two) = common::fixture_subset(2);
+    let (x, y) = (root.path().join("x/run"), root.path().join("y/run"));
+    for (tasks, out) in [(&three, &x), (&two, &y)] {
+        let o = common::attack_command(
+            tasks,
+            out,
+            "jaccard",
+            1,
+            &["--beam", "1", "--threshold", "0.5"],
+        )
+        .output()
+        .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let table = root.path().join("table");
+    let (xs, ys, ts) = (
+        x.display().to_string(),
+        y.display().to_string(),
+        table.display().to_string(),
+    );
+    let o = common::equimorph(&["compare", &xs, &ys, "--out", &ts], None);
+    let md = common::success_stdout(&o);
+    assert!(md.contains(&format!("| detector | {xs} | {ys} |")), "{md}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("runs cover different task sets") && err.contains("(2 in common)"),
+        "{err}"
+    );
+    let o = common::equimorph(
+        &[
+            "compare", &xs, &ys, "--label", "three", "--label", "two", "--out", &ts,
+        ],
+        None,
+    );
+    assert!(common::success_stdout(&o).contains("| detector | three | two |"));
+    let o = common::equimorph(&["compare", &xs, &ys, "--label", "one", "--out", &ts], None);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -25,6 +25,10 @@ pub struct CompareArgs {
     /// Label columns by directory name or by transform set.
     #[arg(long, value_enum, default_value = "dir")]
     by: ColumnBy,
+    /// A column label per run, in the order of the runs (default: by --by; runs whose
+    /// directories share a name are labelled by their paths).
+    #[arg(long = "label", value_name = "LABEL")]
+    labels: Vec<String>,
     /// Where to write compare.md, compare.csv and compare.html.
     #[arg(long, default_value = "out/compare")]
     out: PathBuf,
@@ -54,17 +58,53 @@ fn load(dir: &std::path::Path) -> Result<Summary> {
 
 /// Runs `compare`.
 pub fn run(args: CompareArgs) -> Result<ExitCode> {
+    if !args.labels.is_empty() && args.labels.len() != args.runs.len() {
+        bail!(
+            "{} --label for {} runs: give one label per run, in the same order",
+            args.labels.len(),
+            args.runs.len()
+        );
+    }
+    let name_of = |dir: &PathBuf| {
+        dir.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| dir.display().to_string())
+    };
     let mut runs = Vec::new();
-    for dir in &args.runs {
+    let mut task_sets = Vec::new();
+    for (i, dir) in args.runs.iter().enumerate() {
         let s = load(dir)?;
-        let label = match args.by {
-            ColumnBy::Dir => dir
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| dir.display().to_string()),
-            ColumnBy::Transforms => transform_set_label(&s.run.transforms),
+        let label = match (args.labels.get(i), args.by) {
+            (Some(l), _) => l.clone(),
+            (None, ColumnBy::Dir) => {
+                // Two directories of one name (x/run, y/run) are told apart by their paths.
+                let name = name_of(dir);
+                if args.runs.iter().filter(|d| name_of(d) == name).count() > 1 {
+                    dir.display().to_string()
+                } else {
+                    name
+                }
+            }
+            (None, ColumnBy::Transforms) => transform_set_label(&s.run.transforms),
         };
+        let ids: std::collections::BTreeSet<String> = results::read(&dir.join("results.jsonl"))
+            .map(|lines| lines.into_iter().map(|l| l.id).collect())
+            .unwrap_or_default();
+        task_sets.push((label.clone(), ids));
         runs.push((label, s));
+    }
+    if let Some((first, ids)) = task_sets.first() {
+        for (label, other) in &task_sets[1..] {
+            if other != ids {
+                let common = ids.intersection(other).count();
+                eprintln!(
+                    "warning: runs cover different task sets: {first} has {} tasks, {label} has \
+                     {} ({common} in common); their cells are not comparable task for task",
+                    ids.len(),
+                    other.len()
+                );
+            }
+        }
     }
     let c = compare(&runs);
     if c.cells.is_empty() {

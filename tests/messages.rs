@@ -300,3 +300,51 @@ fn codexglue_splits_are_checked_before_the_run() {
     let o = run("0.8,0.8,0.8");
     assert!(stderr(&o).contains("must add up to 1"), "{}", stderr(&o));
 }
+
+#[test]
+fn the_auto_threshold_is_calibrated_on_originals_that_pass_their_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let good: Vec<String> = common::read("fixtures/tasks.jsonl")
+        .lines()
+        .take(8)
+        .map(String::from)
+        .collect();
+    let broken = [
+        serde_json::json!({"id": "fails", "source": "print('no')\n",
+            "tests": [{"input": "", "output": "yes\n"}]}),
+        serde_json::json!({"id": "unparseable", "source": "def (:\n",
+            "tests": [{"input": "", "output": "1\n"}]}),
+        serde_json::json!({"id": "crashes", "source": "import sys\nsys.exit(3)\n",
+            "tests": [{"input": "", "output": "1\n"}]}),
+    ];
+    let clean = dir.path().join("clean.jsonl");
+    std::fs::write(&clean, good.join("\n") + "\n").unwrap();
+    // The same good tasks with broken ones in between.
+    let mut mixed_lines = Vec::new();
+    for (i, line) in good.iter().enumerate() {
+        mixed_lines.push(line.clone());
+        if let Some(b) = broken.get(i) {
+            mixed_lines.push(b.to_string());
+        }
+    }
+    let mixed = dir.path().join("mixed.jsonl");
+    std::fs::write(&mixed, mixed_lines.join("\n") + "\n").unwrap();
+    let threshold = |tasks: &Path, out: &str| -> (f64, String) {
+        let out = dir.path().join(out);
+        let o = common::attack_command(tasks, &out, "jaccard", 1, &["--beam", "1"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let run: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+        (
+            run["threshold"].as_f64().unwrap(),
+            run["threshold_source"].as_str().unwrap().to_string(),
+        )
+    };
+    let (a, source) = threshold(&clean, "clean");
+    let (b, mixed_source) = threshold(&mixed, "mixed");
+    assert_eq!(a, b, "the broken originals changed the calibration");
+    assert!(source.contains("28 non-clone pairs"), "{source}");
+    assert_eq!(source, mixed_source);
+}

@@ -6,6 +6,7 @@ use super::common::{
 };
 use anyhow::{bail, Result};
 use clap::Args;
+use equimorph::oracle::ValidationStatus;
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
 use equimorph::program::Candidate;
 use equimorph::report::calibration::ThresholdSpec;
@@ -17,6 +18,7 @@ use equimorph::search::{Constraints, OracleOrder, SearchConfig, SearchResult, Se
 use equimorph::task::Task;
 use equimorph::task::TaskFormat;
 use indicatif::ProgressBar;
+use rayon::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -156,18 +158,45 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         .set_opt("shard", args.shard);
     let (run_dir, _) = RunDir::open(&args.out, JobKind::Attack, settings, args.force_new)?;
     let detector = args.detector.open()?;
+    let oracle = args.oracle.oracle()?;
+    stop_point(&stop, "starting the sandbox", NOTHING_ATTACKED)?;
+    // An auto threshold is calibrated on originals that pass their own tests: a failing or
+    // unparseable one would never be attacked, so it says nothing about this run's pairs.
+    let calibration_programs: Vec<&str> = match args.threshold {
+        ThresholdSpec::Fixed(_) => Vec::new(),
+        ThresholdSpec::Auto { .. } => {
+            eprintln!(
+                "validating {} originals for the threshold calibration…",
+                set.tasks.len()
+            );
+            let ok: Vec<bool> = set
+                .tasks
+                .par_iter()
+                .map(|t| {
+                    !stop.load(std::sync::atomic::Ordering::Relaxed)
+                        && oracle.validate(t).status == ValidationStatus::Ok
+                })
+                .collect();
+            stop_point(
+                &stop,
+                "validating the originals for the threshold",
+                NOTHING_ATTACKED,
+            )?;
+            set.tasks
+                .iter()
+                .zip(ok)
+                .filter(|(_, ok)| *ok)
+                .map(|(t, _)| t.source.as_str())
+                .collect()
+        }
+    };
     let threshold = super::common::resolve_threshold(
         args.threshold,
         detector.as_ref(),
-        &set.tasks
-            .iter()
-            .map(|t| t.source.as_str())
-            .collect::<Vec<_>>(),
+        &calibration_programs,
         args.seed,
         Some(&stop),
     )?;
-    let oracle = args.oracle.oracle()?;
-    stop_point(&stop, "starting the sandbox", NOTHING_ATTACKED)?;
     let (mut writer, done) = ResultsWriter::open(&run_dir.join("results.jsonl"))?;
     let done_ids = equimorph::report::results::ids(&done);
     let mut verified_log = if args.keep_verified {

@@ -590,7 +590,7 @@ pub fn resolve_threshold(
             Ok(Threshold {
                 value: c.threshold,
                 source: format!(
-                    "auto:{rate}: {:.0} % of {} non-clone pairs (originals of different tasks, seed {seed}) score below it; their M: mean {:.3}, min {:.3}, max {:.3}",
+                    "auto:{rate}: {:.0} % of {} non-clone pairs (originals of different tasks that pass their tests, seed {seed}) score below it; their M: mean {:.3}, min {:.3}, max {:.3}",
                     rate * 100.0,
                     c.pairs,
                     c.mean,

@@ -78,7 +78,12 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
                         run.detector
                     );
                 }
-                let originals: Vec<&str> = lines.iter().map(|l| l.original.as_str()).collect();
+                // The attacked tasks' originals: those that passed their tests.
+                let originals: Vec<&str> = lines
+                    .iter()
+                    .filter(|l| l.status == Status::Ok)
+                    .map(|l| l.original.as_str())
+                    .collect();
                 resolve_threshold(
                     spec,
                     detector.as_ref(),

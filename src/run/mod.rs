@@ -354,7 +354,10 @@ pub fn write_run_json<T: Serialize>(
         path: path.clone(),
         message,
     };
-    let mut v = serde_json::to_value(record).map_err(|e| bad(e.to_string()))?;
+    // Through text, not `to_value`: an f32 field then keeps its short form (0.987371, as in
+    // the summary), not its f64 widening (0.987371027469635).
+    let text = serde_json::to_string(record).map_err(|e| bad(e.to_string()))?;
+    let mut v: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
     let obj = v
         .as_object_mut()
         .ok_or_else(|| bad("the run record is not an object".into()))?;

@@ -10,18 +10,38 @@ use std::process::ExitCode;
     name = "equimorph",
     version,
     about = "Search for semantic-preserving rewrites of Python programs that fool code-clone detectors",
-    long_about = None
+    long_about = None,
+    after_help = ENVIRONMENT_AND_EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// The environment variables equimorph reads and its exit codes (shown by `--help`).
+const ENVIRONMENT_AND_EXIT_CODES: &str = "\
+Environment:
+  EQUIMORPH_HOME        models, ONNX Runtime, virtualenvs (default: .equimorph in the sources)
+  EQUIMORPH_CACHE       compiled components, LLM replies (default: ~/.cache/equimorph)
+  EQUIMORPH_TRANSFORMS  the default transform set (default: build/transforms in the sources)
+  EQUIMORPH_LOG         log filter: debug, equimorph=trace... (default: warn)
+  ORT_DYLIB_PATH        the ONNX Runtime library (default: the one `make setup` installs)
+  OPENAI_BASE_URL       chat-completions endpoint of design, implement, autospt
+  OPENAI_API_KEY        its key
+
+Exit codes:
+  0 results were produced; 1 the run finished but produced nothing usable (no task attacked,
+  augmented or evaluated; `check`: not equivalent); 2 bad usage or input, or an error;
+  130 interrupted (SIGINT/SIGTERM); 141 standard output was closed.";
+
 #[derive(Subcommand)]
 enum Command {
     /// List or inspect the available transforms.
     #[command(subcommand)]
     Transforms(commands::transforms::TransformsCommand),
+    /// List the detectors available here (built-in specs and model directories).
+    #[command(subcommand)]
+    Models(commands::models::ModelsCommand),
     /// Apply transforms to a program and print the result on stdout.
     Apply(commands::apply::ApplyArgs),
     /// Run every original twice: ok / failing / flaky / timeout, with reasons.
@@ -89,6 +109,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Transforms(c) => commands::transforms::run(c),
+        Command::Models(c) => commands::models::run(c),
         Command::Apply(a) => commands::apply::run(a),
         Command::Validate(a) => commands::validate::run(a),
         Command::Check(a) => commands::check::run(a),

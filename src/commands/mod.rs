@@ -12,6 +12,7 @@ pub mod design;
 pub mod diversity;
 pub mod implement;
 pub mod merge;
+pub mod models;
 pub mod report;
 pub mod score;
 pub mod select;

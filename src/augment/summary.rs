@@ -259,7 +259,8 @@ pub fn finish(
             .collect();
         let d = codexglue::build(&groups, run.negatives, run.config.seed, run.split);
         let lopsided = d.splits_without_negatives();
-        if run.negatives > 0 && !lopsided.is_empty() {
+        // A shard holds part of each split; `merge` checks the whole layout.
+        if run.negatives > 0 && !lopsided.is_empty() && run.shard.is_none() {
             return Err(AugmentOutputError::Pairs(format!(
                 "the CodeXGLUE {} file(s) would hold clone pairs and no non-clone pair (a split \
                  needs programs of two problems for that); variants.jsonl is kept: pass \

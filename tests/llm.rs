@@ -200,6 +200,18 @@ fn answer(mut request: tiny_http::Request, script: &Mutex<Script>) {
     let _ = request.respond(response);
 }
 
+/// The names in a designs.jsonl, in order.
+fn design_names(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let d: Value = serde_json::from_str(l).unwrap();
+            d["name"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
 fn ok(out: &std::process::Output) -> String {
     common::success_stdout(out)
 }
@@ -299,16 +311,12 @@ fn autospt_runs_the_whole_pipeline_and_an_offline_rerun_reproduces_every_file() 
     assert!(printed.contains("report: "), "{printed}");
 
     // Step 1: three designs, the malformed reply and the duplicate retried.
-    let designs: Vec<Value> = std::fs::read_to_string(out.join("designs.jsonl"))
-        .unwrap()
+    let names = design_names(&out.join("designs.jsonl"));
+    assert_eq!(names, DESIGNED.map(|(d, _)| d).to_vec());
+    let designs: Vec<Value> = common::read(out.join("designs.jsonl"))
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let names: Vec<&str> = designs
-        .iter()
-        .map(|d| d["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, DESIGNED.map(|(d, _)| d).to_vec());
     assert_eq!(
         designs[1]["description"]
             .as_str()
@@ -636,14 +644,7 @@ fn designs_in_the_papers_own_format_parse_and_refused_replies_are_kept_whole() {
     let o = design_cmd(&server.url, work.path(), &["--count", "3"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    let designs: Vec<Value> = common::read(work.path().join("designs.jsonl"))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let names: Vec<&str> = designs
-        .iter()
-        .map(|d| d["name"].as_str().unwrap())
-        .collect();
+    let names = design_names(&work.path().join("designs.jsonl"));
     assert_eq!(names, ["guard-clauses", "loop-iterator", "tuple-swap"]);
     // The refused reply is recorded whole, with why.
     let rejected = common::read(work.path().join("designs.rejected.jsonl"));

@@ -61,9 +61,14 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             reference.runs.len()
         );
     } else if let Some(f) = &decision.failure {
-        match &f.sandbox_failure {
-            Some(why) => println!("NOT equivalent: test {}: {why}", f.test),
-            None => println!("NOT equivalent: test {} differs", f.test),
+        match (&f.sandbox_failure, f.left_running) {
+            (Some(why), _) => println!("NOT equivalent: test {}: {why}", f.test),
+            (None, Some(n)) => println!(
+                "NOT equivalent: test {}: the candidate left {n} process(es) running when it \
+                 exited; the original left none",
+                f.test
+            ),
+            (None, None) => println!("NOT equivalent: test {} differs", f.test),
         }
         if !f.input.is_empty() {
             println!("--- input ---\n{}", f.input.trim_end());

@@ -92,6 +92,7 @@ mod tests {
                 got_class: ExitClass::Success,
                 stderr_tail: String::new(),
                 sandbox_failure: None,
+                left_running: None,
             }),
             tests_run: 1,
             cached: false,

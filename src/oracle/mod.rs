@@ -121,6 +121,9 @@ pub struct ReferenceRun {
     /// The tail of its standard error (explains a failure of the sandbox).
     #[serde(skip)]
     pub stderr: String,
+    /// Processes it left running when it exited.
+    #[serde(skip)]
+    pub left_running: u32,
     /// Its exit status, when it exited.
     #[serde(skip)]
     pub code: Option<i32>,
@@ -178,6 +181,10 @@ pub struct TestFailure {
     /// words. Such a candidate does not behave like its original, so this is a verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_failure: Option<String>,
+    /// Set when the candidate behaved like the original but left this many processes running
+    /// when it exited, and the original left none (a bounded fork bomb, a daemon).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_running: Option<u32>,
 }
 
 /// A(x, x') with detail.
@@ -395,6 +402,7 @@ impl Oracle {
                     stderr: r.stderr_tail,
                     code: r.code,
                     signal: r.signal,
+                    left_running: r.left_running,
                 }
             })
             .collect();
@@ -568,7 +576,11 @@ impl Oracle {
                     }
                 }
             }
+            // Processes outliving the program are behaviour too: what they print after it
+            // exits is lost only by timing.
+            let left_behind = got.left_running > 0 && expected.left_running == 0;
             let same = got.class == expected.class
+                && !left_behind
                 && (i >= task.tests.len()
                     || outputs_equal(&expected.stdout, &got.stdout, self.config.float_tolerance));
             if !same {
@@ -584,6 +596,7 @@ impl Oracle {
                     got_class: got.class,
                     stderr_tail: excerpt(&got.stderr_tail),
                     sandbox_failure,
+                    left_running: left_behind.then_some(got.left_running),
                 });
                 break;
             }

@@ -49,6 +49,9 @@ pub struct RunResult {
     pub stderr_tail: String,
     /// Wall time.
     pub seconds: f64,
+    /// Processes the program left running when it exited (counted by the fork server; 0
+    /// under `spawn`, whose PID namespace ends with the program).
+    pub left_running: u32,
 }
 
 impl RunResult {
@@ -60,6 +63,7 @@ impl RunResult {
             stdout: String::new(),
             stderr_tail: message,
             seconds,
+            left_running: 0,
         }
     }
 }
@@ -280,6 +284,7 @@ fn spawn_inner(
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
         stderr_tail: String::from_utf8_lossy(&stderr).into_owned(),
         seconds,
+        left_running: 0,
     })
 }
 
@@ -447,6 +452,9 @@ impl Zygote {
             stdout: String::from_utf8_lossy(&stdout).into_owned(),
             stderr_tail: String::from_utf8_lossy(&stderr).into_owned(),
             seconds: result["seconds"].as_f64().unwrap_or(0.0),
+            left_running: result["left"]
+                .as_u64()
+                .map_or(0, |n| n.min(u64::from(u32::MAX)) as u32),
         })
     }
 }

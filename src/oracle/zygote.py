@@ -4,8 +4,9 @@
 #
 # Protocol on fds 0/1: frames of <u32 little-endian length><bytes>. Request: a JSON header
 # {"timeout", "cap", "limits": {name: value}}, then the source, then stdin. Response: a JSON
-# result {"status": exited|signaled|timeout|output_limit, "code", "signal", "seconds"}, then
-# stdout, then the tail of stderr.
+# result {"status": exited|signaled|timeout|output_limit, "code", "signal", "seconds", "left"},
+# then stdout, then the tail of stderr. "left" counts the processes the program left running
+# when it exited (they are killed then).
 import os, sys, struct, json, time, signal, select, resource, ctypes, shutil, tempfile
 import builtins, io, types, traceback, atexit, threading, random
 
@@ -145,6 +146,15 @@ def reap():
             return
 
 
+def running(pid):
+    """Whether `pid` is alive (not a zombie waiting to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def kill_all_descendants():
     for _ in range(1000):
         kids = children_of_self()
@@ -264,6 +274,11 @@ def run_one(header, source, stdin, wake_r):
             pass
         _, wait_status = os.waitpid(pid, 0)
         end = time.monotonic()
+    # Orphans of the program are our children now (we are their subreaper): count those still
+    # running, so a program that leaves processes behind does not pass for one that does not.
+    left = 0
+    if status is None:
+        left = sum(1 for k in children_of_self() if running(k))
     kill_all_descendants()
     for fd in list(bufs) + ([in_w] if in_w is not None else []):
         try:
@@ -273,7 +288,7 @@ def run_one(header, source, stdin, wake_r):
     wipe(WORK)
     if SANDBOXED:
         wipe("/dev/shm")
-    result = {"status": status, "code": None, "signal": None, "seconds": end - start}
+    result = {"status": status, "code": None, "signal": None, "seconds": end - start, "left": left}
     if status is None:
         if os.WIFEXITED(wait_status):
             result.update(status="exited", code=os.WEXITSTATUS(wait_status))

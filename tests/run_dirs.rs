@@ -66,6 +66,12 @@ fn an_attack_directory_resumes_only_its_own_run() {
         "{}",
         stderr(&o)
     );
+    // It keeps the threshold it recorded: no validation or calibration again.
+    assert!(
+        !stderr(&o).contains("calibrating") && !stderr(&o).contains("validating"),
+        "{}",
+        stderr(&o)
+    );
     // --force-new starts over with the new settings.
     let o = common::attack_command(&tasks, &out, "nicad", 1, &["--beam", "3", "--force-new"])
         .output()

@@ -9,11 +9,12 @@ use clap::Args;
 use equimorph::oracle::ValidationStatus;
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
 use equimorph::program::Candidate;
+use equimorph::report::calibration::Threshold;
 use equimorph::report::calibration::ThresholdSpec;
 use equimorph::report::results::{read_jsonl, write_jsonl, AppendLog, VerifiedLine};
 use equimorph::report::shard::Shard;
 use equimorph::report::{write_reports, ResultLine, ResultsWriter, RunInfo, Status};
-use equimorph::run::{JobKind, RunDir, RunSettings};
+use equimorph::run::{JobKind, Opened, RunDir, RunSettings};
 use equimorph::search::{Constraints, OracleOrder, SearchConfig, SearchResult, Searcher, Strategy};
 use equimorph::task::Task;
 use equimorph::task::TaskFormat;
@@ -156,47 +157,23 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         .set("window", args.window)
         .set("keep verified", args.keep_verified)
         .set_opt("shard", args.shard);
-    let (run_dir, _) = RunDir::open(&args.out, JobKind::Attack, settings, args.force_new)?;
+    let (run_dir, opened) = RunDir::open(&args.out, JobKind::Attack, settings, args.force_new)?;
     let detector = args.detector.open()?;
     let oracle = args.oracle.oracle()?;
     stop_point(&stop, "starting the sandbox", NOTHING_ATTACKED)?;
-    // An auto threshold is calibrated on originals that pass their own tests: a failing or
-    // unparseable one would never be attacked, so it says nothing about this run's pairs.
-    let calibration_programs: Vec<&str> = match args.threshold {
-        ThresholdSpec::Fixed(_) => Vec::new(),
-        ThresholdSpec::Auto { .. } => {
-            eprintln!(
-                "validating {} originals for the threshold calibration…",
-                set.tasks.len()
-            );
-            let ok: Vec<bool> = set
-                .tasks
-                .par_iter()
-                .map(|t| {
-                    !stop.load(std::sync::atomic::Ordering::Relaxed)
-                        && oracle.validate(t).status == ValidationStatus::Ok
-                })
-                .collect();
-            stop_point(
-                &stop,
-                "validating the originals for the threshold",
-                NOTHING_ATTACKED,
-            )?;
-            set.tasks
-                .iter()
-                .zip(ok)
-                .filter(|(_, ok)| *ok)
-                .map(|(t, _)| t.source.as_str())
-                .collect()
-        }
+    // A resumed run keeps the threshold it recorded (its settings, so its calibration, are the
+    // same; a `report --threshold` since then is kept too): no validation or calibration again.
+    let recorded: Option<RunInfo> = (opened == Opened::Resumed)
+        .then(|| std::fs::read_to_string(run_dir.join("run.json")).ok())
+        .flatten()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let threshold = match recorded {
+        Some(r) => Threshold {
+            value: r.threshold,
+            source: r.threshold_source,
+        },
+        None => calibrate(&args, &set, detector.as_ref(), &oracle, &stop)?,
     };
-    let threshold = super::common::resolve_threshold(
-        args.threshold,
-        detector.as_ref(),
-        &calibration_programs,
-        args.seed,
-        Some(&stop),
-    )?;
     let (mut writer, done) = ResultsWriter::open(&run_dir.join("results.jsonl"))?;
     let done_ids = equimorph::report::results::ids(&done);
     let mut verified_log = if args.keep_verified {
@@ -340,6 +317,52 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(NOTHING_USABLE));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The run's threshold: fixed, or calibrated on the originals that pass their own tests (a
+/// failing or unparseable one is never attacked, so it says nothing about this run's pairs).
+fn calibrate(
+    args: &AttackArgs,
+    set: &equimorph::task::TaskSet,
+    detector: &dyn equimorph::detector::Detector,
+    oracle: &equimorph::oracle::Oracle,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<Threshold> {
+    let calibration_programs: Vec<&str> = match args.threshold {
+        ThresholdSpec::Fixed(_) => Vec::new(),
+        ThresholdSpec::Auto { .. } => {
+            eprintln!(
+                "validating {} originals for the threshold calibration…",
+                set.tasks.len()
+            );
+            let ok: Vec<bool> = set
+                .tasks
+                .par_iter()
+                .map(|t| {
+                    !stop.load(std::sync::atomic::Ordering::Relaxed)
+                        && oracle.validate(t).status == ValidationStatus::Ok
+                })
+                .collect();
+            stop_point(
+                stop,
+                "validating the originals for the threshold",
+                NOTHING_ATTACKED,
+            )?;
+            set.tasks
+                .iter()
+                .zip(ok)
+                .filter(|(_, ok)| *ok)
+                .map(|(t, _)| t.source.as_str())
+                .collect()
+        }
+    };
+    super::common::resolve_threshold(
+        args.threshold,
+        detector,
+        &calibration_programs,
+        args.seed,
+        Some(stop),
+    )
 }
 
 /// Appends each task's verified candidates (with --keep-verified) and result line, and keeps the progress bar's running figures.

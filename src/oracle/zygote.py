@@ -114,26 +114,24 @@ def child(header, prog, tmp, source, in_r, out_w, err_w):
     os._exit(code)
 
 
-def children_of_self():
-    pids = []
-    try:
-        for tid in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{tid}/children") as f:
-                pids.extend(int(p) for p in f.read().split())
-        return pids
-    except OSError:
-        pass
+def run_processes(pgid):
+    """Live processes (zombies aside) of process group `pgid`, or adopted by us (we are their
+    subreaper): what a run left behind. Read from /proc, which inside the sandbox holds only the
+    sandbox's processes; /proc/self/task/*/children is not reliable while processes fork."""
     me = os.getpid()
+    found = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                if int(fields[1]) == me:
-                    pids.append(int(entry))
-            except (OSError, IndexError, ValueError):
-                pass
-    return pids
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            state, ppid, pgrp = fields[0], int(fields[1]), int(fields[2])
+        except (OSError, IndexError, ValueError):
+            continue
+        if state != "Z" and (pgrp == pgid or ppid == me):
+            found.append(int(entry))
+    return found
 
 
 def reap():
@@ -146,21 +144,19 @@ def reap():
             return
 
 
-def running(pid):
-    """Whether `pid` is alive (not a zombie waiting to be reaped)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
-def kill_all_descendants():
-    for _ in range(1000):
-        kids = children_of_self()
-        if not kids:
+def kill_all_descendants(pgid):
+    """Kills every process the run left (its process group, and whatever we adopted: daemons
+    that left the group), until none is left: a fork bomb must not outlive its run."""
+    for _ in range(5000):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+        left = run_processes(pgid)
+        if not left:
+            reap()
             return
-        for k in kids:
+        for k in left:
             for fn in (os.killpg, os.kill):
                 try:
                     fn(k, signal.SIGKILL)
@@ -194,6 +190,8 @@ def run_one(header, source, stdin, wake_r):
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    # Anything of ours alive before the run is not the run's (there should be nothing).
+    before = set(run_processes(-1))
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
@@ -274,12 +272,12 @@ def run_one(header, source, stdin, wake_r):
             pass
         _, wait_status = os.waitpid(pid, 0)
         end = time.monotonic()
-    # Orphans of the program are our children now (we are their subreaper): count those still
-    # running, so a program that leaves processes behind does not pass for one that does not.
+    # Count what the program left running (its group, and the orphans we adopted), so a
+    # program that leaves processes behind does not pass for one that does not; then kill them.
     left = 0
     if status is None:
-        left = sum(1 for k in children_of_self() if running(k))
-    kill_all_descendants()
+        left = len(set(run_processes(pid)) - before)
+    kill_all_descendants(pid)
     for fd in list(bufs) + ([in_w] if in_w is not None else []):
         try:
             os.close(fd)

@@ -7,7 +7,7 @@
 
 mod common;
 
-use equimorph::oracle::{ExitClass, Oracle, OracleMode, Reference};
+use equimorph::oracle::{Decision, ExitClass, Oracle, OracleMode, Reference};
 use equimorph::task::Task;
 use serde_json::Value;
 
@@ -33,6 +33,13 @@ fn candidate(name: &str) -> String {
     common::read(format!("fixtures/hostile/harness/{name}.py"))
 }
 
+/// The oracle's decision on hostile candidate `name`, which must be a verdict, never a fault.
+fn verdict(oracle: &Oracle, task: &Task, reference: &Reference, name: &str) -> Decision {
+    oracle
+        .check(task, reference, &candidate(name))
+        .unwrap_or_else(|f| panic!("{name}: a fault of the sandbox, not a verdict: {f}"))
+}
+
 /// An oracle that runs these candidates only where they cannot reach this test's processes,
 /// with the task they attack (sum-two) and its reference behaviour.
 fn contained_oracle(mode: OracleMode) -> (Oracle, Task, Reference) {
@@ -52,9 +59,7 @@ fn contained_oracle(mode: OracleMode) -> (Oracle, Task, Reference) {
 fn candidates_that_break_their_harness_are_not_equivalent_with_a_reason() {
     let (oracle, task, reference) = contained_oracle(OracleMode::Fork);
     for name in ATTACKS {
-        let d = oracle
-            .check(&task, &reference, &candidate(name))
-            .unwrap_or_else(|f| panic!("{name}: a fault of the sandbox, not a verdict: {f}"));
+        let d = verdict(&oracle, &task, &reference, name);
         assert!(!d.equivalent, "{name} was accepted");
         let f = d.failure.as_ref().expect("a rejected candidate says why");
         if HARNESS_KILLERS.contains(&name) {
@@ -138,9 +143,7 @@ fn spawned_sandboxes_judge_the_same_candidates_without_faults() {
     // message on stderr) is the candidate's doing.
     let (oracle, task, reference) = contained_oracle(OracleMode::Spawn);
     for name in ATTACKS {
-        let d = oracle
-            .check(&task, &reference, &candidate(name))
-            .unwrap_or_else(|f| panic!("{name}: a fault of the sandbox, not a verdict: {f}"));
+        let d = verdict(&oracle, &task, &reference, name);
         // Spawned sandboxes end with their program (the PID namespace goes), so processes it
         // leaves behind are killed, not counted: the quiet child passes there, and the bounded
         // fork bomb passes or fails by timing.

@@ -7,7 +7,7 @@ use clap::Args;
 use equimorph::report::results::write_jsonl;
 use equimorph::report::shard::{check_complete, merge, Shard};
 use equimorph::report::write_reports;
-use equimorph::run::JobKind;
+use equimorph::run::{JobKind, RunSettings};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -53,9 +53,11 @@ fn task_order(run: &serde_json::Value, key: &str) -> Vec<String> {
 /// Runs `merge`.
 pub fn run(args: MergeArgs) -> Result<ExitCode> {
     let dirs: Vec<&Path> = args.shards.iter().map(PathBuf::as_path).collect();
-    let (kind, first) = kind_of(dirs[0])?;
-    for d in &dirs[1..] {
-        if kind_of(d)?.0 != kind {
+    let runs: Vec<(String, serde_json::Value)> =
+        dirs.iter().map(|d| kind_of(d)).collect::<Result<_>>()?;
+    let (kind, first) = &runs[0];
+    for (d, (k, _)) in dirs.iter().zip(&runs).skip(1) {
+        if k != kind {
             bail!(
                 "{} is not a {kind} run like {}",
                 d.display(),
@@ -63,16 +65,15 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
             );
         }
     }
-    let recorded: Vec<(String, Option<Shard>)> = dirs
+    let shards: Vec<(String, Option<Shard>)> = dirs
         .iter()
-        .map(|d| {
-            let shard = kind_of(d)
-                .ok()
-                .and_then(|(_, v)| v["shard"].as_str().and_then(|s| s.parse().ok()));
+        .zip(&runs)
+        .map(|(d, (_, v))| {
+            let shard = v["shard"].as_str().and_then(|s| s.parse().ok());
             (d.display().to_string(), shard)
         })
         .collect();
-    check_complete(&recorded, args.partial)?;
+    check_complete(&shards, args.partial)?;
     if args.partial {
         eprintln!(
             "warning: --partial: merging {} shard directories; the merged run covers only their tasks",
@@ -89,37 +90,56 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    match kind.as_str() {
-        "augment" => merge_augment(&args, &dirs, &task_order(&first, "tasks")),
-        "select" => super::select::merge(&args.out, &dirs),
-        _ => merge_attack(&args, &dirs, &task_order(&first, "tasks")),
-    }?;
     // The merged run keeps the shards' settings, without a shard, so it reads like an unsharded
     // run (`report --threshold auto` finds its detector).
-    if let Ok(Some((kind, Some(mut settings)))) = equimorph::run::recorded(dirs[0]) {
-        settings.set("shard", equimorph::run::NOT_SET);
-        let record: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(args.out.join("run.json"))?)?;
-        let kind = match kind.as_str() {
-            "augment" => JobKind::Augment,
-            "select" => JobKind::Select,
-            _ => JobKind::Attack,
-        };
-        equimorph::run::write_run_json(&args.out, kind, &settings, &record)?;
-    }
+    let settings = first.get("settings").and_then(|s| {
+        let mut s: RunSettings = serde_json::from_value(s.clone()).ok()?;
+        s.set("shard", equimorph::run::NOT_SET);
+        Some(s)
+    });
+    let run_json = MergedRunJson {
+        out: &args.out,
+        settings: settings.as_ref(),
+    };
+    match kind.as_str() {
+        "augment" => merge_augment(&args, &dirs, &task_order(first, "tasks"), &run_json),
+        "select" => super::select::merge(&args.out, &dirs, &run_json),
+        _ => merge_attack(&args, &dirs, &task_order(first, "tasks"), &run_json),
+    }?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_run_json<T: serde::Serialize>(out: &Path, run: &T) -> Result<()> {
-    let run_json = out.join("run.json");
-    std::fs::write(&run_json, serde_json::to_string_pretty(run)?)
-        .with_context(|| format!("cannot write {}", run_json.display()))
+/// Writes the merged run's `run.json`: the job's record, with the shards' settings when they
+/// recorded some.
+pub struct MergedRunJson<'a> {
+    out: &'a Path,
+    settings: Option<&'a RunSettings>,
 }
 
-fn merge_attack(args: &MergeArgs, dirs: &[&Path], order: &[String]) -> Result<()> {
+impl MergedRunJson<'_> {
+    /// Writes `record` (of a run of `kind`).
+    pub fn write<T: serde::Serialize>(&self, kind: JobKind, record: &T) -> Result<()> {
+        match self.settings {
+            Some(s) => equimorph::run::write_run_json(self.out, kind, s, record)?,
+            None => {
+                let path = self.out.join("run.json");
+                std::fs::write(&path, serde_json::to_string_pretty(record)?)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn merge_attack(
+    args: &MergeArgs,
+    dirs: &[&Path],
+    order: &[String],
+    run_json: &MergedRunJson<'_>,
+) -> Result<()> {
     let (run, lines) = merge(dirs, Some(order))?;
     write_jsonl(&args.out.join("results.jsonl"), &lines)?;
-    write_run_json(&args.out, &run)?;
+    run_json.write(JobKind::Attack, &run)?;
     let s = write_reports(&args.out, run)?;
     println!(
         "merged {} shard(s): {} tasks, {} attacked, L = {:.4} ± {:.4}, success rate {:.1} %; wrote {}",
@@ -134,12 +154,17 @@ fn merge_attack(args: &MergeArgs, dirs: &[&Path], order: &[String]) -> Result<()
     Ok(())
 }
 
-fn merge_augment(args: &MergeArgs, dirs: &[&Path], order: &[String]) -> Result<()> {
+fn merge_augment(
+    args: &MergeArgs,
+    dirs: &[&Path],
+    order: &[String],
+    run_json: &MergedRunJson<'_>,
+) -> Result<()> {
     use equimorph::augment::summary::{finish, merge};
     let (run, tasks, variants) = merge(dirs, order)?;
     write_jsonl(&args.out.join("variants.jsonl"), &variants)?;
     write_jsonl(&args.out.join("tasks.jsonl"), &tasks)?;
-    write_run_json(&args.out, &run)?;
+    run_json.write(JobKind::Augment, &run)?;
     let s = finish(&args.out, &run, &tasks, &variants)?;
     println!(
         "merged {} shard(s): {} tasks, {} augmented, {} variants; wrote {}",

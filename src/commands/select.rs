@@ -314,7 +314,7 @@ fn write_outputs(
 }
 
 /// `merge` of select shard directories: one selection over all their tasks.
-pub fn merge(out: &Path, dirs: &[&Path]) -> Result<()> {
+pub fn merge(out: &Path, dirs: &[&Path], run_json: &super::merge::MergedRunJson<'_>) -> Result<()> {
     let mut run: Option<SelectRun> = None;
     let mut state = SelectState::default();
     let mut records = Vec::new();
@@ -358,7 +358,7 @@ pub fn merge(out: &Path, dirs: &[&Path]) -> Result<()> {
     state.excluded.sort_by_key(|(id, _)| rank(id));
     records.sort_by_key(|r| rank(&r.task));
     equimorph::report::results::write_jsonl(&out.join("pairs.jsonl"), &records)?;
-    std::fs::write(out.join("run.json"), serde_json::to_string_pretty(&run)?)?;
+    run_json.write(JobKind::Select, &run)?;
     std::fs::write(
         out.join("state.json"),
         serde_json::to_string_pretty(&state)?,

@@ -353,13 +353,13 @@ impl Oracle {
         timeout: Duration,
         hash_seed: u32,
     ) -> RunResult {
-        let start = Instant::now();
         let request = RunRequest {
             source,
             stdin,
             timeout,
             hash_seed,
         };
+        let start = Instant::now();
         let mut r = self.executor.run(request);
         if r.class == ExitClass::Crash {
             // The sandbox or the worker failed: once more, on a fresh worker (a dead fork
@@ -367,11 +367,24 @@ impl Oracle {
             self.counters.retries.fetch_add(1, Ordering::Relaxed);
             r = self.executor.run(request);
         }
+        self.count_run(start);
+        r
+    }
+
+    /// One execution without a retry, counted.
+    fn run_once(&self, request: RunRequest<'_>) -> RunResult {
+        let start = Instant::now();
+        let r = self.executor.run(request);
+        self.count_run(start);
+        r
+    }
+
+    /// Counts a run (a retry included) that started at `start`.
+    fn count_run(&self, start: Instant) {
         self.counters.runs.fetch_add(1, Ordering::Relaxed);
         self.counters
             .nanos
             .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        r
     }
 
     /// The program to run and the stdin of test `i` of `task` for program text `source`.
@@ -615,17 +628,12 @@ impl Oracle {
     /// to tell the candidate's doing from the machinery's.
     fn original_also_faults(&self, task: &Task, i: usize) -> Option<String> {
         let (prog, stdin) = Self::test_program(task, &task.source, i);
-        let start = Instant::now();
-        let r = self.executor.run(RunRequest {
+        let r = self.run_once(RunRequest {
             source: &prog,
             stdin,
             timeout: self.config.timeout_cap,
             hash_seed: REFERENCE_HASH_SEED,
         });
-        self.counters.runs.fetch_add(1, Ordering::Relaxed);
-        self.counters
-            .nanos
-            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
         (r.class == ExitClass::Crash).then_some(r.stderr_tail)
     }
 

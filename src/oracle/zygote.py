@@ -190,8 +190,6 @@ def run_one(header, source, stdin, wake_r):
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    # Anything of ours alive before the run is not the run's (there should be nothing).
-    before = set(run_processes(-1))
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
@@ -274,10 +272,12 @@ def run_one(header, source, stdin, wake_r):
         end = time.monotonic()
     # Count what the program left running (its group, and the orphans we adopted), so a
     # program that leaves processes behind does not pass for one that does not; then kill them.
-    left = 0
-    if status is None:
-        left = len(set(run_processes(pid)) - before)
-    kill_all_descendants(pid)
+    # (kill_all_descendants leaves nothing of a run behind, so all of it is this run's.)
+    left = len(run_processes(pid)) if status is None else None
+    if left == 0:
+        reap()
+    else:
+        kill_all_descendants(pid)
     for fd in list(bufs) + ([in_w] if in_w is not None else []):
         try:
             os.close(fd)
@@ -286,7 +286,8 @@ def run_one(header, source, stdin, wake_r):
     wipe(WORK)
     if SANDBOXED:
         wipe("/dev/shm")
-    result = {"status": status, "code": None, "signal": None, "seconds": end - start, "left": left}
+    result = {"status": status, "code": None, "signal": None, "seconds": end - start,
+              "left": left or 0}
     if status is None:
         if os.WIFEXITED(wait_status):
             result.update(status="exited", code=os.WEXITSTATUS(wait_status))

@@ -293,19 +293,9 @@ impl RunDir {
         Ok((dir, opened))
     }
 
-    /// The directory.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// A file in the directory.
     pub fn join(&self, name: &str) -> PathBuf {
         self.path.join(name)
-    }
-
-    /// The settings this run was opened with.
-    pub fn settings(&self) -> &RunSettings {
-        &self.settings
     }
 
     /// Writes `run.json`: the job's own `record` (what reports and `merge` read) with the run's
@@ -374,14 +364,11 @@ pub fn write_run_json<T: Serialize>(
 /// `settings` already there.
 pub fn update_run_json<T: Serialize>(dir: &Path, record: &T) -> Result<(), RunDirError> {
     let path = dir.join("run.json");
-    match recorded(dir)? {
-        Some((kind, Some(settings))) if JobKind::parse(&kind).is_some() => write_run_json(
-            dir,
-            JobKind::parse(&kind).unwrap_or(JobKind::Attack),
-            &settings,
-            record,
-        ),
-        _ => {
+    let kept =
+        recorded(dir)?.and_then(|(kind, settings)| Some((JobKind::parse(&kind)?, settings?)));
+    match kept {
+        Some((kind, settings)) => write_run_json(dir, kind, &settings, record),
+        None => {
             let text =
                 serde_json::to_string_pretty(record).map_err(|e| RunDirError::Unreadable {
                     path: path.clone(),

@@ -37,6 +37,7 @@ bench: transforms host
 	$(CARGO) bench --bench transforms
 	@scripts/bench-select.sh
 	@scripts/bench-augment.sh
+	@scripts/bench-oracle.sh
 
 clean:
 	rm -rf build target transforms/target

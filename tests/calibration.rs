@@ -14,9 +14,10 @@ fn tiny_detector() -> OnnxDetector {
     let p = equimorph::detector::model::models_dir().join("tiny-embedding");
     assert!(p.is_dir(), "{} missing: run `make setup`", p.display());
     let options = OnnxOptions {
-        device: Device::Cpu,
+        devices: vec![Device::Cpu],
         threads: 2,
         batch_size: 8,
+        ..OnnxOptions::default()
     };
     OnnxDetector::open(&p, options).unwrap()
 }

@@ -19,9 +19,10 @@ fn models() -> PathBuf {
 
 fn opts(batch_size: usize) -> OnnxOptions {
     OnnxOptions {
-        device: Device::Cpu,
+        devices: vec![Device::Cpu],
         threads: 2,
         batch_size,
+        ..OnnxOptions::default()
     }
 }
 
@@ -272,9 +273,10 @@ fn gpu_present() -> bool {
 fn cuda_runs_where_a_gpu_exists_and_fails_clearly_elsewhere() {
     let dir = models();
     let cuda = OnnxOptions {
-        device: Device::Cuda(0),
+        devices: vec![Device::Cuda(0)],
         threads: 2,
         batch_size: 8,
+        ..OnnxOptions::default()
     };
     match OnnxDetector::open(&dir.join("minilm"), cuda) {
         Ok(d) => {

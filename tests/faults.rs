@@ -23,9 +23,10 @@ fn open(name: &str, batch_size: usize) -> OnnxDetector {
     OnnxDetector::open(
         &model(name),
         OnnxOptions {
-            device: Device::Cpu,
+            devices: vec![Device::Cpu],
             threads: 1,
             batch_size,
+            ..OnnxOptions::default()
         },
     )
     .expect("model loads")

@@ -6,6 +6,7 @@ use super::common::{
 };
 use anyhow::{bail, Result};
 use clap::Args;
+use equimorph::detector::engine::BatchShapes;
 use equimorph::oracle::ValidationStatus;
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
 use equimorph::program::Candidate;
@@ -87,6 +88,12 @@ pub struct AttackArgs {
     /// Start over in --out even if it holds another run (its outputs are removed first).
     #[arg(long)]
     pub(super) force_new: bool,
+    /// Tasks searched at once, sharing the detector (their scoring requests are merged into
+    /// full batches while their transforms and oracle runs overlap). Default: 4 with
+    /// fixed batch shapes (the CUDA default), else 1 (on CPU the detector already uses every
+    /// core). Results do not depend on it; per-task seconds then include waiting for the others.
+    #[arg(long, value_name = "N")]
+    pub(super) tasks_in_flight: Option<usize>,
     /// No progress bar.
     #[arg(long)]
     pub(super) quiet: bool,
@@ -137,6 +144,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);
     detector_settings(&mut settings, &args.detector.detector);
+    args.detector.record(&mut settings)?;
     transform_settings(&mut settings, &list);
     args.oracle.record(&mut settings);
     settings
@@ -251,7 +259,16 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         calls: Default::default(),
         errors: Default::default(),
     };
-    let end = Pipeline::new(&oracle, Some(&stop)).run(&todo, &searcher, &mut sink)?;
+    let in_flight = args.tasks_in_flight.unwrap_or(
+        if args.detector.options()?.batch_shapes() == BatchShapes::Fixed {
+            4
+        } else {
+            1
+        },
+    );
+    let end = Pipeline::new(&oracle, Some(&stop))
+        .with_in_flight(in_flight)
+        .run(&todo, &searcher, &mut sink)?;
     let done_now = sink.written;
     let failing = equimorph::search::mostly_failing(&sink.calls, &sink.errors);
     let interrupted = || end.interrupted;

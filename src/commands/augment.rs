@@ -2,7 +2,8 @@
 
 use super::common::{
     detector_settings, interrupt_flag, load_tasks_with, progress, stop_point, task_settings,
-    transform_settings, DetectorArgs, OracleOptions, TransformOptions, INTERRUPTED, NOTHING_USABLE,
+    transform_settings, DetectorArgs, OracleOptions, PrecisionArg, TransformOptions, INTERRUPTED,
+    NOTHING_USABLE,
 };
 use anyhow::{bail, Result};
 use clap::Args;
@@ -73,12 +74,12 @@ pub struct AugmentArgs {
     /// the shard directories into one run.
     #[arg(long, value_name = "I/N")]
     pub(super) shard: Option<Shard>,
-    /// cpu or cuda[:N], for --detector.
-    #[arg(long, default_value = "cpu", value_name = "cpu|cuda[:N]")]
+    /// cpu, cuda, cuda:N or cuda:N,M,…, for --detector.
+    #[arg(long, default_value = "cpu", value_name = "cpu|cuda[:N,…]")]
     pub(super) device: String,
-    /// Sequences per inference call, for --detector.
-    #[arg(long, default_value_t = 8, value_name = "N")]
-    pub(super) batch_size: usize,
+    /// Sequences per inference call, for --detector (default 8 on CPU, 128 on CUDA).
+    #[arg(long, value_name = "N")]
+    pub(super) batch_size: Option<usize>,
     /// No progress bar.
     #[arg(long)]
     pub(super) quiet: bool,
@@ -162,6 +163,8 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
                 device: args.device.clone(),
                 threads: None,
                 batch_size: args.batch_size,
+                precision: PrecisionArg::Auto,
+                batch_shapes: None,
             }
             .open()?,
         ),

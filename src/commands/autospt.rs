@@ -298,6 +298,7 @@ fn attack_stage(args: &AutosptArgs, selection: &Path, attack: &Path) -> Result<S
         bail!("no candidate was selected, so there is nothing to attack with (try --with-builtin)");
     }
     let attack_args = AttackArgs {
+        tasks_in_flight: None,
         tasks: args.tasks.clone(),
         out: attack.to_path_buf(),
         format: args.format,

@@ -287,38 +287,93 @@ pub struct DetectorArgs {
     /// minilm (default), minilm-int8, onnx:PATH (a model directory), jaccard, sourcerercc, nicad.
     #[arg(long, default_value = "minilm", value_name = "SPEC")]
     pub detector: String,
-    /// cpu, or cuda (the CUDA execution provider of onnxruntime-gpu).
-    #[arg(long, default_value = "cpu", value_name = "cpu|cuda[:N]")]
+    /// cpu, or cuda / cuda:N / cuda:N,M,… (the CUDA execution provider of onnxruntime-gpu; with
+    /// several GPUs, one session each and batches spread over them).
+    #[arg(long, default_value = "cpu", value_name = "cpu|cuda[:N,…]")]
     pub device: String,
     /// ONNX Runtime intra-op threads (default: the core count).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Sequences per inference call (on CPU, 8 measured faster than 32 and halves peak memory).
-    #[arg(long, default_value_t = 8, value_name = "N")]
-    pub batch_size: usize,
+    /// Sequences per inference call (default 8 on CPU, measured faster than 32 there and half
+    /// the peak memory; 128 on CUDA).
+    #[arg(long, value_name = "N")]
+    pub batch_size: Option<usize>,
+    /// Which graph runs: auto (the model's fused fp16 graph on CUDA, fp32 on CPU), fp32, fp16.
+    #[arg(long, default_value = "auto", value_enum)]
+    pub precision: PrecisionArg,
+    /// Batch layout: exact (padded to each batch's longest; the CPU default) or fixed (length
+    /// buckets and full rows, so results do not depend on what shares a batch and several
+    /// tasks can share batches; the CUDA default).
+    #[arg(long, value_enum, value_name = "exact|fixed")]
+    pub batch_shapes: Option<ShapesArg>,
+}
+
+/// `--precision`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrecisionArg {
+    /// fp16 graph on CUDA when the model has one, fp32 otherwise.
+    Auto,
+    /// The fp32 graph.
+    Fp32,
+    /// The fused fp16 graph, on any device.
+    Fp16,
+}
+
+/// `--batch-shapes`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapesArg {
+    /// Padded to each batch's longest.
+    Exact,
+    /// Length buckets and full rows.
+    Fixed,
 }
 
 impl DetectorArgs {
-    /// Builds the detector.
-    pub fn open(&self) -> Result<Box<dyn equimorph::detector::Detector>> {
-        use equimorph::detector::{DetectorOptions, Device};
-        let device = match self.device.as_str() {
-            "cpu" => Device::Cpu,
-            "cuda" => Device::Cuda(0),
-            d if d.starts_with("cuda:") => Device::Cuda(d[5..].parse().map_err(|_| {
-                anyhow::anyhow!("--device {d:?}: expected cuda:N with N a GPU index")
-            })?),
-            d => bail!("--device {d:?}: expected cpu or cuda[:N]"),
-        };
+    /// The options these arguments give.
+    pub fn options(&self) -> Result<equimorph::detector::DetectorOptions> {
+        use equimorph::detector::engine::BatchShapes;
+        use equimorph::detector::onnx::Precision;
+        use equimorph::detector::{parse_devices, DetectorOptions, Device};
+        let devices = parse_devices(&self.device).map_err(|e| anyhow::anyhow!("--device {e}"))?;
+        let gpu = devices.iter().any(|d| matches!(d, Device::Cuda(_)));
         let mut options = DetectorOptions {
-            device,
-            batch_size: self.batch_size.max(1),
+            devices,
+            batch_size: self.batch_size.unwrap_or(if gpu { 128 } else { 8 }).max(1),
+            precision: match self.precision {
+                PrecisionArg::Auto => Precision::Auto,
+                PrecisionArg::Fp32 => Precision::Fp32,
+                PrecisionArg::Fp16 => Precision::Fp16,
+            },
+            shapes: self.batch_shapes.map(|s| match s {
+                ShapesArg::Exact => BatchShapes::Exact,
+                ShapesArg::Fixed => BatchShapes::Fixed,
+            }),
             ..DetectorOptions::default()
         };
         if let Some(t) = self.threads {
             options.threads = t.max(1);
         }
-        Ok(equimorph::detector::open(&self.detector, options)?)
+        Ok(options)
+    }
+
+    /// Records, for a model detector, what changes its scores: the graph (precision) and the
+    /// batch layout (a resumed run must score as the first part did).
+    pub fn record(&self, settings: &mut equimorph::run::RunSettings) -> Result<()> {
+        if equimorph::detector::model_path(&self.detector).is_some() {
+            let o = self.options()?;
+            settings
+                .set("precision", format!("{:?}", self.precision).to_lowercase())
+                .set(
+                    "batch shapes",
+                    format!("{:?}", o.batch_shapes()).to_lowercase(),
+                );
+        }
+        Ok(())
+    }
+
+    /// Builds the detector.
+    pub fn open(&self) -> Result<Box<dyn equimorph::detector::Detector>> {
+        Ok(equimorph::detector::open(&self.detector, self.options()?)?)
     }
 }
 

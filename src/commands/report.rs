@@ -1,6 +1,6 @@
 //! `equimorph report`: re-render summary.json, report.md and report.html from results.jsonl.
 
-use super::common::{resolve_threshold, DetectorArgs};
+use super::common::{resolve_threshold, DetectorArgs, PrecisionArg};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::report::calibration::{Threshold, ThresholdSpec};
@@ -68,7 +68,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
                     detector: detector_spec,
                     device: args.device.clone(),
                     threads: None,
-                    batch_size: 8,
+                    batch_size: None,
+                    precision: PrecisionArg::Auto,
+                    batch_shapes: None,
                 }
                 .open()?;
                 if !run.detector.is_empty() && detector.name() != run.detector {

@@ -117,6 +117,7 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);
     detector_settings(&mut settings, &args.detector.detector);
+    args.detector.record(&mut settings)?;
     args.oracle.record(&mut settings);
     settings
         .set("candidates", args.candidates.display())

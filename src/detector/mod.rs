@@ -6,7 +6,9 @@
 //! - classic detectors without a model ([`classic`]): token-multiset Jaccard, SourcererCC-style
 //!   overlap, NiCad-style line similarity (which also gives the clone-type tag).
 
+pub mod batcher;
 pub mod classic;
+pub mod engine;
 pub mod model;
 pub mod onnx;
 
@@ -80,8 +82,16 @@ pub struct DetectorStats {
     pub batches: u64,
     /// Inputs cut to the model's maximum length.
     pub truncated: u64,
-    /// Time inside inference.
+    /// Time inside `Session::run` (summed over devices).
     pub inference_seconds: f64,
+    /// Rows run only to fill fixed-shape batches.
+    pub filler_rows: u64,
+    /// Time in the tokenizer (summed over calls; parallel inside a call).
+    pub tokenize_seconds: f64,
+    /// Time building input tensors and copying outputs.
+    pub copy_seconds: f64,
+    /// Time callers waited for rows (queueing in a shared batcher included).
+    pub scoring_seconds: f64,
 }
 
 /// Checks that `scores` holds exactly `expected` finite values in [0, 1]: a fault of the detector
@@ -152,6 +162,11 @@ pub trait Detector: Send + Sync {
         Ok(None)
     }
 
+    /// [`Detector::token_count`] of each text (a detector with a tokenizer does them at once).
+    fn token_counts(&self, texts: &[&str]) -> Result<Vec<Option<usize>>, DetectorError> {
+        texts.iter().map(|t| self.token_count(t)).collect()
+    }
+
     /// The most tokens the detector reads (its window); longer texts are truncated.
     fn window(&self) -> Option<usize> {
         None
@@ -204,24 +219,30 @@ impl Detector for Classic {
     }
 }
 
-/// Options for building a detector from a spec.
-#[derive(Debug, Clone, Copy)]
-pub struct DetectorOptions {
-    /// CPU or CUDA.
-    pub device: Device,
-    /// Intra-op threads (default: the core count).
-    pub threads: usize,
-    /// Sequences per inference call.
-    pub batch_size: usize,
-}
+/// Options for building a detector from a spec (what ONNX models are loaded with; the
+/// classic detectors take none).
+pub type DetectorOptions = onnx::OnnxOptions;
 
-impl Default for DetectorOptions {
-    fn default() -> Self {
-        DetectorOptions {
-            device: Device::Cpu,
-            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            batch_size: 8,
+/// Parses a device list: `cpu`, `cuda` (device 0), `cuda:N` or `cuda:N,M,…` (one session per
+/// GPU, batches spread over them).
+pub fn parse_devices(spec: &str) -> Result<Vec<Device>, String> {
+    match spec {
+        "cpu" => Ok(vec![Device::Cpu]),
+        "cuda" => Ok(vec![Device::Cuda(0)]),
+        d if d.starts_with("cuda:") => {
+            let mut out = Vec::new();
+            for part in d[5..].split(',') {
+                let id: i32 = part.trim().parse().map_err(|_| {
+                    format!("{d:?}: expected cuda:N or cuda:N,M,… with N a GPU index, not {part:?}")
+                })?;
+                if id < 0 || out.contains(&Device::Cuda(id)) {
+                    return Err(format!("{d:?}: GPU {id} is negative or named twice"));
+                }
+                out.push(Device::Cuda(id));
+            }
+            Ok(out)
         }
+        d => Err(format!("{d:?}: expected cpu, cuda, cuda:N or cuda:N,M,…")),
     }
 }
 
@@ -239,11 +260,7 @@ pub fn model_path(spec: &str) -> Option<PathBuf> {
 /// Builds the detector named by `spec`: `minilm` (default model), `minilm-int8`, `onnx:PATH`
 /// (a model directory or its `.toml`), `jaccard`, `sourcerercc`, `nicad`.
 pub fn open(spec: &str, options: DetectorOptions) -> Result<Box<dyn Detector>, DetectorError> {
-    let onnx_options = onnx::OnnxOptions {
-        device: options.device,
-        threads: options.threads,
-        batch_size: options.batch_size,
-    };
+    let onnx_options = options;
     let onnx_at = |path: PathBuf| -> Result<Box<dyn Detector>, DetectorError> {
         if !path.exists() {
             return Err(DetectorError::Model {
@@ -251,7 +268,10 @@ pub fn open(spec: &str, options: DetectorOptions) -> Result<Box<dyn Detector>, D
                 message: "not found (the default models are installed by `make setup`)".into(),
             });
         }
-        Ok(Box::new(onnx::OnnxDetector::open(&path, onnx_options)?))
+        Ok(Box::new(onnx::OnnxDetector::open(
+            &path,
+            onnx_options.clone(),
+        )?))
     };
     if let Some(path) = model_path(spec) {
         return onnx_at(path);

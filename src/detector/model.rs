@@ -46,6 +46,10 @@ pub struct ModelConfig {
     /// Output holding classification logits (cross-encoder).
     #[serde(default)]
     pub logits_output: Option<String>,
+    /// The same model as a fused fp16 graph (fp32 inputs and outputs) that `--device cuda`
+    /// runs by default (`models/export.py --gpu` writes it).
+    #[serde(default)]
+    pub gpu_model: Option<String>,
     /// Separate head graph (siamese).
     #[serde(default)]
     pub head: Option<String>,

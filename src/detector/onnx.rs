@@ -1,27 +1,95 @@
-//! Detectors backed by an ONNX model run through ONNX Runtime (`ort`), CPU or CUDA.
+//! Detectors backed by an ONNX model run through ONNX Runtime (`ort`), on CPU or on one or
+//! more CUDA devices.
+//!
+//! Texts are tokenized in parallel (rayon) and each text's tokens are kept in a bounded cache,
+//! so a text counted for `--window`/`--max-growth` is not tokenized again when it is scored.
+//! Only the output a detector kind reads is computed and copied back ([`super::engine`]). On
+//! CUDA the model's fused fp16 graph (`gpu_model`) runs unless fp32 is asked for.
 
+use super::batcher::{Batcher, BatcherSettings};
+use super::engine::{plan, BatchShapes, Engine, Feed};
 use super::model::{environment, runtime_library, ModelDir, ModelKind, ORT_VERSION};
 use super::{Detector, DetectorError, DetectorStats, Device};
 use crate::program::ProgramHash;
 use ndarray::{Array2, Axis};
-use ort::session::{Session, SessionInputValue};
+use ort::session::Session;
 use ort::value::Tensor;
-use std::borrow::Cow;
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
+/// Which graph of a model runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Precision {
+    /// The fused fp16 graph on CUDA when the model has one, else the fp32 graph.
+    #[default]
+    Auto,
+    /// The fp32 graph (`model`).
+    Fp32,
+    /// The fused fp16 graph (`gpu_model`), on any device.
+    Fp16,
+}
+
 /// Options for loading a model.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct OnnxOptions {
-    /// CPU or CUDA.
-    pub device: Device,
-    /// Intra-op threads.
+    /// Where it runs: the CPU, or one or more CUDA devices (one session each; batches are
+    /// spread over them).
+    pub devices: Vec<Device>,
+    /// Intra-op threads (CPU).
     pub threads: usize,
     /// Sequences per inference call.
     pub batch_size: usize,
+    /// Which graph runs.
+    pub precision: Precision,
+    /// Batch layout; `None`: fixed on CUDA, exact on CPU (the fastest there, measured).
+    pub shapes: Option<BatchShapes>,
+    /// How long a scoring request waits for others to share its batches (fixed shapes only).
+    pub max_wait: Duration,
+}
+
+impl Default for OnnxOptions {
+    fn default() -> Self {
+        OnnxOptions {
+            devices: vec![Device::Cpu],
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            batch_size: 8,
+            precision: Precision::Auto,
+            shapes: None,
+            max_wait: Duration::from_millis(2),
+        }
+    }
+}
+
+impl OnnxOptions {
+    /// The batch layout these options give.
+    pub fn batch_shapes(&self) -> BatchShapes {
+        self.shapes.unwrap_or(if self.on_gpu() {
+            BatchShapes::Fixed
+        } else {
+            BatchShapes::Exact
+        })
+    }
+
+    fn on_gpu(&self) -> bool {
+        self.devices.iter().any(|d| matches!(d, Device::Cuda(_)))
+    }
+}
+
+/// Texts whose tokens are kept (a cached sequence is a few KiB).
+const FEED_CACHE: usize = 16_384;
+
+/// Tokenizer time and the token caches.
+#[derive(Default)]
+struct Tokens {
+    feeds: Mutex<HashMap<ProgramHash, Arc<Feed>>>,
+    counts: Mutex<HashMap<ProgramHash, usize>>,
+    nanos: AtomicU64,
+    truncated: AtomicU64,
 }
 
 /// An ONNX clone detector (embedding, cross-encoder or siamese).
@@ -30,17 +98,22 @@ pub struct OnnxDetector {
     tokenizer: Tokenizer,
     /// The same tokenizer without truncation (token counts for constraints).
     counter: Tokenizer,
-    session: Mutex<Session>,
+    engine: Arc<Engine>,
+    batcher: Option<Batcher>,
     head: Option<Mutex<Session>>,
     options: OnnxOptions,
+    graph: String,
     anchors: Mutex<HashMap<ProgramHash, Vec<f32>>>,
-    sequences: AtomicU64,
-    truncated: AtomicU64,
-    nanos: AtomicU64,
-    batches: AtomicU64,
+    tokens: Tokens,
+    scoring_nanos: AtomicU64,
 }
 
-fn session(model: &ModelDir, file: &str, options: &OnnxOptions) -> Result<Session, DetectorError> {
+fn session(
+    model: &ModelDir,
+    file: &str,
+    device: Device,
+    threads: usize,
+) -> Result<Session, DetectorError> {
     let env = environment()?;
     let path = model.file(file);
     if !path.is_file() {
@@ -50,8 +123,8 @@ fn session(model: &ModelDir, file: &str, options: &OnnxOptions) -> Result<Sessio
         });
     }
     let build = || -> ort::Result<Session> {
-        let mut builder = Session::builder(env)?.with_intra_threads(options.threads.max(1))?;
-        if let Device::Cuda(id) = options.device {
+        let mut builder = Session::builder(env)?.with_intra_threads(threads.max(1))?;
+        if let Device::Cuda(id) = device {
             builder = builder.with_execution_providers([ort::ep::CUDA::default()
                 .with_device_id(id)
                 .build()
@@ -59,7 +132,7 @@ fn session(model: &ModelDir, file: &str, options: &OnnxOptions) -> Result<Sessio
         }
         builder.commit_from_file(&path)
     };
-    if let Device::Cuda(_) = options.device {
+    if let Device::Cuda(_) = device {
         use ort::ep::ExecutionProvider;
         if !ort::ep::CUDA::is_available().unwrap_or(false) {
             return Err(DetectorError::Device(format!(
@@ -69,10 +142,11 @@ fn session(model: &ModelDir, file: &str, options: &OnnxOptions) -> Result<Sessio
             )));
         }
     }
-    build().map_err(|e| match options.device {
-        Device::Cuda(_) => {
-            DetectorError::Device(format!("cannot run {} on CUDA: {e}", path.display()))
-        }
+    build().map_err(|e| match device {
+        Device::Cuda(id) => DetectorError::Device(format!(
+            "cannot run {} on CUDA device {id}: {e}",
+            path.display()
+        )),
         Device::Cpu => DetectorError::Model {
             path: path.clone(),
             message: format!("ONNX Runtime cannot load it: {e}"),
@@ -84,38 +158,56 @@ fn names(list: &[ort::value::Outlet]) -> Vec<String> {
     list.iter().map(|o| o.name().to_string()).collect()
 }
 
+fn tokenizer_error(path: &std::path::Path) -> impl Fn(tokenizers::Error) -> DetectorError + '_ {
+    move |e| DetectorError::Tokenizer {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
 impl OnnxDetector {
     /// Loads the model directory (or `.toml` file) at `path`.
     pub fn open(path: &std::path::Path, options: OnnxOptions) -> Result<Self, DetectorError> {
         let model = ModelDir::open(path)?;
         let cfg = &model.config;
         let tok_path = model.file(&cfg.tokenizer);
-        let mut tokenizer =
-            Tokenizer::from_file(&tok_path).map_err(|e| DetectorError::Tokenizer {
-                path: tok_path.clone(),
-                message: e.to_string(),
-            })?;
+        let mut tokenizer = Tokenizer::from_file(&tok_path).map_err(tokenizer_error(&tok_path))?;
         tokenizer.with_padding(None);
         // A copy that never truncates, to count what a text would need.
         let mut counter = tokenizer.clone();
         counter
             .with_truncation(None)
-            .map_err(|e| DetectorError::Tokenizer {
-                path: tok_path.clone(),
-                message: e.to_string(),
-            })?;
+            .map_err(tokenizer_error(&tok_path))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: cfg.max_length,
                 ..Default::default()
             }))
-            .map_err(|e| DetectorError::Tokenizer {
-                path: tok_path.clone(),
-                message: e.to_string(),
-            })?;
-        let session = session(&model, &cfg.model, &options)?;
+            .map_err(tokenizer_error(&tok_path))?;
+        let graph =
+            match (options.precision, &cfg.gpu_model) {
+                (Precision::Fp32, _) | (Precision::Auto, None) => cfg.model.clone(),
+                (Precision::Auto, Some(g)) if options.on_gpu() => g.clone(),
+                (Precision::Auto, Some(_)) => cfg.model.clone(),
+                (Precision::Fp16, Some(g)) => g.clone(),
+                (Precision::Fp16, None) => return Err(DetectorError::Model {
+                    path: model.config_file.clone(),
+                    message:
+                        "--precision fp16 needs a fused fp16 graph (`gpu_model` in equimorph.toml; \
+                              models/export.py --gpu writes one)"
+                            .into(),
+                }),
+            };
+        if options.devices.is_empty() {
+            return Err(DetectorError::Device("no device given".into()));
+        }
+        let sessions = options
+            .devices
+            .iter()
+            .map(|&d| session(&model, &graph, d, options.threads))
+            .collect::<Result<Vec<_>, _>>()?;
         // The graph must have exactly the inputs we feed and the outputs we read.
-        let (have_in, have_out) = (names(session.inputs()), names(session.outputs()));
+        let (have_in, have_out) = (names(sessions[0].inputs()), names(sessions[0].outputs()));
         let mut wanted_out: Vec<&String> = [
             &cfg.embedding_output,
             &cfg.hidden_output,
@@ -140,16 +232,19 @@ impl OnnxDetector {
             return Err(DetectorError::Mismatch {
                 path: model.config_file.clone(),
                 message: format!(
-                    "equimorph.toml names inputs {:?} and outputs {:?}, but the model has inputs {:?} and outputs {:?} \
+                    "equimorph.toml names inputs {:?} and outputs {:?}, but {graph} has inputs {:?} and outputs {:?} \
                      (equimorph can feed {:?})",
                     cfg.inputs, wanted_out, have_in, have_out, known
                 ),
             });
         }
         let head = match (cfg.kind, &cfg.head) {
-            (ModelKind::Siamese, Some(h)) => {
-                Some(Mutex::new(session_checked_head(&model, h, &options)?))
-            }
+            (ModelKind::Siamese, Some(h)) => Some(Mutex::new(session_checked_head(
+                &model,
+                h,
+                options.devices[0],
+                options.threads,
+            )?)),
             (ModelKind::Siamese, None) => {
                 return Err(DetectorError::Mismatch {
                     path: model.config_file.clone(),
@@ -158,138 +253,124 @@ impl OnnxDetector {
             }
             _ => None,
         };
+        let engine = Arc::new(Engine::new(sessions, cfg.inputs.clone()));
+        let batcher = (options.batch_shapes() == BatchShapes::Fixed).then(|| {
+            Batcher::start(
+                engine.clone(),
+                BatcherSettings {
+                    batch: batch_rows(&options, &model),
+                    window: model.config.max_length,
+                    max_wait: options.max_wait,
+                },
+            )
+        });
         Ok(OnnxDetector {
             model,
             tokenizer,
             counter,
-            session: Mutex::new(session),
+            engine,
+            batcher,
             head,
             options,
+            graph,
             anchors: Mutex::new(HashMap::new()),
-            sequences: AtomicU64::new(0),
-            truncated: AtomicU64::new(0),
-            nanos: AtomicU64::new(0),
-            batches: AtomicU64::new(0),
+            tokens: Tokens::default(),
+            scoring_nanos: AtomicU64::new(0),
         })
     }
 
-    fn encode(&self, text: &str) -> Result<Encoding, DetectorError> {
-        let e = self
-            .tokenizer
-            .encode(text, true)
-            .map_err(|e| DetectorError::Inference(format!("tokenizer: {e}")))?;
-        self.note_truncation(&e);
-        Ok(e)
+    /// The graph file that runs (`model` or `gpu_model`).
+    pub fn graph(&self) -> &str {
+        &self.graph
     }
 
-    fn encode_pair(&self, a: &str, b: &str) -> Result<Encoding, DetectorError> {
-        let e = self
-            .tokenizer
-            .encode((a, b), true)
-            .map_err(|e| DetectorError::Inference(format!("tokenizer: {e}")))?;
-        self.note_truncation(&e);
-        Ok(e)
+    /// The batch layout in use.
+    pub fn batch_shapes(&self) -> BatchShapes {
+        self.options.batch_shapes()
     }
 
-    fn note_truncation(&self, e: &Encoding) {
-        if !e.get_overflowing().is_empty() {
-            self.truncated.fetch_add(1, Ordering::Relaxed);
+    fn feed_of(e: &Encoding) -> Feed {
+        Feed {
+            ids: e.get_ids().to_vec(),
+            types: e.get_type_ids().to_vec(),
+            truncated: !e.get_overflowing().is_empty(),
         }
     }
 
-    /// Runs the encoder on `encodings` (one batch, padded to its longest) and returns the
-    /// rows of `output` (for 3-D outputs, the first token of each sequence).
-    fn run_batch(
+    /// Tokenizes `texts` in parallel with `tokenizer` (`pairs`: each text after `anchor`).
+    fn encode_all(
         &self,
-        encodings: &[&Encoding],
-        output: &str,
-    ) -> Result<Vec<Vec<f32>>, DetectorError> {
-        let n = encodings.len();
-        let len = encodings.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
-        let mut ids = Array2::<i64>::zeros((n, len));
-        let mut mask = Array2::<i64>::zeros((n, len));
-        let mut types = Array2::<i64>::zeros((n, len));
-        for (r, e) in encodings.iter().enumerate() {
-            for (c, ((&id, &m), &t)) in e
-                .get_ids()
-                .iter()
-                .zip(e.get_attention_mask())
-                .zip(e.get_type_ids())
-                .enumerate()
-            {
-                ids[[r, c]] = id as i64;
-                mask[[r, c]] = m as i64;
-                types[[r, c]] = t as i64;
+        tokenizer: &Tokenizer,
+        texts: &[&str],
+        anchor: Option<&str>,
+    ) -> Result<Vec<Encoding>, DetectorError> {
+        let t0 = Instant::now();
+        let out: Result<Vec<Encoding>, _> = match anchor {
+            None => texts
+                .par_iter()
+                .map(|t| tokenizer.encode_fast(*t, true))
+                .collect(),
+            Some(a) => texts
+                .par_iter()
+                .map(|t| tokenizer.encode_fast((a, *t), true))
+                .collect(),
+        };
+        self.tokens
+            .nanos
+            .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        out.map_err(|e| DetectorError::Inference(format!("tokenizer: {e}")))
+    }
+
+    /// The model's input for each text, from the cache or tokenized (in parallel) and cached.
+    pub fn feeds(&self, texts: &[&str]) -> Result<Vec<Arc<Feed>>, DetectorError> {
+        let hashes: Vec<ProgramHash> = texts.iter().map(|t| ProgramHash::of(t)).collect();
+        let mut out: Vec<Option<Arc<Feed>>> = {
+            let cache = self.tokens.feeds.lock().unwrap_or_else(|p| p.into_inner());
+            hashes.iter().map(|h| cache.get(h).cloned()).collect()
+        };
+        let missing: Vec<usize> = (0..texts.len()).filter(|&i| out[i].is_none()).collect();
+        if !missing.is_empty() {
+            let wanted: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+            let encoded = self.encode_all(&self.tokenizer, &wanted, None)?;
+            let mut cache = self.tokens.feeds.lock().unwrap_or_else(|p| p.into_inner());
+            if cache.len() + missing.len() > FEED_CACHE {
+                cache.clear();
+            }
+            for (&i, e) in missing.iter().zip(&encoded) {
+                let f = Arc::new(Self::feed_of(e));
+                cache.insert(hashes[i], f.clone());
+                out[i] = Some(f);
             }
         }
-        let err = |e: ort::Error| DetectorError::Inference(e.to_string());
-        let mut inputs: Vec<(Cow<'_, str>, SessionInputValue<'_>)> = Vec::new();
-        for name in &self.model.config.inputs {
-            let arr = match name.as_str() {
-                "input_ids" => ids.clone(),
-                "attention_mask" => mask.clone(),
-                _ => types.clone(),
-            };
-            inputs.push((
-                Cow::Owned(name.clone()),
-                Tensor::from_array(arr).map_err(err)?.into(),
-            ));
-        }
-        let start = Instant::now();
-        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        let outputs = session.run(inputs).map_err(err)?;
-        let view = outputs[output].try_extract_array::<f32>().map_err(err)?;
-        let rows: Vec<Vec<f32>> = match view.ndim() {
-            2 => view
-                .axis_iter(Axis(0))
-                .map(|r| r.iter().copied().collect())
-                .collect(),
-            3 => view
-                .axis_iter(Axis(0))
-                .map(|r| r.index_axis(Axis(0), 0).iter().copied().collect())
-                .collect(),
-            d => {
-                return Err(DetectorError::Inference(format!(
-                    "output {output} has {d} dimensions"
-                )))
+        let feeds: Vec<Arc<Feed>> = out.into_iter().flatten().collect();
+        let cut = feeds.iter().filter(|f| f.truncated).count();
+        self.tokens
+            .truncated
+            .fetch_add(cut as u64, Ordering::Relaxed);
+        Ok(feeds)
+    }
+
+    /// Rows of `output` for `feeds`: through the shared batcher (fixed shapes) or batched
+    /// here (exact shapes).
+    fn rows(&self, feeds: Vec<Arc<Feed>>, output: &str) -> Result<Vec<Vec<f32>>, DetectorError> {
+        let t0 = Instant::now();
+        let rows = match &self.batcher {
+            Some(b) => b.rows(feeds, output),
+            None => {
+                let refs: Vec<&Feed> = feeds.iter().map(|f| f.as_ref()).collect();
+                let lengths: Vec<usize> = refs.iter().map(|f| f.len()).collect();
+                let batches = plan(
+                    &lengths,
+                    batch_rows(&self.options, &self.model),
+                    BatchShapes::Exact,
+                    self.model.config.max_length,
+                );
+                self.engine.run(&refs, &batches, output)
             }
         };
-        drop(outputs);
-        drop(session);
-        if rows.len() != n {
-            return Err(DetectorError::BadScores(format!(
-                "output {output} has {} rows for a batch of {n}",
-                rows.len()
-            )));
-        }
-        self.nanos
-            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        self.sequences.fetch_add(n as u64, Ordering::Relaxed);
-        self.batches.fetch_add(1, Ordering::Relaxed);
-        Ok(rows)
-    }
-
-    /// Rows of `output` for every encoding, batched in length order to limit padding.
-    fn run_sorted(
-        &self,
-        encodings: &[Encoding],
-        output: &str,
-    ) -> Result<Vec<Vec<f32>>, DetectorError> {
-        let mut order: Vec<usize> = (0..encodings.len()).collect();
-        order.sort_by_key(|&i| (encodings[i].len(), i));
-        let mut rows = vec![Vec::new(); encodings.len()];
-        let batch = self
-            .options
-            .batch_size
-            .min(self.model.config.max_batch.unwrap_or(usize::MAX))
-            .max(1);
-        for chunk in order.chunks(batch) {
-            let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
-            for (&i, row) in chunk.iter().zip(self.run_batch(&batch, output)?) {
-                rows[i] = row;
-            }
-        }
-        Ok(rows)
+        self.scoring_nanos
+            .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        rows
     }
 
     /// The vector used for one program (pooled embedding, or first-token state for siamese).
@@ -306,11 +387,8 @@ impl OnnxDetector {
 
     /// Vectors of `texts` (uncached).
     pub fn vectors(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, DetectorError> {
-        let enc: Vec<Encoding> = texts
-            .iter()
-            .map(|t| self.encode(t))
-            .collect::<Result<_, _>>()?;
-        self.run_sorted(&enc, self.vector_output())
+        let feeds = self.feeds(texts)?;
+        self.rows(feeds, self.vector_output())
     }
 
     fn anchor_vector(&self, anchor: &str) -> Result<Vec<f32>, DetectorError> {
@@ -346,12 +424,21 @@ impl OnnxDetector {
     }
 }
 
+/// Rows per batch: the option, capped by the model's `max_batch`.
+fn batch_rows(options: &OnnxOptions, model: &ModelDir) -> usize {
+    options
+        .batch_size
+        .min(model.config.max_batch.unwrap_or(usize::MAX))
+        .max(1)
+}
+
 fn session_checked_head(
     model: &ModelDir,
     file: &str,
-    options: &OnnxOptions,
+    device: Device,
+    threads: usize,
 ) -> Result<Session, DetectorError> {
-    let s = session(model, file, options)?;
+    let s = session(model, file, device, threads)?;
     let (i, o) = (names(s.inputs()), names(s.outputs()));
     if i != ["features"] || !o.contains(&"logits".to_string()) {
         return Err(DetectorError::Mismatch {
@@ -392,11 +479,39 @@ impl Detector for OnnxDetector {
     }
 
     fn token_count(&self, text: &str) -> Result<Option<usize>, DetectorError> {
-        let e = self
-            .counter
-            .encode(text, true)
-            .map_err(|e| DetectorError::Inference(format!("tokenizer: {e}")))?;
-        Ok(Some(e.len()))
+        Ok(self.token_counts(&[text])?.pop().flatten())
+    }
+
+    fn token_counts(&self, texts: &[&str]) -> Result<Vec<Option<usize>>, DetectorError> {
+        let hashes: Vec<ProgramHash> = texts.iter().map(|t| ProgramHash::of(t)).collect();
+        let mut out: Vec<Option<usize>> = {
+            let counts = self.tokens.counts.lock().unwrap_or_else(|p| p.into_inner());
+            hashes.iter().map(|h| counts.get(h).copied()).collect()
+        };
+        let missing: Vec<usize> = (0..texts.len()).filter(|&i| out[i].is_none()).collect();
+        if missing.is_empty() {
+            return Ok(out);
+        }
+        let wanted: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+        let encoded = self.encode_all(&self.counter, &wanted, None)?;
+        let window = self.model.config.max_length;
+        let mut counts = self.tokens.counts.lock().unwrap_or_else(|p| p.into_inner());
+        if counts.len() + missing.len() > FEED_CACHE * 4 {
+            counts.clear();
+        }
+        let mut feeds = self.tokens.feeds.lock().unwrap_or_else(|p| p.into_inner());
+        if feeds.len() + missing.len() > FEED_CACHE {
+            feeds.clear();
+        }
+        for (&i, e) in missing.iter().zip(&encoded) {
+            counts.insert(hashes[i], e.len());
+            // A text that fits the window tokenizes the same with truncation: keep its input.
+            if e.len() <= window {
+                feeds.insert(hashes[i], Arc::new(Self::feed_of(e)));
+            }
+            out[i] = Some(e.len());
+        }
+        Ok(out)
     }
 
     fn window(&self) -> Option<usize> {
@@ -427,10 +542,13 @@ impl Detector for OnnxDetector {
                     .collect()
             }
             ModelKind::CrossEncoder => {
-                let enc: Vec<Encoding> = candidates
-                    .iter()
-                    .map(|c| self.encode_pair(anchor, c))
-                    .collect::<Result<_, _>>()?;
+                let enc = self.encode_all(&self.tokenizer, candidates, Some(anchor))?;
+                let feeds: Vec<Arc<Feed>> =
+                    enc.iter().map(|e| Arc::new(Self::feed_of(e))).collect();
+                let cut = feeds.iter().filter(|f| f.truncated).count();
+                self.tokens
+                    .truncated
+                    .fetch_add(cut as u64, Ordering::Relaxed);
                 let out = self
                     .model
                     .config
@@ -438,7 +556,7 @@ impl Detector for OnnxDetector {
                     .as_deref()
                     .unwrap_or("logits");
                 Ok(self
-                    .run_sorted(&enc, out)?
+                    .rows(feeds, out)?
                     .iter()
                     .map(|l| self.clone_probability(l))
                     .collect())
@@ -479,11 +597,17 @@ impl Detector for OnnxDetector {
     }
 
     fn stats(&self) -> DetectorStats {
+        let c = &self.engine.counters;
+        let secs = |n: &AtomicU64| n.load(Ordering::Relaxed) as f64 / 1e9;
         DetectorStats {
-            sequences: self.sequences.load(Ordering::Relaxed),
-            batches: self.batches.load(Ordering::Relaxed),
-            truncated: self.truncated.load(Ordering::Relaxed),
-            inference_seconds: self.nanos.load(Ordering::Relaxed) as f64 / 1e9,
+            sequences: c.sequences.load(Ordering::Relaxed),
+            batches: c.batches.load(Ordering::Relaxed),
+            truncated: self.tokens.truncated.load(Ordering::Relaxed),
+            inference_seconds: secs(&c.run_nanos),
+            filler_rows: c.filler_rows.load(Ordering::Relaxed),
+            tokenize_seconds: secs(&self.tokens.nanos),
+            copy_seconds: secs(&c.copy_nanos),
+            scoring_seconds: secs(&self.scoring_nanos),
         }
     }
 }

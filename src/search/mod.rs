@@ -315,8 +315,15 @@ impl<'a> Searcher<'a> {
             None
         };
         let mut kept = Vec::with_capacity(nodes.len());
-        for n in nodes {
-            let tokens = tokens_of(self.detector, &n.text)?;
+        // One call for the lot: a detector with a tokenizer counts them in parallel (and keeps
+        // the tokens for scoring).
+        let texts: Vec<&str> = nodes.iter().map(|n| n.text.as_str()).collect();
+        let counts = self.detector.token_counts(&texts)?;
+        for (n, count) in nodes.into_iter().zip(counts) {
+            let tokens = match count {
+                Some(t) => t,
+                None => tokens_of(self.detector, &n.text)?,
+            };
             if c.max_growth.is_some_and(|g| tokens as f64 > g * original) {
                 r.counts.rejected_growth += 1;
             } else if window.is_some_and(|w| tokens > w) {

@@ -1,0 +1,320 @@
+//! Running tokenized sequences through ONNX Runtime sessions: batch layout, one session per
+//! device, only the output that is read fetched back.
+//!
+//! Two layouts ([`BatchShapes`]):
+//! - `Exact`: one caller's sequences sorted by length, cut into batches, each padded to its
+//!   longest. Least padding; a sequence's vector depends (in the last bits) on which sequences
+//!   share its batch, so it is reproducible only when the same caller asks the same thing.
+//! - `Fixed`: every batch has `batch` rows (unused rows repeat the first) and a length that is a
+//!   function of the sequence alone (rounded up to [`LENGTH_BUCKET`] tokens). A sequence's
+//!   vector is then the same whatever else is in its batch, which is what lets several tasks
+//!   share batches ([`super::batcher`]) without changing any result.
+
+use super::DetectorError;
+use ndarray::{Array2, Axis};
+use ort::session::{OutputSelector, RunOptions, Session, SessionInputValue};
+use ort::value::Tensor;
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Fixed-shape batches pad sequences to a multiple of this many tokens.
+pub const LENGTH_BUCKET: usize = 32;
+
+/// How batches are laid out (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BatchShapes {
+    /// Sorted, padded to each batch's longest, rows as many as there are.
+    Exact,
+    /// Length buckets and full rows: results independent of batch composition.
+    Fixed,
+}
+
+/// One tokenized sequence, as fed to the model (the attention mask is all ones: no padding).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Feed {
+    /// Token ids.
+    pub ids: Vec<u32>,
+    /// Token type ids.
+    pub types: Vec<u32>,
+    /// Whether the tokenizer cut the text to the model's window.
+    pub truncated: bool,
+}
+
+impl Feed {
+    /// Tokens in the sequence.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether the sequence has no tokens.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// Time and counts spent in the engine.
+#[derive(Debug, Default)]
+pub struct EngineCounters {
+    /// Real sequences run.
+    pub sequences: AtomicU64,
+    /// Rows run that only fill a fixed-shape batch.
+    pub filler_rows: AtomicU64,
+    /// Session runs.
+    pub batches: AtomicU64,
+    /// Nanoseconds inside `Session::run` (summed over devices).
+    pub run_nanos: AtomicU64,
+    /// Nanoseconds building inputs and copying outputs.
+    pub copy_nanos: AtomicU64,
+}
+
+/// Sessions of one graph, one per device, and the names it is fed and read by.
+pub struct Engine {
+    sessions: Vec<Mutex<Session>>,
+    inputs: Vec<String>,
+    /// Counters.
+    pub counters: EngineCounters,
+}
+
+/// One batch: indices into the caller's feeds, and its padded shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    /// Which feeds, in row order.
+    pub members: Vec<usize>,
+    /// Rows of the tensor (≥ members; the rest repeat the first member).
+    pub rows: usize,
+    /// Tokens per row.
+    pub length: usize,
+}
+
+/// The padded length of a sequence of `len` tokens in a fixed-shape batch: rounded up to a
+/// bucket, but never past `window` (the model's window: a BERT graph has no position beyond it).
+pub fn bucket_length(len: usize, window: usize) -> usize {
+    (len.max(1).div_ceil(LENGTH_BUCKET) * LENGTH_BUCKET).min(window.max(len).max(1))
+}
+
+/// Lays out `lengths` in batches of at most `batch` rows (`window`: the model's window).
+pub fn plan(lengths: &[usize], batch: usize, shapes: BatchShapes, window: usize) -> Vec<Batch> {
+    let bucket_length = |l: usize| bucket_length(l, window);
+    let batch = batch.max(1);
+    let mut order: Vec<usize> = (0..lengths.len()).collect();
+    match shapes {
+        BatchShapes::Exact => {
+            order.sort_by_key(|&i| (lengths[i], i));
+            order
+                .chunks(batch)
+                .map(|c| Batch {
+                    members: c.to_vec(),
+                    rows: c.len(),
+                    length: c.iter().map(|&i| lengths[i]).max().unwrap_or(1).max(1),
+                })
+                .collect()
+        }
+        BatchShapes::Fixed => {
+            order.sort_by_key(|&i| (bucket_length(lengths[i]), i));
+            let mut out = Vec::new();
+            let mut start = 0;
+            while start < order.len() {
+                let length = bucket_length(lengths[order[start]]);
+                let mut end = start;
+                while end < order.len()
+                    && end - start < batch
+                    && bucket_length(lengths[order[end]]) == length
+                {
+                    end += 1;
+                }
+                out.push(Batch {
+                    members: order[start..end].to_vec(),
+                    rows: batch,
+                    length,
+                });
+                start = end;
+            }
+            out
+        }
+    }
+}
+
+impl Engine {
+    /// An engine over `sessions` (at least one), fed `inputs`.
+    pub fn new(sessions: Vec<Session>, inputs: Vec<String>) -> Self {
+        Engine {
+            sessions: sessions.into_iter().map(Mutex::new).collect(),
+            inputs,
+            counters: EngineCounters::default(),
+        }
+    }
+
+    /// Devices (sessions) the engine spreads batches over.
+    pub fn devices(&self) -> usize {
+        self.sessions.len()
+    }
+
+    /// Runs `batches` of `feeds` and returns, for every feed, the row of `output` (for 3-D
+    /// outputs, the first token's). Batches are spread over the sessions, one thread each.
+    pub fn run(
+        &self,
+        feeds: &[&Feed],
+        batches: &[Batch],
+        output: &str,
+    ) -> Result<Vec<Vec<f32>>, DetectorError> {
+        let mut rows: Vec<Vec<f32>> = vec![Vec::new(); feeds.len()];
+        if self.sessions.len() == 1 || batches.len() == 1 {
+            for b in batches {
+                let got = self.run_batch(0, feeds, b, output)?;
+                for (&i, row) in b.members.iter().zip(got) {
+                    rows[i] = row;
+                }
+            }
+            return Ok(rows);
+        }
+        let next = AtomicUsize::new(0);
+        let done: Mutex<Vec<(usize, Result<Vec<Vec<f32>>, DetectorError>)>> =
+            Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for device in 0..self.sessions.len() {
+                let (next, done) = (&next, &done);
+                scope.spawn(move || loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(b) = batches.get(k) else { break };
+                    let got = self.run_batch(device, feeds, b, output);
+                    let failed = got.is_err();
+                    done.lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((k, got));
+                    if failed {
+                        break;
+                    }
+                });
+            }
+        });
+        for (k, got) in done.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            for (&i, row) in batches[k].members.iter().zip(got?) {
+                rows[i] = row;
+            }
+        }
+        Ok(rows)
+    }
+
+    fn run_batch(
+        &self,
+        device: usize,
+        feeds: &[&Feed],
+        b: &Batch,
+        output: &str,
+    ) -> Result<Vec<Vec<f32>>, DetectorError> {
+        let t0 = Instant::now();
+        let (n, len) = (b.rows.max(b.members.len()), b.length.max(1));
+        let mut ids = Array2::<i64>::zeros((n, len));
+        let mut mask = Array2::<i64>::zeros((n, len));
+        let mut types = Array2::<i64>::zeros((n, len));
+        for r in 0..n {
+            // Rows past the members repeat the first: a real sequence, never an empty one.
+            let f = feeds[b.members[r.min(b.members.len() - 1)]];
+            for (c, (&id, &t)) in f.ids.iter().zip(&f.types).take(len).enumerate() {
+                ids[[r, c]] = id as i64;
+                mask[[r, c]] = 1;
+                types[[r, c]] = t as i64;
+            }
+        }
+        let err = |e: ort::Error| DetectorError::Inference(e.to_string());
+        let mut inputs: Vec<(Cow<'_, str>, SessionInputValue<'_>)> = Vec::new();
+        let (mut ids, mut mask, mut types) = (Some(ids), Some(mask), Some(types));
+        for name in &self.inputs {
+            let arr = match name.as_str() {
+                "input_ids" => ids.take(),
+                "attention_mask" => mask.take(),
+                _ => types.take(),
+            }
+            .ok_or_else(|| DetectorError::Inference(format!("input {name} named twice")))?;
+            inputs.push((
+                Cow::Owned(name.clone()),
+                Tensor::from_array(arr).map_err(err)?.into(),
+            ));
+        }
+        // Only the output that is read is computed and copied back (not [B, S, H] states).
+        let options = RunOptions::new()
+            .map_err(err)?
+            .with_outputs(OutputSelector::no_default().with(output));
+        let t1 = Instant::now();
+        let mut session = self.sessions[device]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let outputs = session.run_with_options(inputs, &options).map_err(err)?;
+        let t2 = Instant::now();
+        let view = outputs[output].try_extract_array::<f32>().map_err(err)?;
+        let mut rows: Vec<Vec<f32>> = match view.ndim() {
+            2 => view
+                .axis_iter(Axis(0))
+                .map(|r| r.iter().copied().collect())
+                .collect(),
+            3 => view
+                .axis_iter(Axis(0))
+                .map(|r| r.index_axis(Axis(0), 0).iter().copied().collect())
+                .collect(),
+            d => {
+                return Err(DetectorError::Inference(format!(
+                    "output {output} has {d} dimensions"
+                )))
+            }
+        };
+        drop(outputs);
+        drop(session);
+        if rows.len() != n {
+            return Err(DetectorError::BadScores(format!(
+                "output {output} has {} rows for a batch of {n}",
+                rows.len()
+            )));
+        }
+        rows.truncate(b.members.len());
+        let c = &self.counters;
+        c.run_nanos
+            .fetch_add((t2 - t1).as_nanos() as u64, Ordering::Relaxed);
+        c.copy_nanos.fetch_add(
+            ((t1 - t0) + t2.elapsed()).as_nanos() as u64,
+            Ordering::Relaxed,
+        );
+        c.sequences
+            .fetch_add(b.members.len() as u64, Ordering::Relaxed);
+        c.filler_rows
+            .fetch_add((n - b.members.len()) as u64, Ordering::Relaxed);
+        c.batches.fetch_add(1, Ordering::Relaxed);
+        Ok(rows)
+    }
+}
+
+/// Shared ownership of an engine (the batcher's thread holds one).
+pub type SharedEngine = Arc<Engine>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_plans_sort_by_length_and_cut() {
+        let p = plan(&[5, 3, 9, 3], 2, BatchShapes::Exact, 512);
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].members, vec![1, 3]);
+        assert_eq!((p[0].rows, p[0].length), (2, 3));
+        assert_eq!(p[1].members, vec![0, 2]);
+        assert_eq!(p[1].length, 9);
+    }
+
+    #[test]
+    fn fixed_plans_keep_buckets_apart_and_fill_rows() {
+        let p = plan(&[5, 40, 31, 33, 1], 4, BatchShapes::Fixed, 512);
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].members, vec![0, 2, 4]);
+        assert_eq!((p[0].rows, p[0].length), (4, 32));
+        assert_eq!(p[1].members, vec![1, 3]);
+        assert_eq!((p[1].rows, p[1].length), (4, 64));
+        // A sequence's shape is a function of its own length only.
+        assert_eq!(bucket_length(0, 512), 32);
+        assert_eq!(bucket_length(32, 512), 32);
+        assert_eq!(bucket_length(33, 512), 64);
+        // Never past the window.
+        assert_eq!(bucket_length(90, 100), 100);
+    }
+}

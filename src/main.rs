@@ -48,6 +48,9 @@ enum Command {
     Validate(commands::validate::ValidateArgs),
     /// Decide whether a candidate behaves like a task's original (exit 0 yes, 1 no, 2 error).
     Check(commands::check::CheckArgs),
+    /// Sequences/s of a model detector by precision, batch layout and batch size, with the
+    /// tokenize/run/copy split and agreement between configurations.
+    BenchDetector(Box<commands::bench::BenchDetectorArgs>),
     /// Pairwise clone similarity M (and distance L = 1 - M) of files, with a detector.
     Score(commands::score::ScoreArgs),
     /// Search every task for the equivalent program the detector finds least similar.
@@ -114,6 +117,7 @@ fn main() -> ExitCode {
         Command::Validate(a) => commands::validate::run(a),
         Command::Check(a) => commands::check::run(a),
         Command::Score(a) => commands::score::run(a),
+        Command::BenchDetector(a) => commands::bench::run(*a),
         Command::Attack(a) => commands::attack::run(*a),
         Command::Augment(a) => commands::augment::run(*a),
         Command::Report(a) => commands::report::run(a),

@@ -3,7 +3,7 @@
 
 mod common;
 
-use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
+use equimorph::detector::onnx::{OnnxDetector, OnnxOptions, Precision};
 use equimorph::detector::{self, classic, CloneType, Detector, DetectorOptions, Device};
 use std::path::PathBuf;
 
@@ -293,6 +293,52 @@ fn cuda_runs_where_a_gpu_exists_and_fails_clearly_elsewhere() {
                 panic!("a GPU and a runtime are configured but CUDA failed: {msg}");
             }
             eprintln!("skipping the CUDA run (no GPU runtime here): {msg}");
+        }
+    }
+}
+
+/// Scores of every fixture program against the first few, through `options`.
+fn matrix(model: &std::path::Path, options: OnnxOptions, texts: &[&str]) -> Vec<Vec<f32>> {
+    let d = OnnxDetector::open(model, options).unwrap();
+    texts
+        .iter()
+        .take(4)
+        .map(|a| d.score(a, texts).unwrap())
+        .collect()
+}
+
+#[test]
+fn cuda_agrees_with_the_cpu_on_every_tiny_model_and_graph() {
+    let dir = detector::model::models_dir();
+    let programs = programs();
+    let texts: Vec<&str> = programs.iter().map(String::as_str).collect();
+    for name in ["tiny-embedding", "tiny-cross", "tiny-siamese"] {
+        let model = dir.join(name);
+        let cpu = matrix(&model, opts(8), &texts);
+        for precision in [Precision::Fp32, Precision::Fp16] {
+            let cuda = OnnxOptions {
+                devices: vec![Device::Cuda(0)],
+                precision,
+                ..opts(32)
+            };
+            let d = match OnnxDetector::open(&model, cuda.clone()) {
+                Ok(d) => d,
+                Err(e) if !gpu_present() => {
+                    eprintln!("skipping the CUDA comparison: no GPU here ({e})");
+                    return;
+                }
+                Err(e) => panic!("a GPU is present but CUDA failed: {e}"),
+            };
+            drop(d);
+            let gpu = matrix(&model, cuda, &texts);
+            let worst = cpu
+                .iter()
+                .flatten()
+                .zip(gpu.iter().flatten())
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max);
+            eprintln!("{name} {precision:?} on CUDA vs CPU fp32: max |ΔM| {worst:.2e}");
+            assert!(worst <= 1e-3, "{name} {precision:?}: max |ΔM| {worst}");
         }
     }
 }

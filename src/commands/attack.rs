@@ -6,7 +6,6 @@ use super::common::{
 };
 use anyhow::{bail, Result};
 use clap::Args;
-use equimorph::detector::engine::BatchShapes;
 use equimorph::oracle::ValidationStatus;
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
 use equimorph::program::Candidate;
@@ -88,10 +87,11 @@ pub struct AttackArgs {
     /// Start over in --out even if it holds another run (its outputs are removed first).
     #[arg(long)]
     pub(super) force_new: bool,
-    /// Tasks searched at once, sharing the detector (their scoring requests are merged into
-    /// full batches while their transforms and oracle runs overlap). Default: 4 with
-    /// fixed batch shapes (the CUDA default), else 1 (on CPU the detector already uses every
-    /// core). Results do not depend on it; per-task seconds then include waiting for the others.
+    /// Tasks searched at once, sharing the detector (with fixed batch shapes their scoring
+    /// requests are merged into full batches) while their transforms and oracle runs overlap.
+    /// Default: 4 with fixed batch shapes (the CUDA default for fused fp16 graphs), else 1
+    /// (on CPU the detector already uses every core). Results do not depend on it; per-task
+    /// seconds then include waiting for the others.
     #[arg(long, value_name = "N")]
     pub(super) tasks_in_flight: Option<usize>,
     /// No progress bar.
@@ -259,13 +259,9 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         calls: Default::default(),
         errors: Default::default(),
     };
-    let in_flight = args.tasks_in_flight.unwrap_or(
-        if args.detector.options()?.batch_shapes() == BatchShapes::Fixed {
-            4
-        } else {
-            1
-        },
-    );
+    let in_flight = args
+        .tasks_in_flight
+        .unwrap_or(if detector.shares_batches() { 4 } else { 1 });
     let end = Pipeline::new(&oracle, Some(&stop))
         .with_in_flight(in_flight)
         .run(&todo, &searcher, &mut sink)?;

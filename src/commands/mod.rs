@@ -4,6 +4,7 @@ pub mod apply;
 pub mod attack;
 pub mod augment;
 pub mod autospt;
+pub mod bench;
 pub mod calibrate;
 pub mod check;
 pub mod common;

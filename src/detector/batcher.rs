@@ -52,6 +52,25 @@ pub struct BatcherSettings {
     pub max_wait: Duration,
 }
 
+/// A request handed to the dispatcher, not yet answered.
+pub struct Pending(Option<mpsc::Receiver<Reply>>);
+
+impl Pending {
+    /// Waits for the rows.
+    pub fn wait(self) -> Result<Vec<Vec<f32>>, DetectorError> {
+        let Some(rx) = self.0 else {
+            return Ok(Vec::new());
+        };
+        match rx.recv() {
+            Ok(Ok(rows)) => Ok(rows),
+            Ok(Err(e)) => Err(DetectorError::Inference(e)),
+            Err(_) => Err(DetectorError::Inference(
+                "the batching thread stopped".into(),
+            )),
+        }
+    }
+}
+
 impl Batcher {
     /// Starts the dispatcher over `engine`.
     pub fn start(engine: Arc<Engine>, settings: BatcherSettings) -> Self {
@@ -73,8 +92,14 @@ impl Batcher {
         feeds: Vec<Arc<Feed>>,
         output: &str,
     ) -> Result<Vec<Vec<f32>>, DetectorError> {
+        self.submit(feeds, output)?.wait()
+    }
+
+    /// Hands `feeds` to the dispatcher and returns at once (the caller can tokenize the next
+    /// part meanwhile).
+    pub fn submit(&self, feeds: Vec<Arc<Feed>>, output: &str) -> Result<Pending, DetectorError> {
         if feeds.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Pending(None));
         }
         if self.thread.is_none() {
             return Err(DetectorError::Inference(
@@ -93,13 +118,7 @@ impl Batcher {
             });
         }
         self.shared.wake.notify_all();
-        match rx.recv() {
-            Ok(Ok(rows)) => Ok(rows),
-            Ok(Err(e)) => Err(DetectorError::Inference(e)),
-            Err(_) => Err(DetectorError::Inference(
-                "the batching thread stopped".into(),
-            )),
-        }
+        Ok(Pending(Some(rx)))
     }
 }
 

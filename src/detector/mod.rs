@@ -7,6 +7,7 @@
 //!   overlap, NiCad-style line similarity (which also gives the clone-type tag).
 
 pub mod batcher;
+pub mod bench;
 pub mod classic;
 pub mod engine;
 pub mod model;
@@ -151,6 +152,12 @@ pub trait Detector: Send + Sync {
             .collect()
     }
 
+    /// Whether concurrent callers' requests are merged into shared batches (several tasks in
+    /// flight then fill the device).
+    fn shares_batches(&self) -> bool {
+        false
+    }
+
     /// Counters so far.
     fn stats(&self) -> DetectorStats {
         DetectorStats::default()
@@ -255,6 +262,13 @@ pub fn model_path(spec: &str) -> Option<PathBuf> {
         s if s.starts_with("onnx:") && s.len() > 5 => Some(PathBuf::from(&s[5..])),
         _ => None,
     }
+}
+
+/// Whether the model that `spec` names has a fused GPU graph (`gpu_model`).
+pub fn has_gpu_graph(spec: &str) -> bool {
+    model_path(spec)
+        .and_then(|p| model::ModelDir::open(&p).ok())
+        .is_some_and(|m| m.config.gpu_model.is_some())
 }
 
 /// Builds the detector named by `spec`: `minilm` (default model), `minilm-int8`, `onnx:PATH`

@@ -46,7 +46,10 @@ pub struct OnnxOptions {
     pub batch_size: usize,
     /// Which graph runs.
     pub precision: Precision,
-    /// Batch layout; `None`: fixed on CUDA, exact on CPU (the fastest there, measured).
+    /// Batch layout; `None`: fixed for the fused fp16 graph on CUDA (fastest there, and
+    /// measured to give a sequence the same vector in any batch), exact otherwise (fastest on
+    /// CPU; the fp32 graph on CUDA was measured to vary in the last bits with its company
+    /// even at fixed shapes, so its requests are never merged).
     pub shapes: Option<BatchShapes>,
     /// How long a scoring request waits for others to share its batches (fixed shapes only).
     pub max_wait: Duration,
@@ -66,16 +69,20 @@ impl Default for OnnxOptions {
 }
 
 impl OnnxOptions {
-    /// The batch layout these options give.
-    pub fn batch_shapes(&self) -> BatchShapes {
-        self.shapes.unwrap_or(if self.on_gpu() {
-            BatchShapes::Fixed
-        } else {
-            BatchShapes::Exact
-        })
+    /// The batch layout these options give for a model that has (`fused`) or lacks a fused
+    /// GPU graph.
+    pub fn batch_shapes(&self, fused: bool) -> BatchShapes {
+        self.shapes.unwrap_or(
+            if self.on_gpu() && fused && self.precision != Precision::Fp32 {
+                BatchShapes::Fixed
+            } else {
+                BatchShapes::Exact
+            },
+        )
     }
 
-    fn on_gpu(&self) -> bool {
+    /// Whether the options name a GPU.
+    pub fn on_gpu(&self) -> bool {
         self.devices.iter().any(|d| matches!(d, Device::Cuda(_)))
     }
 }
@@ -123,13 +130,22 @@ fn session(
         });
     }
     let build = || -> ort::Result<Session> {
-        let mut builder = Session::builder(env)?.with_intra_threads(threads.max(1))?;
-        if let Device::Cuda(id) = device {
-            builder = builder.with_execution_providers([ort::ep::CUDA::default()
-                .with_device_id(id)
-                .build()
-                .error_on_failure()])?;
-        }
+        let builder = Session::builder(env)?;
+        let mut builder = match device {
+            Device::Cpu => builder.with_intra_threads(threads.max(1))?,
+            // On a GPU the CPU threads only launch kernels: one thread, and no spinning (idle
+            // spinning threads would take the cores that tokenize, transform and test).
+            // Deterministic kernels: a sequence's vector must not vary from run to run.
+            Device::Cuda(id) => builder
+                .with_intra_threads(1)?
+                .with_intra_op_spinning(false)?
+                .with_inter_op_spinning(false)?
+                .with_deterministic_compute(true)?
+                .with_execution_providers([ort::ep::CUDA::default()
+                    .with_device_id(id)
+                    .build()
+                    .error_on_failure()])?,
+        };
         builder.commit_from_file(&path)
     };
     if let Device::Cuda(_) = device {
@@ -254,29 +270,30 @@ impl OnnxDetector {
             _ => None,
         };
         let engine = Arc::new(Engine::new(sessions, cfg.inputs.clone()));
-        let batcher = (options.batch_shapes() == BatchShapes::Fixed).then(|| {
-            Batcher::start(
-                engine.clone(),
-                BatcherSettings {
-                    batch: batch_rows(&options, &model),
-                    window: model.config.max_length,
-                    max_wait: options.max_wait,
-                },
-            )
-        });
-        Ok(OnnxDetector {
+        let mut det = OnnxDetector {
             model,
             tokenizer,
             counter,
             engine,
-            batcher,
+            batcher: None,
             head,
             options,
             graph,
             anchors: Mutex::new(HashMap::new()),
             tokens: Tokens::default(),
             scoring_nanos: AtomicU64::new(0),
-        })
+        };
+        if det.batch_shapes() == BatchShapes::Fixed {
+            det.batcher = Some(Batcher::start(
+                det.engine.clone(),
+                BatcherSettings {
+                    batch: batch_rows(&det.options, &det.model),
+                    window: det.model.config.max_length,
+                    max_wait: det.options.max_wait,
+                },
+            ));
+        }
+        Ok(det)
     }
 
     /// The graph file that runs (`model` or `gpu_model`).
@@ -284,9 +301,24 @@ impl OnnxDetector {
         &self.graph
     }
 
+    /// Forgets every cached tokenization (benchmarks measure the tokenizer each round).
+    pub fn clear_token_cache(&self) {
+        self.tokens
+            .feeds
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        self.tokens
+            .counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+
     /// The batch layout in use.
     pub fn batch_shapes(&self) -> BatchShapes {
-        self.options.batch_shapes()
+        self.options
+            .batch_shapes(self.model.config.gpu_model.is_some())
     }
 
     fn feed_of(e: &Encoding) -> Feed {
@@ -385,10 +417,31 @@ impl OnnxDetector {
         }
     }
 
-    /// Vectors of `texts` (uncached).
+    /// Vectors of `texts` (uncached). With a shared batcher, a long list is tokenized and
+    /// handed over a batch at a time, so tokenizing the next part overlaps the device's work.
     pub fn vectors(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, DetectorError> {
-        let feeds = self.feeds(texts)?;
-        self.rows(feeds, self.vector_output())
+        let output = self.vector_output();
+        let part = batch_rows(&self.options, &self.model) * self.engine.devices();
+        match &self.batcher {
+            Some(b) if texts.len() > part => {
+                let t0 = Instant::now();
+                let mut pending = Vec::new();
+                for chunk in texts.chunks(part) {
+                    pending.push(b.submit(self.feeds(chunk)?, output)?);
+                }
+                let mut rows = Vec::with_capacity(texts.len());
+                for p in pending {
+                    rows.extend(p.wait()?);
+                }
+                self.scoring_nanos
+                    .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                Ok(rows)
+            }
+            _ => {
+                let feeds = self.feeds(texts)?;
+                self.rows(feeds, output)
+            }
+        }
     }
 
     fn anchor_vector(&self, anchor: &str) -> Result<Vec<f32>, DetectorError> {
@@ -594,6 +647,10 @@ impl Detector for OnnxDetector {
                     .collect())
             }
         }
+    }
+
+    fn shares_batches(&self) -> bool {
+        self.batcher.is_some()
     }
 
     fn stats(&self) -> DetectorStats {

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the project root, in the command that carries .gpu/main, after
+# three back-to-back commands that carried .gpu/p1..p3 and ran `mkdir -p /tmp/stage && cp
+# .gpu/pN/* /tmp/stage/` (an idle machine is released, /tmp with it). Needs Python 3 with
+# numpy, onnx, safetensors and onnxruntime (CPU), CUDA 13 and cuDNN 9. Writes under $OUT:
+# the detector figures (bench-detector, JSON lines), the GPU tests' log, and whole attacks.
+# Usage: device.sh [bench|attack|all]
+set -uo pipefail
+M=$PWD/.gpu/main; S=/tmp/stage; OUT=${OUT:-/tmp/out}; mkdir -p /tmp/ort /tmp/bin /tmp/m "$OUT"
+what=${1:-all}
+if [ ! -x /tmp/bin/equimorph ]; then
+    cp $M/prov.part.* $S/ 2>/dev/null
+    cat $S/prov.part.* | xz -d -T0 > /tmp/ort/libonnxruntime_providers_cuda.so
+    xz -dc $M/libonnxruntime.so.xz > /tmp/ort/libonnxruntime.so.1.31.1; cp $M/libonnxruntime_providers_shared.so /tmp/ort/
+    xz -dc $M/equimorph.xz > /tmp/bin/equimorph; xz -dc $M/detectors-test.xz > /tmp/bin/detectors-test; cp $M/bwrap /tmp/bin/
+    chmod +x /tmp/bin/*
+    for l in $M/lib/*; do b=$(basename $l); [ -e /usr/lib/x86_64-linux-gnu/$b ] || cp $l /usr/lib/x86_64-linux-gnu/; done; ldconfig
+    mkdir -p /tmp/home/models /tmp/home/onnxruntime && xz -dc $M/tiny.tar.xz | tar x -C /tmp/home/models
+    cp /tmp/ort/libonnxruntime.so.1.31.1 /tmp/home/onnxruntime/
+    mkdir -p /tmp/build && xz -dc $M/transforms.tar.xz | tar x -C /tmp/build
+fi
+export PATH=/tmp/bin:$PATH ORT_DYLIB_PATH=/tmp/ort/libonnxruntime.so.1.31.1 EQUIMORPH_CACHE=/tmp/eqcache \
+    EQUIMORPH_TRANSFORMS=/tmp/build/transforms EQUIMORPH_HOME=/tmp/home
+export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:$(find / -xdev -type d -path "*site-packages/nvidia/*/lib" 2>/dev/null | tr "\n" ":")
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee $OUT/gpu.txt
+[ -f /tmp/m/base-rand/model_gpu.onnx ] || python3 scripts/gpu/gen_models.py $M/tokenizer.json /tmp/m > $OUT/gen.log 2>&1 || tail $OUT/gen.log
+# HumanEval-length inputs (~200 tokens): the fixture programs joined three at a time.
+python3 - > /tmp/he.jsonl <<'PY'
+import json
+ts = [json.loads(l) for l in open("fixtures/tasks.jsonl") if l.strip()]
+for k in range(len(ts)):
+    group = [ts[(k + j) % len(ts)] for j in range(3)]
+    print(json.dumps(dict(group[0], id=f"joined-{k}", source="\n\n".join(t["source"] for t in group))))
+PY
+if [ "$what" != attack ]; then
+    [ -e /work/main ] || { mkdir -p /work && ln -s $PWD /work/main; }
+    detectors-test --test-threads 1 cuda_agrees --nocapture 2>&1 | tail -15 > $OUT/gpu-tests.log; cat $OUT/gpu-tests.log
+    for m in minilm-rand base-rand; do
+        equimorph bench-detector --detector onnx:/tmp/m/$m --input /tmp/he.jsonl --device cuda --repeat 24 --rounds 3 --compare-cpu \
+            --precisions fp32,fp16 --shapes exact,fixed --batch-sizes 32,128,256 2>&1 | tee $OUT/bench-$m.txt
+        equimorph bench-detector --detector onnx:/tmp/m/$m --input /tmp/he.jsonl --device cuda --repeat 24 --rounds 3 --clients 4 \
+            --precisions fp16 --shapes fixed --batch-sizes 128,256 2>&1 | tee $OUT/bench-$m-clients4.txt
+    done
+fi
+if [ "$what" != bench ]; then
+    for mode in "fp32 exact 1" "fp16 fixed 1" "fp16 fixed 4" "fp16 fixed 8"; do
+        set -- $mode; dir=/tmp/att-$1-$2-$3; rm -rf $dir
+        t0=$(date +%s.%N)
+        equimorph attack fixtures/tasks.jsonl --detector onnx:/tmp/m/minilm-rand --device cuda --precision $1 \
+            --batch-shapes $2 --tasks-in-flight $3 --iterations 10 --beam 5 --threshold 0.5 --out $dir --quiet > $dir.log 2>&1
+        t1=$(date +%s.%N)
+        python3 - "$dir" "$mode" "$t0" "$t1" <<'PY' | tee -a $OUT/attack.txt
+import json, sys
+d, mode, t0, t1 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+lines = [json.loads(l) for l in open(f"{d}/results.jsonl")]
+scored = sum(l.get("counts", {}).get("scored", 0) for l in lines)
+sec = {k: sum(l.get("seconds", {}).get(k, 0.0) for l in lines) for k in ("transform", "detector", "oracle")}
+tot = sum(sec.values()) or 1.0
+print(json.dumps({"mode": mode, "tasks": len(lines), "scored": scored, "wall_s": round(t1 - t0, 2),
+                  "candidates_per_s": round(scored / (t1 - t0), 1),
+                  "stage_share": {k: round(v / tot, 3) for k, v in sec.items()}}))
+PY
+    done
+    strip() { python3 -c "import json,sys; [print(json.dumps({k: v for k, v in json.loads(l).items() if k not in ('seconds',)}, sort_keys=True)) for l in open(sys.argv[1])]" "$1"; }
+    for n in 4 8; do
+        if cmp -s <(strip /tmp/att-fp16-fixed-1/results.jsonl) <(strip /tmp/att-fp16-fixed-$n/results.jsonl); then
+            echo "results (timings aside) identical with 1 and $n tasks in flight" | tee -a $OUT/attack.txt
+        else
+            echo "results DIFFER between 1 and $n tasks in flight" | tee -a $OUT/attack.txt
+        fi
+    done
+fi

@@ -43,11 +43,12 @@ if [ "$what" != attack ]; then
     done
 fi
 if [ "$what" != bench ]; then
-    for mode in "fp32 exact 1" "fp16 fixed 1" "fp16 fixed 4" "fp16 fixed 8"; do
-        set -- $mode; dir=/tmp/att-$1-$2-$3; rm -rf $dir
+    # precision, batch layout, tasks in flight, batch size
+    for mode in "fp32 exact 1 128" "fp16 fixed 1 32" "fp16 fixed 4 32" "fp16 fixed 6 32" "fp16 fixed 4 64" "fp16 fixed 8 32"; do
+        set -- $mode; dir=/tmp/att-$1-$2-$3-$4; rm -rf $dir
         t0=$(date +%s.%N)
         equimorph attack fixtures/tasks.jsonl --detector onnx:/tmp/m/minilm-rand --device cuda --precision $1 \
-            --batch-shapes $2 --tasks-in-flight $3 --iterations 10 --beam 5 --threshold 0.5 --out $dir --quiet > $dir.log 2>&1
+            --batch-shapes $2 --tasks-in-flight $3 --batch-size $4 --iterations 10 --beam 5 --threshold 0.5 --out $dir --quiet > $dir.log 2>&1
         t1=$(date +%s.%N)
         python3 - "$dir" "$mode" "$t0" "$t1" <<'PY' | tee -a $OUT/attack.txt
 import json, sys
@@ -62,11 +63,11 @@ print(json.dumps({"mode": mode, "tasks": len(lines), "scored": scored, "wall_s":
 PY
     done
     strip() { python3 -c "import json,sys; [print(json.dumps({k: v for k, v in json.loads(l).items() if k not in ('seconds',)}, sort_keys=True)) for l in open(sys.argv[1])]" "$1"; }
-    for n in 4 8; do
-        if cmp -s <(strip /tmp/att-fp16-fixed-1/results.jsonl) <(strip /tmp/att-fp16-fixed-$n/results.jsonl); then
-            echo "results (timings aside) identical with 1 and $n tasks in flight" | tee -a $OUT/attack.txt
+    for n in 4-32 6-32 8-32; do
+        if cmp -s <(strip /tmp/att-fp16-fixed-1-32/results.jsonl) <(strip /tmp/att-fp16-fixed-$n/results.jsonl); then
+            echo "results (timings aside) identical with 1 and $n (tasks in flight-batch) " | tee -a $OUT/attack.txt
         else
-            echo "results DIFFER between 1 and $n tasks in flight" | tee -a $OUT/attack.txt
+            echo "results DIFFER between 1 and $n (tasks in flight-batch)" | tee -a $OUT/attack.txt
         fi
     done
 fi

@@ -1,12 +1,16 @@
-//! Detector throughput: sequences per second of the default model on the fixture programs at
-//! batch sizes 1, 8 and 32, fp32 and int8, 2 intra-op threads; session start-up time; drift of
-//! int8 against fp32. Run with `cargo bench --bench detector`. Prints a table; no assertions.
+//! Detector throughput on the CPU through `OnnxDetector`, tokenization included: the default
+//! model's fp32 graph at batch sizes 1, 8 and 32 with exact batch shapes, the fixed shapes that
+//! shared batching uses, the fused fp16 graph, and int8; the tokenizer alone, in parallel and
+//! one text at a time; drift of int8 and fp16 against fp32. Run with `cargo bench --bench
+//! detector` (EQUIMORPH_BENCH_ROUNDS, default 3). Prints a table; no assertions. The GPU figures
+//! come from `equimorph bench-detector --device cuda` (see scripts/gpu/).
 
+use equimorph::detector::bench::{agreement, throughput, tokenizer_pace};
+use equimorph::detector::engine::BatchShapes;
 use equimorph::detector::model::models_dir;
-use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
-use equimorph::detector::{Detector, Device};
+use equimorph::detector::onnx::{OnnxDetector, OnnxOptions, Precision};
+use equimorph::detector::Device;
 use std::path::Path;
-use std::time::Instant;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -18,52 +22,52 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
     let dir = models_dir().join("minilm");
-    let mut fp32_scores = Vec::new();
-    for (label, path, batches) in [
-        ("fp32", dir.clone(), vec![1usize, 8, 32]),
-        ("int8", dir.join("equimorph-int8.toml"), vec![1usize]),
+    let open = |path: &Path, batch: usize, precision: Precision, shapes: BatchShapes| {
+        OnnxDetector::open(
+            path,
+            OnnxOptions {
+                devices: vec![Device::Cpu],
+                threads: 2,
+                batch_size: batch,
+                precision,
+                shapes: Some(shapes),
+                ..OnnxOptions::default()
+            },
+        )
+        .expect("run `make setup` first")
+    };
+    let det = open(&dir, 8, Precision::Fp32, BatchShapes::Exact);
+    let (parallel, one) = tokenizer_pace(&det, &refs).expect("tokenizer");
+    println!("tokenizer alone: {parallel:.0} texts/s in parallel, {one:.0} texts/s one by one");
+    let mut reference: Option<Vec<Vec<f32>>> = None;
+    let int8 = dir.join("equimorph-int8.toml");
+    for (label, path, batch, precision, shapes) in [
+        ("fp32 exact", &dir, 1, Precision::Fp32, BatchShapes::Exact),
+        ("fp32 exact", &dir, 8, Precision::Fp32, BatchShapes::Exact),
+        ("fp32 exact", &dir, 32, Precision::Fp32, BatchShapes::Exact),
+        ("fp32 fixed", &dir, 8, Precision::Fp32, BatchShapes::Fixed),
+        ("fp16 exact", &dir, 8, Precision::Fp16, BatchShapes::Exact),
+        ("int8 exact", &int8, 1, Precision::Fp32, BatchShapes::Exact),
     ] {
-        for batch in batches {
-            let t = Instant::now();
-            let det = OnnxDetector::open(
-                &path,
-                OnnxOptions {
-                    device: Device::Cpu,
-                    threads: 2,
-                    batch_size: batch,
-                },
-            )
-            .expect("run `make setup` first");
-            let startup = t.elapsed();
-            det.score("warm = 1\n", &refs[..4]).expect("warm-up");
-            let before = det.stats();
-            let t = Instant::now();
-            let mut last = Vec::new();
-            for _ in 0..rounds {
-                last = det.vectors(&refs).expect("inference");
-            }
-            let secs = t.elapsed().as_secs_f64();
-            let seqs = det.stats().sequences - before.sequences;
-            println!(
-                "{label} batch {batch:>2}: {:>6.1} sequences/s ({} sequences, session start-up {:.0} ms)",
-                seqs as f64 / secs,
-                seqs,
-                startup.as_secs_f64() * 1e3
-            );
-            if label == "fp32" && batch == 1 {
-                fp32_scores = last;
-            } else if label == "int8" {
-                let cos: Vec<f32> = fp32_scores
-                    .iter()
-                    .zip(&last)
-                    .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>())
-                    .collect();
-                let min = cos.iter().copied().fold(f32::INFINITY, f32::min);
-                println!(
-                    "int8 vs fp32 embedding cosine: min {min:.4} over {} programs",
-                    cos.len()
-                );
-            }
-        }
+        let det = open(path, batch, precision, shapes);
+        det.vectors(&refs[..4]).expect("warm-up");
+        let (t, vectors) = throughput(&det, &refs, rounds, 1, 100).expect("inference");
+        let drift = reference
+            .as_ref()
+            .map(|r| {
+                format!(
+                    "; min cosine vs fp32 {:.4}",
+                    agreement(r, &vectors).min_cosine
+                )
+            })
+            .unwrap_or_default();
+        println!(
+            "{label} batch {batch:>2}: {:>6.1} sequences/s; tokenize {:.1} %, run {:.1} %, copy {:.1} %{drift}",
+            t.sequences_per_s,
+            100.0 * t.tokenize_share,
+            100.0 * t.run_share,
+            100.0 * t.copy_share
+        );
+        reference.get_or_insert(vectors);
     }
 }

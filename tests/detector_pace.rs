@@ -71,7 +71,11 @@ fn parallel_tokenization_and_the_token_cache_give_the_ids_of_one_by_one_tokeniza
     let long = "x = 1\n".repeat(400);
     let n = det.token_count(&long).unwrap().unwrap();
     let fed = det.feeds(&[&long]).unwrap().pop().unwrap();
-    assert!(n > 256 && fed.len() == 256 && fed.truncated, "{n} {}", fed.len());
+    assert!(
+        n > 256 && fed.len() == 256 && fed.truncated,
+        "{n} {}",
+        fed.len()
+    );
 }
 
 /// The pooled embedding of `text` from a session that computes and copies every output.
@@ -129,7 +133,9 @@ fn the_fused_fp16_graph_agrees_with_the_fp32_graph() {
         let fp16 = match OnnxDetector::open(&dir, half) {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("skipping {name}: ONNX Runtime's CPU provider cannot run its fp16 graph ({e})");
+                eprintln!(
+                    "skipping {name}: ONNX Runtime's CPU provider cannot run its fp16 graph ({e})"
+                );
                 continue;
             }
         };

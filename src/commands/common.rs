@@ -381,16 +381,14 @@ impl DetectorArgs {
                 PrecisionArg::Auto if o.on_gpu() && fused => "fp16",
                 _ => "fp32",
             };
-            settings
-                .set("precision", graph)
-                .set(
-                    "batch shapes",
-                    format!(
-                        "{:?}",
-                        o.batch_shapes(equimorph::detector::has_gpu_graph(&self.detector))
-                    )
-                    .to_lowercase(),
-                );
+            settings.set("precision", graph).set(
+                "batch shapes",
+                format!(
+                    "{:?}",
+                    o.batch_shapes(equimorph::detector::has_gpu_graph(&self.detector))
+                )
+                .to_lowercase(),
+            );
         }
         Ok(())
     }

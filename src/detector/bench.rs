@@ -1,6 +1,7 @@
 //! Throughput of an [`OnnxDetector`] as equimorph drives it (tokenization included), and
 //! agreement between two runs of the same programs (devices, precisions, batch layouts).
 
+use super::engine::Rows;
 use super::onnx::OnnxDetector;
 use super::{Detector, DetectorError};
 use std::time::Instant;
@@ -84,15 +85,13 @@ pub fn vectors_from_clients(
         let handles: Vec<_> = (0..clients)
             .map(|c| {
                 let slices = &slices;
-                scope.spawn(
-                    move || -> Result<Vec<(usize, Vec<Vec<f32>>)>, DetectorError> {
-                        let mut mine = Vec::new();
-                        for k in (c..slices.len()).step_by(clients) {
-                            mine.push((k, det.vectors(slices[k])?));
-                        }
-                        Ok(mine)
-                    },
-                )
+                scope.spawn(move || -> Result<Vec<(usize, Rows)>, DetectorError> {
+                    let mut mine = Vec::new();
+                    for k in (c..slices.len()).step_by(clients) {
+                        mine.push((k, det.vectors(slices[k])?));
+                    }
+                    Ok(mine)
+                })
             })
             .collect();
         for h in handles {

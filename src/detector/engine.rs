@@ -19,6 +19,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+/// One output row per sequence.
+pub type Rows = Vec<Vec<f32>>;
+
 /// Fixed-shape batches pad sequences to a multiple of this many tokens.
 pub const LENGTH_BUCKET: usize = 32;
 
@@ -173,8 +176,7 @@ impl Engine {
             return Ok(rows);
         }
         let next = AtomicUsize::new(0);
-        let done: Mutex<Vec<(usize, Result<Vec<Vec<f32>>, DetectorError>)>> =
-            Mutex::new(Vec::new());
+        let done: Mutex<Vec<(usize, Result<Rows, DetectorError>)>> = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
             for device in 0..self.sessions.len() {
                 let (next, done) = (&next, &done);

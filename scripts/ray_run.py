@@ -6,7 +6,10 @@
         -- augment fixtures/tasks.jsonl --variants 10
 
 Shard I (1 ≤ I ≤ N) runs `equimorph <job> ... --shard I/N --out DIR/shards/I` on whichever worker Ray
-picks (C CPUs and G GPUs reserved per shard). A shard whose command fails is retried (R times;
+picks (C CPUs and G GPUs reserved per shard). With --gpus, Ray gives each shard its own GPUs
+(CUDA_VISIBLE_DEVICES) and, unless the job names a --device, the shard runs with
+`--device cuda:0,…,k-1` (its k GPUs, as the shard sees them); ray_run.json records which
+GPUs each shard had. A shard whose command fails is retried (R times;
 the job resumes from what the failed try wrote when the directory is shared). When every shard
 is done, `equimorph merge DIR DIR/shards/1 ... DIR/shards/N` makes DIR one run, identical
 (timing aside) to the same job run in one process.
@@ -94,8 +97,17 @@ def unpack(data, directory):
         tar.extractall(directory, filter="data")
 
 
-def run_shard(binary, job, index, count, out_dir, transfer, env):
-    """Runs one shard on this worker; returns (node, seconds, tar.gz bytes or None)."""
+def gpu_device(job, gpu_ids):
+    """The job with `--device cuda:0,…,k-1` for the k GPUs Ray gave the shard (Ray makes them
+    the only visible ones, numbered from 0), unless the job names its device."""
+    if not gpu_ids or any(a == "--device" or a.startswith("--device=") for a in job):
+        return list(job)
+    return [*job, "--device", "cuda:" + ",".join(str(i) for i in range(len(gpu_ids)))]
+
+
+def run_shard(binary, job, index, count, out_dir, transfer, env, use_gpus):
+    """Runs one shard on this worker; returns (node, seconds, tar.gz bytes or None, its GPUs,
+    its command)."""
     import socket
 
     import ray
@@ -103,6 +115,11 @@ def run_shard(binary, job, index, count, out_dir, transfer, env):
     start = time.time()
     local = tempfile.mkdtemp(prefix=f"equimorph-shard{index}-") if transfer == "object-store" else out_dir
     os.makedirs(local, exist_ok=True)
+    gpus = [str(g) for g in ray.get_gpu_ids()] if use_gpus else []
+    if use_gpus:
+        # Ray's CUDA_VISIBLE_DEVICES for this task, not the driver's.
+        env = {k: v for k, v in env.items() if k != "CUDA_VISIBLE_DEVICES"}
+    job = gpu_device(job, gpus)
     cmd = [binary, *job, "--shard", f"{index}/{count}", "--out", local, "--quiet"]
     proc = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -115,7 +132,7 @@ def run_shard(binary, job, index, count, out_dir, transfer, env):
         data = pack(local)
         shutil.rmtree(local, ignore_errors=True)
     node = f"{socket.gethostname()}/{ray.get_runtime_context().get_node_id()[:8]}"
-    return node, time.time() - start, data
+    return node, time.time() - start, data, gpus, cmd[1:]
 
 
 def main(argv):
@@ -147,7 +164,7 @@ def main(argv):
     # Shards count from 1, as `--shard I/N` does.
     dirs = {i: os.path.join(shards_dir, str(i)) for i in range(1, args.shards + 1)}
     pending = {
-        remote.remote(binary, job, i, args.shards, dirs[i], args.transfer, env): i
+        remote.remote(binary, job, i, args.shards, dirs[i], args.transfer, env, args.gpus > 0): i
         for i in dirs
     }
     failed = []
@@ -156,15 +173,16 @@ def main(argv):
         ready, _ = ray.wait(list(pending), num_returns=1)
         i = pending.pop(ready[0])
         try:
-            host, seconds, data = ray.get(ready[0])
+            host, seconds, data, gpus, cmd = ray.get(ready[0])
         except Exception as e:  # the shard failed on every try
             failed.append(i)
             print(f"shard {i}/{args.shards} failed after {args.retries} retries: {e}", file=sys.stderr)
             continue
         if data is not None:
             unpack(data, dirs[i])
-        record["shards"][str(i)] = {"node": host, "seconds": seconds, "dir": dirs[i]}
-        print(f"shard {i}/{args.shards} done on {host} in {seconds:.1f} s", file=sys.stderr)
+        record["shards"][str(i)] = {"node": host, "seconds": seconds, "dir": dirs[i], "gpus": gpus, "command": cmd}
+        on_gpus = f" on GPU(s) {','.join(gpus)}" if gpus else ""
+        print(f"shard {i}/{args.shards} done on {host}{on_gpus} in {seconds:.1f} s", file=sys.stderr)
     ray.shutdown()
     with open(os.path.join(out, "ray_run.json"), "w") as f:
         json.dump(record, f, indent=2)

@@ -1,6 +1,9 @@
 //! `scripts/ray_run.py` on a local Ray cluster (a head and a second node on 127.0.0.1, one
-//! CPU each): the merged result equals the single-process run, with shard directories shared
-//! or sent through the object store, and a shard that fails is retried.
+//! CPU and one declared GPU each): the merged result equals the single-process run, with shard
+//! directories shared or sent through the object store, and a shard that fails is retried.
+//! With `--gpus 1` each shard gets its own GPU from Ray and runs with `--device cuda:0`; the
+//! GPUs are only declared (Ray's resource accounting needs no GPU), and the job's detector
+//! here is the classic one, which runs anywhere, so the path is tested without a GPU.
 
 mod common;
 
@@ -31,6 +34,8 @@ impl Cluster {
             "--node-ip-address",
             "127.0.0.1",
             "--num-cpus",
+            "1",
+            "--num-gpus",
             "1",
             "--object-store-memory",
             "100000000",
@@ -135,6 +140,32 @@ fn ray_shards_merge_into_the_single_process_run() {
         let record: serde_json::Value =
             serde_json::from_str(&common::read(out.join("ray_run.json"))).unwrap();
         assert_eq!(record["shards"].as_object().unwrap().len(), 2);
+    }
+
+    // One declared GPU per shard: each runs with --device cuda:0 on a GPU of its own.
+    let out = root.path().join("gpus");
+    let o = launch(&cluster, &out, &["--gpus", "1"], &job);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("and 1 GPU(s)"), "{err}");
+    same(&out);
+    let record: serde_json::Value =
+        serde_json::from_str(&common::read(out.join("ray_run.json"))).unwrap();
+    let shards = record["shards"].as_object().unwrap();
+    assert_eq!(shards.len(), 2);
+    for shard in shards.values() {
+        // Ray reserved one GPU for the shard (its id on that node).
+        assert_eq!(shard["gpus"].as_array().unwrap().len(), 1, "{shard}");
+        let cmd: Vec<&str> = shard["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert!(
+            cmd.windows(2).any(|w| w == ["--device", "cuda:0"]),
+            "{cmd:?}"
+        );
     }
 
     // A binary that fails the first try of every shard: Ray retries, and the result is the same.

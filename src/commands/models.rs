@@ -34,6 +34,8 @@ struct Entry {
     window: Option<usize>,
     /// cpu, and cuda where the installed runtime has the CUDA provider.
     devices: Vec<&'static str>,
+    /// Whether it has a fused fp16 graph (`gpu_model`), what `--device cuda` runs by default.
+    gpu_graph: bool,
     /// Whether it can be used now (the model directory is complete).
     available: bool,
     /// Where it lives, or why it cannot be used.
@@ -61,9 +63,15 @@ fn onnx_entry(spec: &str, path: &Path, cuda: bool) -> Entry {
                 .into(),
                 window: Some(m.config.max_length),
                 devices,
+                gpu_graph: m.config.gpu_model.as_ref().is_some_and(|g| m.file(g).is_file()),
                 available: complete,
                 note: if complete {
-                    m.config_file.display().to_string()
+                    let fused = m.config.gpu_model.as_ref().is_some_and(|g| m.file(g).is_file());
+                    format!(
+                        "{}{}",
+                        m.config_file.display(),
+                        if fused { " (+ fused fp16 GPU graph)" } else { "" }
+                    )
                 } else {
                     format!("{}: model or tokenizer file missing", m.dir.display())
                 },
@@ -74,6 +82,7 @@ fn onnx_entry(spec: &str, path: &Path, cuda: bool) -> Entry {
             kind: "onnx".into(),
             window: None,
             devices,
+            gpu_graph: false,
             available: false,
             note: format!("{e} (the default models are installed by `make setup`)"),
         },
@@ -102,6 +111,7 @@ pub fn run(command: ModelsCommand) -> Result<ExitCode> {
             kind: "classic".into(),
             window: None,
             devices: vec!["cpu"],
+            gpu_graph: false,
             available: true,
             note: what.into(),
         });

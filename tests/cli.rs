@@ -241,5 +241,5 @@ fn score_prints_a_matrix_and_names_every_problem() {
         text(&no_runtime.stderr)
     );
     let device = equimorph(&["score", "--device", "tpu", a, b], None);
-    assert!(text(&device.stderr).contains("expected cpu or cuda"));
+    assert!(text(&device.stderr).contains("expected cpu, cuda, cuda:N or cuda:N,M"));
 }

@@ -199,6 +199,46 @@ fn fixed_shapes_give_a_sequence_the_same_vector_in_any_company_and_from_any_call
     }
 }
 
+#[test]
+fn two_sessions_share_the_batches_and_give_the_vectors_of_one() {
+    let programs = programs();
+    let texts: Vec<&str> = programs.iter().map(String::as_str).collect();
+    for shapes in [BatchShapes::Exact, BatchShapes::Fixed] {
+        let one = OnnxDetector::open(
+            &model("minilm"),
+            OnnxOptions {
+                shapes: Some(shapes),
+                threads: 1,
+                ..cpu(4)
+            },
+        )
+        .unwrap();
+        let two = OnnxDetector::open(
+            &model("minilm"),
+            OnnxOptions {
+                devices: vec![Device::Cpu, Device::Cpu],
+                shapes: Some(shapes),
+                threads: 1,
+                ..cpu(4)
+            },
+        )
+        .unwrap();
+        let (a, b) = (one.vectors(&texts).unwrap(), two.vectors(&texts).unwrap());
+        assert!(agreement(&a, &b).identical, "{shapes:?}");
+        assert_eq!(two.stats().sequences, texts.len() as u64);
+    }
+    assert_eq!(
+        equimorph::detector::parse_devices("cuda:0,1").unwrap(),
+        vec![Device::Cuda(0), Device::Cuda(1)]
+    );
+    assert_eq!(
+        equimorph::detector::parse_devices("cuda:0,0").unwrap().len(),
+        2
+    );
+    assert!(equimorph::detector::parse_devices("cuda:0,x").is_err());
+    assert!(equimorph::detector::parse_devices("tpu").is_err());
+}
+
 fn result_lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()

@@ -4,7 +4,8 @@
 # .gpu/pN/* /tmp/stage/` (an idle machine is released, /tmp with it). Needs Python 3 with
 # numpy, onnx, safetensors and onnxruntime (CPU), CUDA 13 and cuDNN 9. Writes under $OUT:
 # the detector figures (bench-detector, JSON lines), the GPU tests' log, and whole attacks.
-# Usage: device.sh [bench|attack|all]
+# Usage: device.sh [bench|attack|compare|all]   (compare: an older build, staged as
+# .gpu/main/equimorph-old.xz, against this one on the same attack, side by side)
 set -uo pipefail
 M=$PWD/.gpu/main; S=/tmp/stage; OUT=${OUT:-/tmp/out}; mkdir -p /tmp/ort /tmp/bin /tmp/m "$OUT"
 what=${1:-all}
@@ -13,6 +14,7 @@ if [ ! -x /tmp/bin/equimorph ]; then
     cat $S/prov.part.* | xz -d -T0 > /tmp/ort/libonnxruntime_providers_cuda.so
     xz -dc $M/libonnxruntime.so.xz > /tmp/ort/libonnxruntime.so.1.31.1; cp $M/libonnxruntime_providers_shared.so /tmp/ort/
     xz -dc $M/equimorph.xz > /tmp/bin/equimorph; xz -dc $M/detectors-test.xz > /tmp/bin/detectors-test; cp $M/bwrap /tmp/bin/
+    [ -f $M/equimorph-old.xz ] && xz -dc $M/equimorph-old.xz > /tmp/bin/equimorph-old
     chmod +x /tmp/bin/*
     for l in $M/lib/*; do b=$(basename $l); [ -e /usr/lib/x86_64-linux-gnu/$b ] || cp $l /usr/lib/x86_64-linux-gnu/; done; ldconfig
     mkdir -p /tmp/home/models /tmp/home/onnxruntime && xz -dc $M/tiny.tar.xz | tar x -C /tmp/home/models
@@ -42,7 +44,40 @@ if [ "$what" != attack ]; then
             --precisions fp16 --shapes fixed --batch-sizes 128,256 2>&1 | tee $OUT/bench-$m-clients4.txt
     done
 fi
-if [ "$what" != bench ]; then
+# One attack: its candidates/s and stage split, appended to $OUT/attack.txt.
+# Usage: attack_once LABEL BINARY DETECTOR ARGS...
+attack_once() {
+    local label=$1 bin=$2 det=$3; shift 3
+    local dir=/tmp/att-$(echo "$label" | tr ' /' '__'); rm -rf $dir
+    local t0=$(date +%s.%N)
+    $bin attack fixtures/tasks.jsonl --detector $det --iterations 10 --beam 5 --threshold 0.5 --out $dir --quiet "$@" > $dir.log 2>&1
+    local t1=$(date +%s.%N)
+    python3 - "$dir" "$label" "$t0" "$t1" <<'PY' | tee -a $OUT/attack.txt
+import json, sys
+d, mode, t0, t1 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+lines = [json.loads(l) for l in open(f"{d}/results.jsonl")]
+scored = sum(l.get("counts", {}).get("scored", 0) for l in lines)
+sec = {k: sum(l.get("seconds", {}).get(k, 0.0) for l in lines) for k in ("transform", "detector", "oracle")}
+tot = sum(sec.values()) or 1.0
+print(json.dumps({"mode": mode, "tasks": len(lines), "scored": scored, "wall_s": round(t1 - t0, 2),
+                  "candidates_per_s": round(scored / (t1 - t0), 1),
+                  "stage_share": {k: round(v / tot, 3) for k, v in sec.items()}}))
+PY
+}
+if [ "$what" = compare ]; then
+    # The older build reads equimorph.toml strictly: a copy of the model without `gpu_model`.
+    rm -rf /tmp/m/minilm-old && mkdir /tmp/m/minilm-old && ln -s /tmp/m/minilm-rand/model.onnx /tmp/m/minilm-rand/tokenizer.json /tmp/m/minilm-old/
+    grep -v '^gpu_model' /tmp/m/minilm-rand/equimorph.toml > /tmp/m/minilm-old/equimorph.toml
+    for round in 1 2; do
+        attack_once "old build, cuda, batch 128 ($round)" equimorph-old onnx:/tmp/m/minilm-old --device cuda --batch-size 128
+        attack_once "this build, cuda defaults ($round)" equimorph onnx:/tmp/m/minilm-rand --device cuda
+    done
+    attack_once "this build, cuda, 8 in flight" equimorph onnx:/tmp/m/minilm-rand --device cuda --tasks-in-flight 8
+    attack_once "this build, cuda, 16 in flight" equimorph onnx:/tmp/m/minilm-rand --device cuda --tasks-in-flight 16
+    attack_once "this build, jaccard (no model), 4 in flight" equimorph jaccard --tasks-in-flight 4
+    attack_once "this build, jaccard (no model), 1 in flight" equimorph jaccard --tasks-in-flight 1
+fi
+if [ "$what" = attack ] || [ "$what" = all ]; then
     # precision, batch layout, tasks in flight, batch size
     for mode in "fp32 exact 1 128" "fp16 fixed 1 32" "fp16 fixed 4 32" "fp16 fixed 6 32" "fp16 fixed 4 64" "fp16 fixed 8 32"; do
         set -- $mode; dir=/tmp/att-$1-$2-$3-$4; rm -rf $dir

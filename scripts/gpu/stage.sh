@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepares, on a CPU machine, what a GPU measurement carries to a lent device machine that has
 # no network and takes at most 64 MiB per command (see scripts/gpu/device.sh). Run from the
-# project root after `make run` and `cargo test --release --no-run`. Writes the ignored folder
+# project root after `make run` and `cargo test --release --no-run` (OLD_BIN=… also packs an
+# older equimorph for `device.sh compare`). Writes the ignored folder
 # .gpu/: p1 p2 p3 (onnxruntime-gpu's CUDA provider, xz, split) and main (the runtime library,
 # equimorph, the detectors test binary, bwrap, the transforms, tiny models, the tokenizer).
 set -euo pipefail
@@ -23,6 +24,8 @@ cp $W/prov.part.[3-9] .gpu/main/ 2>/dev/null || true
 xz -T0 -c $W/onnxruntime/capi/libonnxruntime.so.$ORT_VERSION > .gpu/main/libonnxruntime.so.xz
 cp $W/onnxruntime/capi/libonnxruntime_providers_shared.so .gpu/main/
 xz -T0 -c target/release/equimorph > .gpu/main/equimorph.xz
+# An older build to compare against (device.sh compare): OLD_BIN=path/to/equimorph.
+if [ -n "${OLD_BIN:-}" ]; then xz -T0 -c "$OLD_BIN" > .gpu/main/equimorph-old.xz; fi
 test=$(ls -t target/release/deps/detectors-* | grep -v '\.d$' | head -1)
 xz -T0 -c "$test" > .gpu/main/detectors-test.xz
 cp /usr/bin/bwrap .gpu/main/; cp /lib/x86_64-linux-gnu/{libselinux.so.1,libcap.so.2,libpcre2-8.so.0} .gpu/main/lib/

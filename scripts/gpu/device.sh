@@ -4,7 +4,9 @@
 # .gpu/pN/* /tmp/stage/` (an idle machine is released, /tmp with it). Needs Python 3 with
 # numpy, onnx, safetensors and onnxruntime (CPU), CUDA 13 and cuDNN 9. Writes under $OUT:
 # the detector figures (bench-detector, JSON lines), the GPU tests' log, and whole attacks.
-# Usage: device.sh [bench|attack|compare|all]   (compare: an older build, staged as
+# Usage: device.sh [bench|attack|compare|profile|tune|final|all]
+# (final: the GPU tests, the default detector at batch 32 for both shapes, and whole attacks of
+# this build with 4 and 8 tasks in flight beside the older build's, if staged)   (compare: an older build, staged as
 # .gpu/main/equimorph-old.xz, against this one on the same attack, side by side)
 set -uo pipefail
 M=$PWD/.gpu/main; S=/tmp/stage; OUT=${OUT:-/tmp/out}; mkdir -p /tmp/ort /tmp/bin /tmp/m "$OUT"
@@ -34,7 +36,7 @@ for k in range(len(ts)):
     group = [ts[(k + j) % len(ts)] for j in range(3)]
     print(json.dumps(dict(group[0], id=f"joined-{k}", source="\n\n".join(t["source"] for t in group))))
 PY
-if [ "$what" != attack ]; then
+if [ "$what" = bench ] || [ "$what" = all ]; then
     [ -e /work/main ] || { mkdir -p /work && ln -s $PWD /work/main; }
     detectors-test --test-threads 1 cuda_agrees --nocapture 2>&1 | tail -15 > $OUT/gpu-tests.log; cat $OUT/gpu-tests.log
     for m in minilm-rand base-rand; do
@@ -64,6 +66,63 @@ print(json.dumps({"mode": mode, "tasks": len(lines), "scored": scored, "wall_s":
                   "stage_share": {k: round(v / tot, 3) for k, v in sec.items()}}))
 PY
 }
+if [ "$what" = profile ]; then
+    # Where a whole attack's time goes: CPU seconds of all its processes against wall time, and
+    # the detector's session time (stats.json).
+    for inflight in 4 8; do
+        python3 - "$inflight" <<'PY' | tee -a $OUT/profile.txt
+import json, resource, subprocess, sys, time
+n = sys.argv[1]; out = f"/tmp/prof-{n}"
+subprocess.run(["rm", "-rf", out])
+t = time.time()
+subprocess.run(["equimorph", "attack", "fixtures/tasks.jsonl", "--detector", "onnx:/tmp/m/minilm-rand", "--device", "cuda",
+                "--tasks-in-flight", n, "--iterations", "10", "--beam", "5", "--threshold", "0.5", "--out", out, "--quiet"],
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+wall = time.time() - t
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+d = json.load(open(f"{out}/stats.json"))["detector"]
+print(json.dumps({"tasks_in_flight": int(n), "wall_s": round(wall, 2), "cpu_s": round(r.ru_utime + r.ru_stime, 1),
+                  "cores_busy": round((r.ru_utime + r.ru_stime) / wall, 1),
+                  "detector_session_s": round(d["inference_seconds"], 2), "tokenize_s": round(d["tokenize_seconds"], 2),
+                  "filler_rows": d["filler_rows"], "sequences": d["sequences"], "batches": d["batches"]}))
+PY
+    done
+    equimorph bench-detector --detector onnx:/tmp/m/minilm-rand --input /tmp/he.jsonl --device cuda:0,0 --repeat 24 --rounds 3 \
+        --batch-sizes 32 --clients 4 2>&1 | tee -a $OUT/profile.txt
+    equimorph bench-detector --detector onnx:/tmp/m/minilm-rand --input /tmp/he.jsonl --device cuda --repeat 24 --rounds 3 \
+        --batch-sizes 32 --clients 4 2>&1 | tee -a $OUT/profile.txt
+fi
+if [ "$what" = final ]; then
+    [ -e /work/main ] || { mkdir -p /work && ln -s $PWD /work/main; }
+    detectors-test --test-threads 1 cuda_agrees --nocapture 2>&1 | tail -9 | tee $OUT/gpu-tests.log
+    attack_once "warm-up (compiles the transforms)" equimorph jaccard --max-scored 10
+    for m in minilm-rand base-rand; do
+        equimorph bench-detector --detector onnx:/tmp/m/$m --input /tmp/he.jsonl --device cuda --repeat 24 --rounds 3 \
+            --batch-sizes 32 --precisions fp32,fp16 --compare-cpu 2>&1 | tee -a $OUT/final.txt
+    done
+    if [ -x /tmp/bin/equimorph-old ]; then
+        rm -rf /tmp/m/minilm-old && mkdir /tmp/m/minilm-old && ln -s /tmp/m/minilm-rand/model.onnx /tmp/m/minilm-rand/tokenizer.json /tmp/m/minilm-old/
+        grep -v '^gpu_model' /tmp/m/minilm-rand/equimorph.toml > /tmp/m/minilm-old/equimorph.toml
+        attack_once "old build, cuda, batch 128" equimorph-old onnx:/tmp/m/minilm-old --device cuda --batch-size 128
+    fi
+    attack_once "this build, cuda defaults (4 in flight)" equimorph onnx:/tmp/m/minilm-rand --device cuda
+    attack_once "this build, cuda, 8 in flight" equimorph onnx:/tmp/m/minilm-rand --device cuda --tasks-in-flight 8
+    attack_once "this build, cuda, fp32 graph, 1 in flight" equimorph onnx:/tmp/m/minilm-rand --device cuda --precision fp32
+fi
+if [ "$what" = tune ]; then
+    # Tokenizer threads and tasks in flight for a whole attack; the default detector figures.
+    attack_once "warm-up (compiles the transforms)" equimorph jaccard --max-scored 10
+    for tt in 4 8 16; do
+        for inflight in 4 8; do
+            EQUIMORPH_TOKENIZER_THREADS=$tt attack_once "tokenizer threads $tt, $inflight in flight" equimorph \
+                onnx:/tmp/m/minilm-rand --device cuda --tasks-in-flight $inflight
+        done
+    done
+    for m in minilm-rand base-rand; do
+        equimorph bench-detector --detector onnx:/tmp/m/$m --input /tmp/he.jsonl --device cuda --repeat 24 --rounds 3 \
+            --batch-sizes 32 --compare-cpu 2>&1 | tee -a $OUT/attack.txt
+    done
+fi
 if [ "$what" = compare ]; then
     # The older build reads equimorph.toml strictly: a copy of the model without `gpu_model`.
     rm -rf /tmp/m/minilm-old && mkdir /tmp/m/minilm-old && ln -s /tmp/m/minilm-rand/model.onnx /tmp/m/minilm-rand/tokenizer.json /tmp/m/minilm-old/

@@ -16,7 +16,8 @@ pub struct BenchDetectorArgs {
     /// Programs to score: a task file or directory, as `attack` reads (default: the fixtures).
     #[arg(long, value_name = "PATH")]
     input: Option<PathBuf>,
-    /// Score the programs this many times over per round (a larger workload).
+    /// Score the programs this many times over per round (a larger workload; each copy ends
+    /// with a distinct comment, so it is tokenized like a new program).
     #[arg(long, default_value_t = 1, value_name = "N")]
     repeat: usize,
     /// minilm or onnx:PATH.
@@ -74,9 +75,16 @@ pub fn run(args: BenchDetectorArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| root.join("fixtures/tasks.jsonl"));
     let set = equimorph::task::load(&input, None)
         .with_context(|| format!("cannot read programs from {}", input.display()))?;
+    // Each copy is made distinct (a comment), so none comes from the token cache.
     let mut programs: Vec<String> = Vec::new();
-    for _ in 0..args.repeat.max(1) {
-        programs.extend(set.tasks.iter().map(|t| t.source.clone()));
+    for k in 0..args.repeat.max(1) {
+        programs.extend(set.tasks.iter().map(|t| {
+            if k == 0 {
+                t.source.clone()
+            } else {
+                format!("{}\n# copy {k}\n", t.source)
+            }
+        }));
     }
     if programs.is_empty() {
         bail!("{} holds no program", input.display());

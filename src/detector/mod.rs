@@ -231,8 +231,8 @@ impl Detector for Classic {
 pub type DetectorOptions = onnx::OnnxOptions;
 
 /// Parses a device list: `cpu`, `cuda` (device 0), `cuda:N` or `cuda:N,M,…` (one session per
-/// entry, batches spread over them; naming a GPU twice runs two sessions on it, which overlaps
-/// one session's host work with the other's kernels).
+/// GPU, batches spread over them). A GPU named twice is refused: two sessions on one H100 ran
+/// 30× slower than one (451 against 13,641 sequences/s, measured).
 pub fn parse_devices(spec: &str) -> Result<Vec<Device>, String> {
     match spec {
         "cpu" => Ok(vec![Device::Cpu]),
@@ -243,8 +243,8 @@ pub fn parse_devices(spec: &str) -> Result<Vec<Device>, String> {
                 let id: i32 = part.trim().parse().map_err(|_| {
                     format!("{d:?}: expected cuda:N or cuda:N,M,… with N a GPU index, not {part:?}")
                 })?;
-                if id < 0 {
-                    return Err(format!("{d:?}: GPU {id} is negative"));
+                if id < 0 || out.contains(&Device::Cuda(id)) {
+                    return Err(format!("{d:?}: GPU {id} is negative or named twice"));
                 }
                 out.push(Device::Cuda(id));
             }

@@ -329,7 +329,10 @@ impl OnnxDetector {
         }
     }
 
-    /// Tokenizes `texts` in parallel with `tokenizer` (`pairs`: each text after `anchor`).
+    /// Tokenizes `texts` with `tokenizer` (`anchor`: each text as the pair (anchor, text)), one
+    /// text per task on rayon's pool: every core can take one. (A separate pool of 4 threads
+    /// was measured slower: a whole attack on an H100 scored 1,900–2,400 candidates/s against
+    /// 2,800–3,200 this way, where a single thread tokenizes about 2,200 programs/s.)
     fn encode_all(
         &self,
         tokenizer: &Tokenizer,
@@ -337,16 +340,13 @@ impl OnnxDetector {
         anchor: Option<&str>,
     ) -> Result<Vec<Encoding>, DetectorError> {
         let t0 = Instant::now();
-        let out: Result<Vec<Encoding>, _> = match anchor {
-            None => texts
-                .par_iter()
-                .map(|t| tokenizer.encode_fast(*t, true))
-                .collect(),
-            Some(a) => texts
-                .par_iter()
-                .map(|t| tokenizer.encode_fast((a, *t), true))
-                .collect(),
-        };
+        let out: Result<Vec<Encoding>, _> = texts
+            .par_iter()
+            .map(|t| match anchor {
+                None => tokenizer.encode_fast(*t, true),
+                Some(a) => tokenizer.encode_fast((a, *t), true),
+            })
+            .collect();
         self.tokens
             .nanos
             .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -360,7 +360,7 @@ impl OnnxDetector {
             let cache = self.tokens.feeds.lock().unwrap_or_else(|p| p.into_inner());
             hashes.iter().map(|h| cache.get(h).cloned()).collect()
         };
-        let missing: Vec<usize> = (0..texts.len()).filter(|&i| out[i].is_none()).collect();
+        let missing = distinct_missing(&hashes, |i| out[i].is_none());
         if !missing.is_empty() {
             let wanted: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
             let encoded = self.encode_all(&self.tokenizer, &wanted, None)?;
@@ -368,10 +368,16 @@ impl OnnxDetector {
             if cache.len() + missing.len() > FEED_CACHE {
                 cache.clear();
             }
+            let mut fresh: HashMap<ProgramHash, Arc<Feed>> = HashMap::new();
             for (&i, e) in missing.iter().zip(&encoded) {
                 let f = Arc::new(Self::feed_of(e));
                 cache.insert(hashes[i], f.clone());
-                out[i] = Some(f);
+                fresh.insert(hashes[i], f);
+            }
+            for (slot, h) in out.iter_mut().zip(&hashes) {
+                if slot.is_none() {
+                    *slot = fresh.get(h).cloned();
+                }
             }
         }
         let feeds: Vec<Arc<Feed>> = out.into_iter().flatten().collect();
@@ -421,7 +427,8 @@ impl OnnxDetector {
     /// handed over a batch at a time, so tokenizing the next part overlaps the device's work.
     pub fn vectors(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, DetectorError> {
         let output = self.vector_output();
-        let part = batch_rows(&self.options, &self.model) * self.engine.devices();
+        // Parts of at least 256: each is tokenized in parallel while the device runs the last.
+        let part = (batch_rows(&self.options, &self.model) * self.engine.devices()).max(256);
         match &self.batcher {
             Some(b) if texts.len() > part => {
                 let t0 = Instant::now();
@@ -475,6 +482,14 @@ impl OnnxDetector {
             .unwrap_or(0.0)
             / sum
     }
+}
+
+/// Indices of the texts that `missing` says are not cached, each distinct text once.
+fn distinct_missing(hashes: &[ProgramHash], missing: impl Fn(usize) -> bool) -> Vec<usize> {
+    let mut seen = std::collections::HashSet::new();
+    (0..hashes.len())
+        .filter(|&i| missing(i) && seen.insert(hashes[i]))
+        .collect()
 }
 
 /// Rows per batch: the option, capped by the model's `max_batch`.
@@ -541,7 +556,7 @@ impl Detector for OnnxDetector {
             let counts = self.tokens.counts.lock().unwrap_or_else(|p| p.into_inner());
             hashes.iter().map(|h| counts.get(h).copied()).collect()
         };
-        let missing: Vec<usize> = (0..texts.len()).filter(|&i| out[i].is_none()).collect();
+        let missing = distinct_missing(&hashes, |i| out[i].is_none());
         if missing.is_empty() {
             return Ok(out);
         }
@@ -562,7 +577,11 @@ impl Detector for OnnxDetector {
             if e.len() <= window {
                 feeds.insert(hashes[i], Arc::new(Self::feed_of(e)));
             }
-            out[i] = Some(e.len());
+        }
+        for (slot, h) in out.iter_mut().zip(&hashes) {
+            if slot.is_none() {
+                *slot = counts.get(h).copied();
+            }
         }
         Ok(out)
     }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Attack benchmark on the fixtures with the default model: candidates/s end to end, oracle
-# checks per iteration with the lazy and the naive (--oracle-order all) oracle, the share of
-# wall time in the detector, and peak memory (GNU time). Prints one line per mode.
+# checks per iteration with the lazy and the naive (--oracle-order all) oracle, the split of task
+# time between transforms, detector and oracle, the detector's own split (tokenizer, session
+# runs, copies) and peak memory (GNU time). Prints one line per mode. Extra arguments go to
+# every attack (e.g. --device cuda --tasks-in-flight 8).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="$ROOT/target/release/equimorph"
@@ -18,10 +20,17 @@ d, order, peak_kb, wall = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.
 lines = [json.loads(l) for l in open(f"{d}/results.jsonl")]
 s = json.load(open(f"{d}/summary.json"))
 scored = sum(l["counts"]["scored"] for l in lines)
+sec = {k: sum(l["seconds"].get(k, 0.0) for l in lines) for k in ("transform", "detector", "oracle")}
+total = sum(sec.values()) or 1.0
+det = json.load(open(f"{d}/stats.json"))["detector"]
 checks = sum(l["counts"]["oracle_checked"] for l in lines)
 iters = sum(l["iterations"] for l in lines)
 print(f"{order:>4}: {scored} candidates in {wall:.1f} s = {scored / wall:.1f} candidates/s; "
       f"{checks / max(iters, 1):.2f} oracle checks per iteration; detector {100 * s['detector_share']:.1f} % of search time; "
       f"L = {s['mean_distance']:.4f} ± {s['std_distance']:.4f}; peak RSS {peak_kb / 1024:.0f} MiB")
+print(f"      task time: transforms {100 * sec['transform'] / total:.1f} %, detector {100 * sec['detector'] / total:.1f} %, "
+      f"oracle {100 * sec['oracle'] / total:.1f} %; detector: tokenizer {det.get('tokenize_seconds', 0):.1f} s, "
+      f"session runs {det['inference_seconds']:.1f} s, copies {det.get('copy_seconds', 0):.1f} s, "
+      f"{det['sequences']} sequences + {det.get('filler_rows', 0)} filler rows in {det['batches']} batches")
 PY
 done

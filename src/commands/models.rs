@@ -53,6 +53,11 @@ fn onnx_entry(spec: &str, path: &Path, cuda: bool) -> Entry {
         Ok(m) => {
             let complete =
                 m.file(&m.config.model).is_file() && m.file(&m.config.tokenizer).is_file();
+            let gpu_graph = m
+                .config
+                .gpu_model
+                .as_ref()
+                .is_some_and(|g| m.file(g).is_file());
             Entry {
                 spec: spec.into(),
                 kind: match m.config.kind {
@@ -63,17 +68,12 @@ fn onnx_entry(spec: &str, path: &Path, cuda: bool) -> Entry {
                 .into(),
                 window: Some(m.config.max_length),
                 devices,
-                gpu_graph: m.config.gpu_model.as_ref().is_some_and(|g| m.file(g).is_file()),
+                gpu_graph,
                 available: complete,
-                note: if complete {
-                    let fused = m.config.gpu_model.as_ref().is_some_and(|g| m.file(g).is_file());
-                    format!(
-                        "{}{}",
-                        m.config_file.display(),
-                        if fused { " (+ fused fp16 GPU graph)" } else { "" }
-                    )
-                } else {
-                    format!("{}: model or tokenizer file missing", m.dir.display())
+                note: match (complete, gpu_graph) {
+                    (true, true) => format!("{} (+ fused fp16 GPU graph)", m.config_file.display()),
+                    (true, false) => m.config_file.display().to_string(),
+                    (false, _) => format!("{}: model or tokenizer file missing", m.dir.display()),
                 },
             }
         }

@@ -156,18 +156,16 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     if transforms.is_empty() {
         bail!("no transforms selected");
     }
-    let detector = match &args.detector {
-        Some(spec) => Some(
-            DetectorArgs {
-                detector: spec.clone(),
-                device: args.device.clone(),
-                threads: None,
-                batch_size: args.batch_size,
-                precision: PrecisionArg::Auto,
-                batch_shapes: None,
-            }
-            .open()?,
-        ),
+    let detector_args = args.detector.as_ref().map(|spec| DetectorArgs {
+        detector: spec.clone(),
+        device: args.device.clone(),
+        threads: None,
+        batch_size: args.batch_size,
+        precision: PrecisionArg::Auto,
+        batch_shapes: None,
+    });
+    let detector = match &detector_args {
+        Some(d) => Some(d.open()?),
         None => None,
     };
     let oracle = args.oracle.oracle()?;
@@ -195,8 +193,11 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     };
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);
-    match &args.detector {
-        Some(spec) => detector_settings(&mut settings, spec),
+    match &detector_args {
+        Some(d) => {
+            detector_settings(&mut settings, &d.detector);
+            d.record(&mut settings)?;
+        }
         None => {
             settings.set("detector", NOT_SET);
         }

@@ -177,6 +177,36 @@ fn a_model_without_a_fused_graph_refuses_fp16_and_runs_fp32_under_auto() {
 }
 
 #[test]
+fn a_named_but_missing_gpu_graph_is_reported_and_not_counted_as_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = model("tiny-embedding");
+    for f in ["equimorph.toml", "model.onnx", "tokenizer.json"] {
+        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
+    }
+    let spec = |p: &Path| format!("onnx:{}", p.display());
+    assert!(equimorph::detector::has_gpu_graph(&spec(&src)));
+    assert!(!equimorph::detector::has_gpu_graph(&spec(dir.path())));
+    let err = OnnxDetector::open(
+        dir.path(),
+        OnnxOptions {
+            precision: Precision::Fp16,
+            ..cpu(1)
+        },
+    )
+    .err()
+    .expect("fp16 without its file")
+    .to_string();
+    assert!(
+        err.contains("model_gpu.onnx") && err.contains("missing"),
+        "{err}"
+    );
+    // The fp32 graph still runs.
+    let det = OnnxDetector::open(dir.path(), cpu(1)).unwrap();
+    assert_eq!(det.graph(), "model.onnx");
+    assert_eq!(det.batch_shapes(), BatchShapes::Exact);
+}
+
+#[test]
 fn fixed_shapes_give_a_sequence_the_same_vector_in_any_company_and_from_any_caller() {
     let programs = programs();
     let texts: Vec<&str> = programs.iter().map(String::as_str).collect();

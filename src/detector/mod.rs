@@ -265,11 +265,16 @@ pub fn model_path(spec: &str) -> Option<PathBuf> {
     }
 }
 
-/// Whether the model that `spec` names has a fused GPU graph (`gpu_model`).
+/// Whether the model that `spec` names has a fused GPU graph (`gpu_model`, present on disk).
 pub fn has_gpu_graph(spec: &str) -> bool {
     model_path(spec)
         .and_then(|p| model::ModelDir::open(&p).ok())
-        .is_some_and(|m| m.config.gpu_model.is_some())
+        .is_some_and(|m| {
+            m.config
+                .gpu_model
+                .as_ref()
+                .is_some_and(|g| m.file(g).is_file())
+        })
 }
 
 /// Builds the detector named by `spec`: `minilm` (default model), `minilm-int8`, `onnx:PATH`

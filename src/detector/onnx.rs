@@ -200,20 +200,7 @@ impl OnnxDetector {
                 ..Default::default()
             }))
             .map_err(tokenizer_error(&tok_path))?;
-        let graph =
-            match (options.precision, &cfg.gpu_model) {
-                (Precision::Fp32, _) | (Precision::Auto, None) => cfg.model.clone(),
-                (Precision::Auto, Some(g)) if options.on_gpu() => g.clone(),
-                (Precision::Auto, Some(_)) => cfg.model.clone(),
-                (Precision::Fp16, Some(g)) => g.clone(),
-                (Precision::Fp16, None) => return Err(DetectorError::Model {
-                    path: model.config_file.clone(),
-                    message:
-                        "--precision fp16 needs a fused fp16 graph (`gpu_model` in equimorph.toml; \
-                              models/export.py --gpu writes one)"
-                            .into(),
-                }),
-            };
+        let graph = graph_to_run(&model, &options)?;
         if options.devices.is_empty() {
             return Err(DetectorError::Device("no device given".into()));
         }
@@ -318,7 +305,7 @@ impl OnnxDetector {
     /// The batch layout in use.
     pub fn batch_shapes(&self) -> BatchShapes {
         self.options
-            .batch_shapes(self.model.config.gpu_model.is_some())
+            .batch_shapes(self.graph != self.model.config.model)
     }
 
     fn feed_of(e: &Encoding) -> Feed {
@@ -490,6 +477,35 @@ fn distinct_missing(hashes: &[ProgramHash], missing: impl Fn(usize) -> bool) -> 
     (0..hashes.len())
         .filter(|&i| missing(i) && seen.insert(hashes[i]))
         .collect()
+}
+
+/// The graph file that `options` run: the fused fp16 graph for `--precision fp16`, and for
+/// `auto` on CUDA when the model has one (a named but missing one falls back to fp32, with a
+/// warning); the fp32 graph otherwise.
+fn graph_to_run(model: &ModelDir, options: &OnnxOptions) -> Result<String, DetectorError> {
+    let cfg = &model.config;
+    match (options.precision, &cfg.gpu_model) {
+        (Precision::Fp16, Some(g)) => Ok(g.clone()),
+        (Precision::Fp16, None) => Err(DetectorError::Model {
+            path: model.config_file.clone(),
+            message: "--precision fp16 needs a fused fp16 graph (`gpu_model` in equimorph.toml; \
+                      models/export.py --gpu writes one)"
+                .into(),
+        }),
+        (Precision::Auto, Some(g)) if options.on_gpu() => {
+            if model.file(g).is_file() {
+                Ok(g.clone())
+            } else {
+                tracing::warn!(
+                    "{}: the fused GPU graph {g} is missing, so the fp32 graph runs \
+                     (models/export.py --gpu writes it)",
+                    model.config_file.display()
+                );
+                Ok(cfg.model.clone())
+            }
+        }
+        _ => Ok(cfg.model.clone()),
+    }
 }
 
 /// Rows per batch: the option, capped by the model's `max_batch`.

@@ -110,13 +110,10 @@ if [ "$what" = final ]; then
     attack_once "this build, cuda, fp32 graph, 1 in flight" equimorph onnx:/tmp/m/minilm-rand --device cuda --precision fp32
 fi
 if [ "$what" = tune ]; then
-    # Tokenizer threads and tasks in flight for a whole attack; the default detector figures.
+    # Tasks in flight for a whole attack; the default detector figures.
     attack_once "warm-up (compiles the transforms)" equimorph jaccard --max-scored 10
-    for tt in 4 8 16; do
-        for inflight in 4 8; do
-            EQUIMORPH_TOKENIZER_THREADS=$tt attack_once "tokenizer threads $tt, $inflight in flight" equimorph \
-                onnx:/tmp/m/minilm-rand --device cuda --tasks-in-flight $inflight
-        done
+    for inflight in 4 8 12; do
+        attack_once "$inflight in flight" equimorph onnx:/tmp/m/minilm-rand --device cuda --tasks-in-flight $inflight
     done
     for m in minilm-rand base-rand; do
         equimorph bench-detector --detector onnx:/tmp/m/$m --input /tmp/he.jsonl --device cuda --repeat 24 --rounds 3 \

@@ -256,7 +256,7 @@ def np_forward(cfg, W, arch, ids, mask, types, pooling):
 
 
 def check_feed(cfg, with_token_types):
-    """A small batch with right padding (equimorph's layout), seeded."""
+    """A small batch, right-padded as the detector feeds it, seeded."""
     rng = np.random.default_rng(0)
     ids = rng.integers(3, min(cfg["vocab_size"], 1000), size=(3, 19)).astype(np.int64)
     mask = np.ones_like(ids)

@@ -10,7 +10,6 @@ use equimorph::detector::engine::BatchShapes;
 use equimorph::detector::model::{environment, models_dir};
 use equimorph::detector::onnx::{OnnxDetector, OnnxOptions, Precision};
 use equimorph::detector::{Detector, Device};
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -26,12 +25,7 @@ fn model(name: &str) -> PathBuf {
 }
 
 fn cpu(batch_size: usize) -> OnnxOptions {
-    OnnxOptions {
-        devices: vec![Device::Cpu],
-        threads: 2,
-        batch_size,
-        ..OnnxOptions::default()
-    }
+    common::cpu_options(batch_size)
 }
 
 fn programs() -> Vec<String> {
@@ -266,19 +260,6 @@ fn two_sessions_share_the_batches_and_give_the_vectors_of_one() {
     assert!(equimorph::detector::parse_devices("tpu").is_err());
 }
 
-fn result_lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| {
-            let mut v: Value = serde_json::from_str(l).expect("whole lines");
-            // Timings are the only thing allowed to differ.
-            v.as_object_mut().unwrap().remove("seconds");
-            v
-        })
-        .collect()
-}
-
 /// The fixture tasks plus three that never reach the search: a failing original, an
 /// unparseable one and one that never ends.
 fn tasks_with_bad_ones(dir: &Path) -> PathBuf {
@@ -333,7 +314,7 @@ fn an_attack_with_four_tasks_in_flight_matches_one_in_flight_even_interrupted_an
     let one = dir.path().join("one");
     let o = shared_attack(&tasks, &one, 1).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let sequential = result_lines(&one.join("results.jsonl"));
+    let sequential = common::timeless_lines(one.join("results.jsonl"));
     assert_eq!(sequential.len(), 17);
     let skipped: Vec<&str> = sequential
         .iter()
@@ -345,7 +326,10 @@ fn an_attack_with_four_tasks_in_flight_matches_one_in_flight_even_interrupted_an
     let four = dir.path().join("four");
     let o = shared_attack(&tasks, &four, 4).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(result_lines(&four.join("results.jsonl")), sequential);
+    assert_eq!(
+        common::timeless_lines(four.join("results.jsonl")),
+        sequential
+    );
 
     // Interrupted after two results, then resumed: the same lines, in the same order.
     let cut = dir.path().join("cut");
@@ -356,7 +340,7 @@ fn an_attack_with_four_tasks_in_flight_matches_one_in_flight_even_interrupted_an
         .spawn()
         .unwrap();
     let start = Instant::now();
-    while result_lines(&results).len() < 2 {
+    while !results.exists() || common::timeless_lines(&results).len() < 2 {
         assert!(start.elapsed() < Duration::from_secs(120), "no progress");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -369,7 +353,7 @@ fn an_attack_with_four_tasks_in_flight_matches_one_in_flight_even_interrupted_an
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let partial = result_lines(&results);
+    let partial = common::timeless_lines(&results);
     assert!(partial.len() < sequential.len(), "stopped early");
     assert_eq!(
         &sequential[..partial.len()],
@@ -378,5 +362,5 @@ fn an_attack_with_four_tasks_in_flight_matches_one_in_flight_even_interrupted_an
     );
     let o = shared_attack(&tasks, &cut, 4).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(result_lines(&results), sequential);
+    assert_eq!(common::timeless_lines(&results), sequential);
 }

@@ -18,12 +18,7 @@ fn models() -> PathBuf {
 }
 
 fn opts(batch_size: usize) -> OnnxOptions {
-    OnnxOptions {
-        devices: vec![Device::Cpu],
-        threads: 2,
-        batch_size,
-        ..OnnxOptions::default()
-    }
+    common::cpu_options(batch_size)
 }
 
 fn programs() -> Vec<String> {

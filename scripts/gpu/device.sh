@@ -136,26 +136,13 @@ fi
 if [ "$what" = attack ] || [ "$what" = all ]; then
     # precision, batch layout, tasks in flight, batch size
     for mode in "fp32 exact 1 128" "fp16 fixed 1 32" "fp16 fixed 4 32" "fp16 fixed 6 32" "fp16 fixed 4 64" "fp16 fixed 8 32"; do
-        set -- $mode; dir=/tmp/att-$1-$2-$3-$4; rm -rf $dir
-        t0=$(date +%s.%N)
-        equimorph attack fixtures/tasks.jsonl --detector onnx:/tmp/m/minilm-rand --device cuda --precision $1 \
-            --batch-shapes $2 --tasks-in-flight $3 --batch-size $4 --iterations 10 --beam 5 --threshold 0.5 --out $dir --quiet > $dir.log 2>&1
-        t1=$(date +%s.%N)
-        python3 - "$dir" "$mode" "$t0" "$t1" <<'PY' | tee -a $OUT/attack.txt
-import json, sys
-d, mode, t0, t1 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
-lines = [json.loads(l) for l in open(f"{d}/results.jsonl")]
-scored = sum(l.get("counts", {}).get("scored", 0) for l in lines)
-sec = {k: sum(l.get("seconds", {}).get(k, 0.0) for l in lines) for k in ("transform", "detector", "oracle")}
-tot = sum(sec.values()) or 1.0
-print(json.dumps({"mode": mode, "tasks": len(lines), "scored": scored, "wall_s": round(t1 - t0, 2),
-                  "candidates_per_s": round(scored / (t1 - t0), 1),
-                  "stage_share": {k: round(v / tot, 3) for k, v in sec.items()}}))
-PY
+        set -- $mode
+        attack_once "$mode" equimorph onnx:/tmp/m/minilm-rand --device cuda --precision $1 --batch-shapes $2 \
+            --tasks-in-flight $3 --batch-size $4
     done
     strip() { python3 -c "import json,sys; [print(json.dumps({k: v for k, v in json.loads(l).items() if k not in ('seconds',)}, sort_keys=True)) for l in open(sys.argv[1])]" "$1"; }
-    for n in 4-32 6-32 8-32; do
-        if cmp -s <(strip /tmp/att-fp16-fixed-1-32/results.jsonl) <(strip /tmp/att-fp16-fixed-$n/results.jsonl); then
+    for n in 4_32 6_32 8_32; do
+        if cmp -s <(strip /tmp/att-fp16_fixed_1_32/results.jsonl) <(strip /tmp/att-fp16_fixed_$n/results.jsonl); then
             echo "results (timings aside) identical with 1 and $n (tasks in flight-batch) " | tee -a $OUT/attack.txt
         else
             echo "results DIFFER between 1 and $n (tasks in flight-batch)" | tee -a $OUT/attack.txt

@@ -267,3 +267,14 @@ pub fn timeless_lines(path: impl AsRef<Path>) -> Vec<serde_json::Value> {
         })
         .collect()
 }
+
+/// Options for an ONNX detector on the CPU with 2 threads (this machine's cores) and
+/// `batch_size` sequences per call; everything else as by default.
+pub fn cpu_options(batch_size: usize) -> equimorph::detector::onnx::OnnxOptions {
+    equimorph::detector::onnx::OnnxOptions {
+        devices: vec![equimorph::detector::Device::Cpu],
+        threads: 2,
+        batch_size,
+        ..Default::default()
+    }
+}

@@ -353,7 +353,7 @@ fn greedy_random_and_budgets_behave_as_documented() {
             );
         }
         let capped = run(SearchConfig {
-            max_scored: Some(5),
+            max_queries: Some(5),
             ..SearchConfig::default()
         });
         assert!(capped.counts.scored <= 5, "{:?}", capped.counts);

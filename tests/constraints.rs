@@ -1,5 +1,6 @@
-//! Constraints applied before scoring (`--max-growth`, `--window`): they reject what they
-//! should, every rejection is counted, and the counts add up.
+//! Constraints applied before scoring (`--max-growth`, `--window`, on by default): they reject
+//! what they should, every rejection is counted, the counts add up, and `--no-window` restores
+//! scoring everything.
 
 mod common;
 
@@ -33,8 +34,9 @@ fn run(
 
 #[test]
 fn constraints_reject_before_scoring_and_the_counts_add_up() {
-    let (_free_dir, free, free_summary) = run(&[]);
-    let (_dir, limited, summary) = run(&["--max-growth", "1.0", "--window"]);
+    // The beam scores every unique candidate that meets the constraints.
+    let (_free_dir, free, free_summary) = run(&["--search", "beam", "--no-window"]);
+    let (_dir, limited, summary) = run(&["--search", "beam", "--max-growth", "1.0", "--window"]);
     for l in free.iter().filter(|l| l.status == Status::Ok) {
         assert_eq!(
             l.counts.unique, l.counts.scored,
@@ -61,8 +63,9 @@ fn constraints_reject_before_scoring_and_the_counts_add_up() {
         let g = l.growth.unwrap();
         assert!(g <= 1.0 + 1e-9, "{}: winner grew {g}", l.id);
         if l.truncated == Some(true) {
-            // Only an original already longer than the window can be a truncated winner.
-            assert!(l.transforms.is_empty(), "{}", l.id);
+            // Only where the original is already longer than the window (the rule is waived)
+            // can a winner be truncated.
+            assert!(l.window_waived, "{}", l.id);
         }
     }
     assert!(
@@ -84,4 +87,66 @@ fn constraints_reject_before_scoring_and_the_counts_add_up() {
     );
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--max-growth must be a positive"));
+}
+
+#[test]
+fn the_window_is_on_by_default_and_waived_only_for_originals_longer_than_it() {
+    // The tiny model's window is small (it reads 128 tokens), so most fixtures' rewrites, and
+    // some originals, are longer than it.
+    let window = 128;
+    let (_d, tasks) = common::fixture_subset(12);
+    let lines_of = |extra: &[&str]| {
+        let out = tempfile::tempdir().unwrap();
+        let mut args = vec!["--beam", "2", "--threshold", "0.5", "--search", "beam"];
+        args.extend_from_slice(extra);
+        let o = common::attack_command(&tasks, out.path(), &tiny_spec(), 2, &args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let run: serde_json::Value =
+            serde_json::from_str(&common::read(out.path().join("run.json"))).unwrap();
+        let report = common::read(out.path().join("report.md"));
+        (
+            results::read(&out.path().join("results.jsonl")).unwrap(),
+            run,
+            report,
+        )
+    };
+    let (default, run, report) = lines_of(&[]);
+    assert_eq!(run["settings"]["window"], "true", "{run}");
+    assert!(report.contains("Constraints: window"), "{report}");
+    let ok: Vec<_> = default.iter().filter(|l| l.status == Status::Ok).collect();
+    let (mut waived, mut kept) = (0, 0);
+    for l in &ok {
+        if l.window_waived {
+            waived += 1;
+            assert_eq!(l.counts.rejected_window, 0, "{}", l.id);
+        } else {
+            kept += 1;
+            assert_eq!(
+                l.truncated,
+                Some(false),
+                "{}: a winner longer than the window",
+                l.id
+            );
+        }
+    }
+    assert!(
+        kept > 0 && waived > 0,
+        "kept {kept}, waived {waived}: pick other fixtures"
+    );
+    assert!(ok.iter().map(|l| l.counts.rejected_window).sum::<u64>() > 0);
+    // --no-window: nothing rejected, so some winner is longer than the window again.
+    let (free, run, report) = lines_of(&["--no-window"]);
+    assert_eq!(run["settings"]["window"], "false");
+    assert!(report.contains("Constraints: none"), "{report}");
+    let free: Vec<_> = free.iter().filter(|l| l.status == Status::Ok).collect();
+    assert!(free
+        .iter()
+        .all(|l| l.counts.rejected_window == 0 && !l.window_waived));
+    assert!(
+        free.iter()
+            .any(|l| l.truncated == Some(true) && !l.transforms.is_empty()),
+        "with --no-window some rewrite outgrows the {window}-token window"
+    );
 }

@@ -95,7 +95,7 @@ fi
 if [ "$what" = final ]; then
     [ -e /work/main ] || { mkdir -p /work && ln -s $PWD /work/main; }
     detectors-test --test-threads 1 cuda_agrees --nocapture 2>&1 | tail -9 | tee $OUT/gpu-tests.log
-    attack_once "warm-up (compiles the transforms)" equimorph jaccard --max-scored 10
+    attack_once "warm-up (compiles the transforms)" equimorph jaccard --max-queries 10
     for m in minilm-rand base-rand; do
         equimorph bench-detector --detector onnx:/tmp/m/$m --input /tmp/he.jsonl --device cuda --repeat 24 --rounds 3 \
             --batch-sizes 32 --precisions fp32,fp16 --compare-cpu 2>&1 | tee -a $OUT/final.txt
@@ -111,7 +111,7 @@ if [ "$what" = final ]; then
 fi
 if [ "$what" = tune ]; then
     # Tasks in flight for a whole attack; the default detector figures.
-    attack_once "warm-up (compiles the transforms)" equimorph jaccard --max-scored 10
+    attack_once "warm-up (compiles the transforms)" equimorph jaccard --max-queries 10
     for inflight in 4 8 12; do
         attack_once "$inflight in flight" equimorph onnx:/tmp/m/minilm-rand --device cuda --tasks-in-flight $inflight
     done

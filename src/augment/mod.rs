@@ -15,8 +15,8 @@ use crate::detector::{CloneType, Detector};
 use crate::oracle::{Oracle, Reference};
 use crate::program::{classify, Candidate, Classified, ProgramHash, Step};
 use crate::search::{
-    add_errors, count_error, derive_seed, OracleOrder, SearchConfig, Searcher, StageSeconds,
-    TransformErrors,
+    add_errors, count_error, derive_seed, Constraints, OracleOrder, SearchConfig, Searcher,
+    StageSeconds, TransformErrors,
 };
 use crate::task::Task;
 use crate::transform::LoadedTransform;
@@ -46,6 +46,10 @@ pub struct AugmentConfig {
     pub attempts: usize,
     /// Whether variants are checked by the oracle (false: `--unverified`).
     pub verify: bool,
+    /// The `hard` search does not score rewrites longer than the detector's window (waived
+    /// for originals longer than it).
+    #[serde(default)]
+    pub window: bool,
 }
 
 impl Default for AugmentConfig {
@@ -59,6 +63,7 @@ impl Default for AugmentConfig {
             beam: 5,
             attempts: 8,
             verify: true,
+            window: true,
         }
     }
 }
@@ -284,6 +289,10 @@ impl<'a> Augmenter<'a> {
             iterations: self.config.max_steps,
             seed: self.config.seed,
             oracle_order: OracleOrder::Lazy,
+            constraints: Constraints {
+                max_growth: None,
+                window: self.config.window,
+            },
             ..SearchConfig::default()
         };
         let searcher = Searcher::new(self.transforms, detector, self.oracle, config);

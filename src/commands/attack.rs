@@ -2,7 +2,8 @@
 
 use super::common::{
     detector_settings, interrupt_flag, load_tasks, progress, stop_point, task_settings,
-    transform_settings, DetectorArgs, OracleOptions, TransformOptions, INTERRUPTED, NOTHING_USABLE,
+    transform_settings, DetectorArgs, OracleOptions, TransformOptions, WindowArgs, INTERRUPTED,
+    NOTHING_USABLE,
 };
 use anyhow::{bail, Result};
 use clap::Args;
@@ -36,24 +37,37 @@ pub struct AttackArgs {
     /// Input format (default: guessed from the path).
     #[arg(long, value_enum)]
     pub(super) format: Option<TaskFormat>,
-    /// beam (Algorithm 1), greedy (beam 1) or random (a random walk).
-    #[arg(long = "search", value_enum, default_value = "beam")]
+    /// guided (the default: a beam that scores only the candidates a bandit over transforms
+    /// predicts to pay), beam (Algorithm 1: every candidate scored), greedy (beam 1) or random
+    /// (a random walk).
+    #[arg(long = "search", value_enum, default_value = "guided")]
     pub(super) strategy: Strategy,
     /// Beam width B.
     #[arg(long, default_value_t = 5)]
     pub(super) beam: usize,
-    /// Iterations N.
-    #[arg(long, default_value_t = 10)]
-    pub(super) iterations: usize,
+    /// Iterations N (default: 10 for beam, greedy and random; 30 for guided, which usually
+    /// stops earlier, see --patience).
+    #[arg(long)]
+    pub(super) iterations: Option<usize>,
+    /// Guided search: candidates the detector scores per iteration after the first, which
+    /// scores every transform once (default 3 × beam).
+    #[arg(long, value_name = "K")]
+    pub(super) queries_per_iteration: Option<usize>,
+    /// Stop a task once its best M has not improved for this many iterations (default: 4 for
+    /// guided, never for the others).
+    #[arg(long, value_name = "ITERATIONS")]
+    pub(super) patience: Option<usize>,
     /// Run seed (every transform seed derives from it).
     #[arg(long, default_value_t = 0)]
     pub(super) seed: u64,
     /// lazy: oracle in distance order until B pass; all: oracle on every candidate (Algorithm 1 as written).
     #[arg(long, value_enum, default_value = "lazy")]
     pub(super) oracle_order: OracleOrder,
-    /// Stop a task after scoring this many candidates.
-    #[arg(long)]
-    pub(super) max_scored: Option<usize>,
+    /// A hard ceiling on detector queries per task: the search never scores more candidates
+    /// than this for one task (it stops, or scores only part of an iteration, when it reaches
+    /// it).
+    #[arg(long, alias = "max-scored", value_name = "N")]
+    pub(super) max_queries: Option<usize>,
     /// Stop a task after this many oracle checks.
     #[arg(long)]
     pub(super) max_oracle: Option<usize>,
@@ -71,10 +85,8 @@ pub struct AttackArgs {
     /// Reject (before scoring) candidates with more than F times the original's tokens.
     #[arg(long, value_name = "F")]
     pub(super) max_growth: Option<f64>,
-    /// Reject (before scoring) candidates longer than the detector's window, which it would
-    /// truncate (an attack could otherwise win by pushing code out of the model's sight).
-    #[arg(long)]
-    pub(super) window: bool,
+    #[command(flatten)]
+    pub(super) window: WindowArgs,
     /// Attack only shard I of N (0 ≤ I < N; a stable split by task id); `equimorph merge`
     /// combines the shard directories into one run.
     #[arg(long, value_name = "I/N")]
@@ -114,9 +126,23 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     // Before any work: a signal while loading or calibrating stops the run as cleanly as one
     // during the tasks.
     let stop = interrupt_flag()?;
-    if args.beam == 0 || args.iterations == 0 {
+    let iterations = args.iterations.unwrap_or(match args.strategy {
+        Strategy::Guided => 30,
+        _ => 10,
+    });
+    if args.beam == 0 || iterations == 0 {
         bail!("--beam and --iterations must be at least 1");
     }
+    if args.queries_per_iteration == Some(0) || args.patience == Some(0) {
+        bail!("--queries-per-iteration and --patience must be at least 1");
+    }
+    if args.max_queries == Some(0) {
+        bail!("--max-queries must be at least 1");
+    }
+    let patience = args
+        .patience
+        .or((args.strategy == Strategy::Guided).then_some(4));
+    let window = args.window.enabled();
     if args
         .time_per_task
         .is_some_and(|t| !(t > 0.0 && t.is_finite()))
@@ -151,19 +177,21 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     settings
         .set("search", format!("{:?}", args.strategy).to_lowercase())
         .set("beam", beam)
-        .set("iterations", args.iterations)
+        .set("iterations", iterations)
         .set("seed", args.seed)
         .set(
             "oracle order",
             format!("{:?}", args.oracle_order).to_lowercase(),
         )
-        .set_opt("max scored", args.max_scored)
+        .set_opt("max queries", args.max_queries)
+        .set_opt("queries per iteration", args.queries_per_iteration)
+        .set_opt("patience", patience)
         .set_opt("max oracle", args.max_oracle)
         .set_opt("time per task", args.time_per_task)
         .set_opt("stop below", args.stop_below)
         .set("threshold", args.threshold)
         .set_opt("max growth", args.max_growth)
-        .set("window", args.window)
+        .set("window", window)
         .set("keep verified", args.keep_verified)
         .set_opt("shard", args.shard);
     let (run_dir, opened) = RunDir::open(&args.out, JobKind::Attack, settings, args.force_new)?;
@@ -198,14 +226,19 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     } else {
         None
     };
+    let constraints = Constraints {
+        max_growth: args.max_growth,
+        window,
+    };
     let run_info = RunInfo {
         detector: detector.name().to_string(),
         threshold: threshold.value,
         threshold_source: threshold.source.clone(),
         strategy: format!("{:?}", args.strategy).to_lowercase(),
         beam,
-        iterations: args.iterations,
+        iterations,
         seed: args.seed,
+        constraints: equimorph::report::constraints_label(&constraints, detector.window()),
         transforms: transforms.names(),
         tasks: args.tasks.display().to_string(),
         shard: args.shard.map(|s| s.to_string()),
@@ -231,17 +264,16 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let config = SearchConfig {
         strategy: args.strategy,
         beam: args.beam,
-        iterations: args.iterations,
+        iterations,
         seed: args.seed,
         oracle_order: args.oracle_order,
-        max_scored: args.max_scored,
+        max_queries: args.max_queries,
         max_oracle: args.max_oracle,
         time_per_task: args.time_per_task.map(Duration::from_secs_f64),
         stop_below: args.stop_below,
-        constraints: Constraints {
-            max_growth: args.max_growth,
-            window: args.window,
-        },
+        constraints,
+        per_iteration: args.queries_per_iteration,
+        patience,
     };
     let searcher = Searcher::new(&list, detector.as_ref(), &oracle, config);
     let start = Instant::now();

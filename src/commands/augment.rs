@@ -2,8 +2,8 @@
 
 use super::common::{
     detector_settings, interrupt_flag, load_tasks_with, progress, stop_point, task_settings,
-    transform_settings, DetectorArgs, OracleOptions, PrecisionArg, TransformOptions, INTERRUPTED,
-    NOTHING_USABLE,
+    transform_settings, DetectorArgs, OracleOptions, PrecisionArg, TransformOptions, WindowArgs,
+    INTERRUPTED, NOTHING_USABLE,
 };
 use anyhow::{bail, Result};
 use clap::Args;
@@ -60,6 +60,8 @@ pub struct AugmentArgs {
     /// search's verified pool), then fill up with random compositions.
     #[arg(long, requires = "detector")]
     pub(super) hard: bool,
+    #[command(flatten)]
+    pub(super) window: WindowArgs,
     /// Beam width of the --hard search.
     #[arg(long, default_value_t = 5)]
     pub(super) beam: usize,
@@ -179,6 +181,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         beam: args.beam.max(1),
         attempts: args.attempts.max(1),
         verify: !args.unverified,
+        window: args.window.enabled(),
     };
     let run_info = AugmentRun {
         kind: "augment".into(),
@@ -214,6 +217,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         .set("seed", config.seed)
         .set("hard", config.hard)
         .set("beam", config.beam)
+        .set("window", config.hard && config.window)
         .set("attempts", config.attempts)
         .set("verified", config.verify)
         .set("format", format!("{:?}", args.format).to_lowercase())

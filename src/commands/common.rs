@@ -678,3 +678,24 @@ pub fn resolve_threshold(
         }
     }
 }
+
+/// `--window` / `--no-window`: whether candidates the detector would truncate are scored.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct WindowArgs {
+    /// Do not score rewrites longer than the detector's window, which it would truncate (an
+    /// attack could otherwise win by pushing code out of the model's sight). On by default;
+    /// waived for a task whose original is itself longer than the window.
+    #[arg(long, overrides_with = "no_window")]
+    pub window: bool,
+    /// Score rewrites the detector would truncate too (winners may then be longer than the
+    /// model can see).
+    #[arg(long, overrides_with = "window")]
+    pub no_window: bool,
+}
+
+impl WindowArgs {
+    /// Whether the window rule is on (the last of the two flags given wins).
+    pub fn enabled(&self) -> bool {
+        self.window || !self.no_window
+    }
+}

@@ -2,7 +2,7 @@
 
 use super::common::{
     detector_settings, interrupt_flag, load_tasks, progress, stop_point, task_settings,
-    DetectorArgs, OracleOptions, SandboxOptions, INTERRUPTED, NOTHING_USABLE,
+    DetectorArgs, OracleOptions, SandboxOptions, WindowArgs, INTERRUPTED, NOTHING_USABLE,
 };
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -60,6 +60,8 @@ pub struct SelectArgs {
     /// Start over in --out even if it holds another run (its outputs are removed first).
     #[arg(long)]
     pub(super) force_new: bool,
+    #[command(flatten)]
+    pub(super) window: WindowArgs,
     #[command(flatten)]
     pub(super) detector: DetectorArgs,
     #[command(flatten)]
@@ -125,6 +127,7 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
         .set("seed", args.seed)
         .set_opt("limit", args.limit)
         .set_opt("max broken", args.max_broken)
+        .set("window", args.window.enabled())
         .set_opt("shard", args.shard);
     let (run_dir, _) = RunDir::open(&args.out, JobKind::Select, settings, args.force_new)?;
     let detector = args.detector.open()?;
@@ -165,6 +168,7 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
         detector: detector.as_ref(),
         oracle: &oracle,
         seed: args.seed,
+        window: args.window.enabled(),
     };
     stop_point(&stop, "loading the candidates", "no task was evaluated")?;
     let mut sink = SelectSink {

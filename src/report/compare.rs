@@ -34,7 +34,13 @@ pub struct Comparison {
     pub cells: BTreeMap<(String, String), Cell>,
     /// Runs that landed on a (row, column) another run already filled.
     pub duplicates: Vec<String>,
+    /// Each run's anytime curve (see [`Summary::anytime`]), labelled like its column (and its
+    /// detector when the runs use more than one).
+    pub anytime: Vec<(String, Vec<(u64, f64)>)>,
 }
+
+/// Query budgets at which the Markdown table reads the anytime curves.
+const BUDGETS: [u64; 6] = [50, 100, 200, 400, 800, 1600];
 
 /// A short label for a run's transform set.
 pub fn transform_set_label(transforms: &[String]) -> String {
@@ -72,7 +78,84 @@ pub fn compare(runs: &[(String, Summary)]) -> Comparison {
         }
     }
     c.rows = rows.into_iter().collect();
+    let several = c.rows.len() > 1;
+    c.anytime = runs
+        .iter()
+        .filter(|(_, s)| !s.anytime.is_empty())
+        .map(|(label, s)| {
+            let name = if several {
+                format!("{label} · {}", s.run.detector)
+            } else {
+                label.clone()
+            };
+            (name, s.anytime.clone())
+        })
+        .collect();
     c
+}
+
+/// The mean best L of `curve` within `q` queries per task (the last point at or below q).
+fn within(curve: &[(u64, f64)], q: u64) -> Option<f64> {
+    curve
+        .iter()
+        .take_while(|(x, _)| *x <= q)
+        .last()
+        .map(|(_, l)| *l)
+}
+
+/// Colours of the anytime curves, in run order.
+const COLOURS: [&str; 8] = [
+    "#c0392b", "#2471a3", "#239b56", "#b7950b", "#7d3c98", "#ca6f1e", "#17a589", "#566573",
+];
+
+/// One SVG chart with every run's anytime curve.
+fn anytime_svg(curves: &[(String, Vec<(u64, f64)>)], esc: &dyn Fn(&str) -> String) -> String {
+    let (w, h, pad) = (640.0, 300.0, 40.0);
+    let qmax = curves
+        .iter()
+        .filter_map(|(_, c)| c.last().map(|p| p.0))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let lmax = curves
+        .iter()
+        .flat_map(|(_, c)| c.iter().map(|p| p.1))
+        .fold(0.0f64, f64::max)
+        .max(1e-6);
+    let mut o = format!(
+        "<h2>Anytime curves</h2><svg id=\"anytime\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" \
+         xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"11\">\
+         <line x1=\"{pad}\" y1=\"{y0}\" x2=\"{x1}\" y2=\"{y0}\" stroke=\"#888\"/>\
+         <line x1=\"{pad}\" y1=\"{pad}\" x2=\"{pad}\" y2=\"{y0}\" stroke=\"#888\"/>\
+         <text x=\"{x1}\" y=\"{yl}\" text-anchor=\"end\">{qmax} queries per task</text>\
+         <text x=\"4\" y=\"{pad}\">{lmax:.3}</text><text x=\"4\" y=\"{y0}\">0</text>",
+        y0 = h - pad,
+        x1 = w - 10.0,
+        yl = h - pad + 16.0,
+    );
+    for (i, (label, curve)) in curves.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let pts: Vec<String> = curve
+            .iter()
+            .map(|(q, l)| {
+                let x = pad + (w - pad - 10.0) * *q as f64 / qmax;
+                let y = h - pad - (h - 2.0 * pad) * l / lmax;
+                format!("{x:.1},{y:.1}")
+            })
+            .collect();
+        let _ = write!(
+            o,
+            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"><title>{}</title></polyline>\
+             <text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\">{}</text>",
+            pts.join(" "),
+            esc(label),
+            pad + 10.0,
+            pad + 14.0 * i as f64,
+            esc(label)
+        );
+    }
+    o.push_str("</svg><p>Mean over tasks of the best distance L found within the first q detector queries of each task.</p>");
+    o
 }
 
 fn cell_text(cell: Option<&Cell>) -> String {
@@ -108,6 +191,21 @@ impl Comparison {
             "\nCells: mean ± std worst-case distance L; success rate at the run's threshold; \
              median candidates scored per task."
         );
+        if !self.anytime.is_empty() {
+            let _ = writeln!(
+                o,
+                "\n## Anytime: mean best L within q detector queries per task\n\n| run | {} |\n|---|{}",
+                BUDGETS.map(|q| format!("q = {q}")).join(" | "),
+                "---|".repeat(BUDGETS.len())
+            );
+            for (label, curve) in &self.anytime {
+                let cells: Vec<String> = BUDGETS
+                    .iter()
+                    .map(|q| within(curve, *q).map_or("–".into(), |l| format!("{l:.3}")))
+                    .collect();
+                let _ = writeln!(o, "| {label} | {} |", cells.join(" | "));
+            }
+        }
         o
     }
 
@@ -173,7 +271,11 @@ impl Comparison {
             }
             o.push_str("</tr>");
         }
-        o.push_str("</table><p>Mean ± std worst-case distance L (higher = the detector is fooled more); success rate at each run's own threshold; median candidates scored per task.</p></body></html>\n");
+        o.push_str("</table><p>Mean ± std worst-case distance L (higher = the detector is fooled more); success rate at each run's own threshold; median candidates scored per task.</p>");
+        if !self.anytime.is_empty() {
+            o.push_str(&anytime_svg(&self.anytime, &esc));
+        }
+        o.push_str("</body></html>\n");
         o
     }
 }

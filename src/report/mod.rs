@@ -10,6 +10,27 @@ pub mod shard;
 pub mod summary;
 
 pub use results::{ResultLine, ResultsWriter, Status};
+
+/// The constraints of a search in words, for `run.json` and the report.
+pub fn constraints_label(c: &crate::search::Constraints, window: Option<usize>) -> String {
+    let mut parts = Vec::new();
+    if c.window {
+        match window {
+            Some(w) => parts.push(format!(
+                "window: no candidate longer than the detector's {w} tokens was scored (waived for originals longer than that)"
+            )),
+            None => parts.push("window (the detector has none)".to_string()),
+        }
+    }
+    if let Some(g) = c.max_growth {
+        parts.push(format!("max growth {g}× the original's tokens"));
+    }
+    if parts.is_empty() {
+        "none (candidates longer than the detector's window were scored truncated)".into()
+    } else {
+        parts.join("; ")
+    }
+}
 pub use summary::{RunInfo, Summary};
 
 use std::path::Path;

@@ -21,6 +21,9 @@ pub fn markdown(s: &Summary) -> String {
         r.transforms.len(),
         r.tasks
     );
+    if !r.constraints.is_empty() {
+        let _ = writeln!(o, "Constraints: {}.\n", r.constraints);
+    }
     let _ = writeln!(o, "| measure | value |\n|---|---|");
     let _ = writeln!(
         o,
@@ -65,6 +68,13 @@ pub fn markdown(s: &Summary) -> String {
             o,
             "| winners: mean growth in tokens / truncated by the detector | {:.2}× / {} |",
             s.mean_growth, s.truncated_winners
+        );
+    }
+    if s.window_waived > 0 {
+        let _ = writeln!(
+            o,
+            "| tasks whose original is longer than the window (window rule waived) | {} |",
+            s.window_waived
         );
     }
     let _ = writeln!(

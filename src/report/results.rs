@@ -57,6 +57,9 @@ pub struct ResultLine {
     /// Whether the detector truncated the best program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncated: Option<bool>,
+    /// The window rule was on but waived: the original is longer than the detector's window.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub window_waived: bool,
     /// The transform sequence that produced `best`, in application order.
     #[serde(default)]
     pub transforms: Vec<Step>,
@@ -107,6 +110,7 @@ impl ResultLine {
             best: Some(best.text),
             growth: Some(r.growth),
             truncated: Some(r.truncated),
+            window_waived: r.window_waived,
             scored_per_iteration: r.scored_per_iteration,
             single_step: r.single_step,
             transforms: best.steps,
@@ -132,6 +136,7 @@ impl ResultLine {
             success: None,
             growth: None,
             truncated: None,
+            window_waived: false,
             scored_per_iteration: vec![],
             single_step: Default::default(),
             transforms: vec![],

@@ -24,6 +24,9 @@ pub struct RunInfo {
     pub iterations: usize,
     /// Run seed.
     pub seed: u64,
+    /// The constraints candidates had to meet before scoring, in words ("none" when none).
+    #[serde(default)]
+    pub constraints: String,
     /// Transform names.
     pub transforms: Vec<String>,
     /// Task file.
@@ -84,6 +87,14 @@ pub struct Summary {
     /// Mean growth (tokens of the best / tokens of the original) over attacked tasks.
     #[serde(default)]
     pub mean_growth: f64,
+    /// The anytime curve: (detector queries per task q, mean over attacked tasks of the best L
+    /// found within the first q queries), at evenly spaced q up to the longest task's queries.
+    #[serde(default)]
+    pub anytime: Vec<(u64, f64)>,
+    /// Attacked tasks whose original is longer than the detector's window, so the window rule
+    /// was waived for them.
+    #[serde(default)]
+    pub window_waived: usize,
     /// Attacked tasks whose best program the detector truncated.
     #[serde(default)]
     pub truncated_winners: usize,
@@ -104,6 +115,46 @@ fn median(mut v: Vec<f64>) -> f64 {
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
+}
+
+/// The best L a task had found once it had used `q` detector queries (0 before its first
+/// iteration's queries; its final L after its last).
+pub fn best_within(line: &ResultLine, q: u64) -> f64 {
+    line.scored_per_iteration
+        .iter()
+        .zip(&line.best_per_iteration)
+        .take_while(|(scored, _)| **scored <= q)
+        .last()
+        .map_or(0.0, |(_, m)| 1.0 - f64::from(*m))
+}
+
+/// The anytime curve of `lines` at no more than 200 evenly spaced query counts (a step of
+/// 1, 2 or 5 × a power of ten, so budgets like 100 or 250 fall on it).
+pub fn anytime_curve(lines: &[&ResultLine]) -> Vec<(u64, f64)> {
+    let longest = lines
+        .iter()
+        .filter_map(|l| l.scored_per_iteration.last().copied())
+        .max()
+        .unwrap_or(0);
+    if longest == 0 {
+        return Vec::new();
+    }
+    let mut step = 1u64;
+    'pick: for power in 0..12 {
+        for m in [1u64, 2, 5] {
+            step = m * 10u64.pow(power);
+            if longest / step <= 200 {
+                break 'pick;
+            }
+        }
+    }
+    let n = lines.len().max(1) as f64;
+    (0..=longest.div_ceil(step))
+        .map(|i| {
+            let q = i * step;
+            (q, lines.iter().map(|l| best_within(l, q)).sum::<f64>() / n)
+        })
+        .collect()
 }
 
 impl Summary {
@@ -197,6 +248,8 @@ impl Summary {
                 growths.iter().sum::<f64>() / growths.len() as f64
             },
             truncated_winners: ok.iter().filter(|l| l.truncated == Some(true)).count(),
+            window_waived: ok.iter().filter(|l| l.window_waived).count(),
+            anytime: anytime_curve(&ok),
             transform_strength: strength
                 .into_iter()
                 .map(|(k, (sum, n))| (k, sum / n as f64))

@@ -1,5 +1,6 @@
 //! Search for the equivalent program a detector finds least similar (Auto-SPT, Algorithm 1),
-//! with a lazy oracle; greedy and random-walk baselines.
+//! with a lazy oracle; a query-efficient guided beam (the default); greedy and random-walk
+//! baselines.
 //!
 //! Beam search: a beam of B programs, starting with the original. Each iteration expands every
 //! member with every transform (seeds derived from the run seed, the iteration, the parent and
@@ -8,7 +9,17 @@
 //! order until B candidates pass. Because scoring is cheap next to running tests and the order
 //! is fixed, the B selected are exactly those Algorithm 1 would select after checking every
 //! candidate (`OracleOrder::All` does that, for the proof), with far fewer oracle calls.
+//!
+//! Guided beam (`Strategy::Guided`): the same loop, but the detector only sees the candidates
+//! most likely to pay. The first iteration scores every transform once on the original (each
+//! transform's one-step strength); after that every candidate still gets made (transforms are
+//! cheap next to the detector) but only the `per_iteration` with the lowest *predicted*
+//! similarity are scored, the prediction being the parent's M minus the transform's expected
+//! gain (a discounted UCB bandit over the gains the task has shown so far, see [`bandit`]). A
+//! task stops once its best has not moved for `patience` iterations. Everything is ordered by
+//! content, so the same seed gives the same bytes on any number of threads.
 
+pub mod bandit;
 pub mod diversity;
 
 use crate::detector::{tokens_of, Detector, DetectorError};
@@ -17,6 +28,7 @@ use crate::program::{classify, Classified, ProgramHash};
 pub use crate::program::{Candidate, Step};
 use crate::task::Task;
 use crate::transform::LoadedTransform;
+use bandit::Bandit;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rayon::prelude::*;
@@ -31,6 +43,9 @@ use thiserror::Error;
 pub enum Strategy {
     /// Beam search (Algorithm 1).
     Beam,
+    /// Beam search that scores only the candidates a bandit over transforms predicts to pay
+    /// (a fraction of the beam's detector queries).
+    Guided,
     /// Beam search with B = 1.
     Greedy,
     /// A random walk of N accepted steps.
@@ -60,8 +75,8 @@ pub struct SearchConfig {
     pub seed: u64,
     /// Lazy or naive oracle.
     pub oracle_order: OracleOrder,
-    /// Stop after scoring this many candidates.
-    pub max_scored: Option<usize>,
+    /// A hard ceiling on detector queries (candidates scored) for one task.
+    pub max_queries: Option<usize>,
     /// Stop after this many oracle checks.
     pub max_oracle: Option<usize>,
     /// Stop a task after this long.
@@ -72,6 +87,10 @@ pub struct SearchConfig {
     /// Constraints a candidate must meet before it is scored.
     #[serde(default)]
     pub constraints: Constraints,
+    /// Guided search: candidates scored per iteration after the first (default 3 × beam).
+    pub per_iteration: Option<usize>,
+    /// Stop a task once its best M has not improved for this many iterations.
+    pub patience: Option<usize>,
 }
 
 /// TextAttack-style constraints, applied to every candidate before the detector scores it.
@@ -81,8 +100,20 @@ pub struct Constraints {
     /// tokens, or Python tokens for the classic measures).
     pub max_growth: Option<f64>,
     /// Reject candidates longer than the detector's window (it would truncate them, and an
-    /// attack could win by pushing code out of sight).
+    /// attack could win by pushing code out of sight). Waived for a task whose original is
+    /// itself longer than the window (`SearchResult::window_waived`).
     pub window: bool,
+}
+
+impl Constraints {
+    /// The default of the jobs that search: candidates the detector would truncate are not
+    /// scored.
+    pub fn windowed() -> Self {
+        Constraints {
+            max_growth: None,
+            window: true,
+        }
+    }
 }
 
 impl Default for SearchConfig {
@@ -93,11 +124,13 @@ impl Default for SearchConfig {
             iterations: 10,
             seed: 0,
             oracle_order: OracleOrder::Lazy,
-            max_scored: None,
+            max_queries: None,
             max_oracle: None,
             time_per_task: None,
             stop_below: None,
             constraints: Constraints::default(),
+            per_iteration: None,
+            patience: None,
         }
     }
 }
@@ -174,6 +207,10 @@ pub struct SearchResult {
     pub growth: f64,
     /// Whether the detector truncated the best program (it is longer than the window).
     pub truncated: bool,
+    /// The window constraint was asked for but not applied: the original itself is longer
+    /// than the detector's window.
+    #[serde(default)]
+    pub window_waived: bool,
 }
 
 /// Failed transform applications: transform name → kind of failure → count.
@@ -225,6 +262,20 @@ pub enum SearchError {
     Oracle(#[from] crate::oracle::OracleFault),
 }
 
+/// The window a job's `--window` rule applies to rewrites of `original`: none when the rule is
+/// off or the detector reads any length, and none (waived) when the original is itself longer
+/// than the window, since every rewrite of it would be refused.
+pub fn applicable_window(
+    detector: &dyn Detector,
+    original: &str,
+    enabled: bool,
+) -> Result<Option<usize>, DetectorError> {
+    let Some(w) = detector.window().filter(|_| enabled) else {
+        return Ok(None);
+    };
+    Ok((tokens_of(detector, original)? <= w).then_some(w))
+}
+
 /// The seed of applying `transform` to `parent` in `iteration` of a run seeded `seed`.
 pub fn derive_seed(seed: u64, iteration: usize, parent: &ProgramHash, transform: &str) -> u64 {
     let mut h = blake3::Hasher::new();
@@ -234,6 +285,14 @@ pub fn derive_seed(seed: u64, iteration: usize, parent: &ProgramHash, transform:
     h.update(transform.as_bytes());
     let out = h.finalize();
     u64::from_le_bytes(out.as_bytes()[..8].try_into().unwrap_or([0; 8]))
+}
+
+/// A candidate and where it came from: the index of its parent in the beam and of the
+/// transform that made it.
+pub(crate) struct Child {
+    parent: usize,
+    transform: usize,
+    node: Candidate,
 }
 
 /// Makes `n` the answer if it is less similar than the best so far.
@@ -287,7 +346,9 @@ impl<'a> Searcher<'a> {
     ) -> Result<SearchResult, SearchError> {
         let mut r = match self.config.strategy {
             Strategy::Random => self.random_walk(task, reference, verified),
-            Strategy::Beam | Strategy::Greedy => self.beam(task, reference, verified),
+            Strategy::Beam | Strategy::Guided | Strategy::Greedy => {
+                self.beam(task, reference, verified)
+            }
         }?;
         let original = tokens_of(self.detector, &task.source)?.max(1);
         let best = tokens_of(self.detector, &r.best.text)?;
@@ -296,44 +357,68 @@ impl<'a> Searcher<'a> {
         Ok(r)
     }
 
-    /// Drops the candidates that break the constraints, counting why.
+    /// The window that applies to `task` and whether it was waived (see [`applicable_window`]).
+    fn window_for(&self, task: &Task) -> Result<(Option<usize>, bool), SearchError> {
+        let window =
+            applicable_window(self.detector, &task.source, self.config.constraints.window)?;
+        let waived =
+            self.config.constraints.window && window.is_none() && self.detector.window().is_some();
+        Ok((window, waived))
+    }
+
+    /// Which of `nodes` meet the constraints, counting the others' reasons.
     fn constrain(
         &self,
         task: &Task,
-        nodes: Vec<Candidate>,
+        nodes: &[Candidate],
         r: &mut SearchResult,
-    ) -> Result<Vec<Candidate>, SearchError> {
+    ) -> Result<Vec<bool>, SearchError> {
         let c = self.config.constraints;
-        if c.max_growth.is_none() && !c.window {
-            return Ok(nodes);
+        let (window, waived) = self.window_for(task)?;
+        r.window_waived = waived;
+        if c.max_growth.is_none() && window.is_none() {
+            return Ok(vec![true; nodes.len()]);
         }
         let t0 = Instant::now();
         let original = tokens_of(self.detector, &task.source)?.max(1) as f64;
-        let window = if c.window {
-            self.detector.window()
-        } else {
-            None
-        };
-        let mut kept = Vec::with_capacity(nodes.len());
+        let mut keep = Vec::with_capacity(nodes.len());
         // One call for the lot: a detector with a tokenizer counts them in parallel (and keeps
         // the tokens for scoring).
         let texts: Vec<&str> = nodes.iter().map(|n| n.text.as_str()).collect();
         let counts = self.detector.token_counts(&texts)?;
-        for (n, count) in nodes.into_iter().zip(counts) {
+        for (n, count) in nodes.iter().zip(counts) {
             let tokens = match count {
                 Some(t) => t,
                 None => tokens_of(self.detector, &n.text)?,
             };
             if c.max_growth.is_some_and(|g| tokens as f64 > g * original) {
                 r.counts.rejected_growth += 1;
+                keep.push(false);
             } else if window.is_some_and(|w| tokens > w) {
                 r.counts.rejected_window += 1;
+                keep.push(false);
             } else {
-                kept.push(n);
+                keep.push(true);
             }
         }
         r.seconds.detector += t0.elapsed().as_secs_f64();
-        Ok(kept)
+        Ok(keep)
+    }
+
+    /// Drops the children that break the constraints.
+    fn constrain_children(
+        &self,
+        task: &Task,
+        children: Vec<Child>,
+        r: &mut SearchResult,
+    ) -> Result<Vec<Child>, SearchError> {
+        let nodes: Vec<Candidate> = children.iter().map(|c| c.node.clone()).collect();
+        let keep = self.constrain(task, &nodes, r)?;
+        Ok(children
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(c, k)| k.then_some(c))
+            .collect())
     }
 
     fn start(&self, task: &Task) -> (Candidate, SearchResult) {
@@ -352,19 +437,20 @@ impl<'a> Searcher<'a> {
             single_step: BTreeMap::new(),
             growth: 1.0,
             truncated: false,
+            window_waived: false,
         };
         (origin, result)
     }
 
-    /// Applies every transform to every member; returns new valid unique candidates in a fixed
-    /// order (member, then transform).
+    /// Applies every transform to every member; returns the new valid unique candidates in a
+    /// fixed order (member, then transform), each with where it came from.
     fn expand(
         &self,
         beam: &[Candidate],
         iteration: usize,
         seen: &mut HashSet<ProgramHash>,
         r: &mut SearchResult,
-    ) -> Vec<Candidate> {
+    ) -> Vec<Child> {
         let t0 = Instant::now();
         let jobs: Vec<(usize, usize)> = (0..beam.len())
             .flat_map(|m| (0..self.transforms.len()).map(move |t| (m, t)))
@@ -397,18 +483,26 @@ impl<'a> Searcher<'a> {
             *r.calls.entry(self.transforms[t].name.clone()).or_default() += 1;
         }
         let mut fresh = Vec::new();
-        for (&(_, t), out) in jobs.iter().zip(outputs) {
+        for (&(parent, transform), out) in jobs.iter().zip(outputs) {
             let node = match out {
                 Ok(Some(node)) => node,
                 Ok(None) => continue,
                 Err(kind) => {
-                    count_error(&mut r.transform_errors, &self.transforms[t].name, kind);
+                    count_error(
+                        &mut r.transform_errors,
+                        &self.transforms[transform].name,
+                        kind,
+                    );
                     continue;
                 }
             };
             r.counts.valid += 1;
             if seen.insert(node.hash) {
-                fresh.push(node);
+                fresh.push(Child {
+                    parent,
+                    transform,
+                    node,
+                });
             }
         }
         r.counts.unique += fresh.len() as u64;
@@ -524,20 +618,45 @@ impl<'a> Searcher<'a> {
         } else {
             self.config.beam.max(1)
         };
+        // Only the guided search ranks before scoring.
+        let mut guide = (self.config.strategy == Strategy::Guided).then(|| {
+            let per_iteration = self.config.per_iteration.unwrap_or(3 * width).max(1);
+            (Bandit::new(self.transforms.len()), per_iteration)
+        });
         let (origin, mut r) = self.start(task);
         let mut seen: HashSet<ProgramHash> = HashSet::from([origin.hash]);
         let mut beam = vec![origin];
+        let mut since_improved = 0;
         for it in 0..self.config.iterations {
             if let Some(reason) = self.budget_exhausted(&r, start) {
                 r.stopped = Some(reason);
                 break;
             }
-            let fresh = self.expand(&beam, it, &mut seen, &mut r);
-            let mut fresh = self.constrain(task, fresh, &mut r)?;
-            if let Some(max) = self.config.max_scored {
-                fresh.truncate(max.saturating_sub(r.counts.scored as usize));
+            let children = self.expand(&beam, it, &mut seen, &mut r);
+            let mut children = self.constrain_children(task, children, &mut r)?;
+            if let Some((bandit, per_iteration)) = &guide {
+                // The first iteration scores every transform once: its one-step strength.
+                if it > 0 {
+                    let parents: Vec<f32> = beam.iter().map(|b| b.similarity).collect();
+                    children = bandit.most_promising(children, &parents, *per_iteration);
+                }
+            }
+            if let Some(max) = self.config.max_queries {
+                children.truncate(max.saturating_sub(r.counts.scored as usize));
+            }
+            let mut fresh: Vec<Candidate> = Vec::with_capacity(children.len());
+            let mut origins = Vec::with_capacity(children.len());
+            for c in children {
+                origins.push((c.parent, c.transform));
+                fresh.push(c.node);
             }
             self.score(task, &mut fresh, &mut r)?;
+            if let Some((bandit, _)) = &mut guide {
+                bandit.decay();
+                for (n, &(parent, transform)) in fresh.iter().zip(&origins) {
+                    bandit.observe(transform, beam[parent].similarity - n.similarity);
+                }
+            }
             if it == 0 {
                 for n in &fresh {
                     if let [step] = n.steps.as_slice() {
@@ -558,21 +677,24 @@ impl<'a> Searcher<'a> {
                 r.stopped = Some("no equivalent candidate left".into());
                 break;
             }
+            let before = r.best.similarity;
             if let Some(top) = selected.first() {
                 offer(&mut r, top);
             }
             r.best_per_iteration.push(r.best.similarity);
             r.beams.push(selected.iter().map(|n| n.hash).collect());
             beam = selected;
-            if self
-                .config
-                .stop_below
-                .is_some_and(|t| r.best.similarity < t)
-            {
-                r.stopped = Some(format!(
-                    "best M fell below {}",
-                    self.config.stop_below.unwrap_or_default()
-                ));
+            if let Some(t) = self.config.stop_below.filter(|t| r.best.similarity < *t) {
+                r.stopped = Some(format!("best M fell below {t}"));
+                break;
+            }
+            since_improved = if r.best.similarity < before {
+                0
+            } else {
+                since_improved + 1
+            };
+            if let Some(p) = self.config.patience.filter(|p| since_improved >= *p) {
+                r.stopped = Some(format!("best M did not improve for {p} iterations"));
                 break;
             }
         }
@@ -590,10 +712,10 @@ impl<'a> Searcher<'a> {
         }
         if self
             .config
-            .max_scored
+            .max_queries
             .is_some_and(|m| r.counts.scored as usize >= m)
         {
-            return Some("scoring budget reached".into());
+            return Some("query budget reached".into());
         }
         if self
             .config
@@ -658,11 +780,17 @@ impl<'a> Searcher<'a> {
                     continue;
                 }
                 r.counts.unique += 1;
-                let node = vec![node];
-                let mut node = self.constrain(task, node, &mut r)?;
-                if node.is_empty() {
+                if !self.constrain(task, std::slice::from_ref(&node), &mut r)?[0] {
                     continue;
                 }
+                if self
+                    .config
+                    .max_queries
+                    .is_some_and(|m| r.counts.scored as usize >= m)
+                {
+                    break;
+                }
+                let mut node = vec![node];
                 self.score(task, &mut node, &mut r)?;
                 if let Some(n) = self
                     .select(task, reference, node, 1, &mut r, verified)?
@@ -679,7 +807,10 @@ impl<'a> Searcher<'a> {
             r.best_per_iteration.push(r.best.similarity);
             r.beams.push(vec![current.hash]);
             if !moved {
-                r.stopped = Some("no transform gave a new equivalent program".into());
+                r.stopped = Some(
+                    self.budget_exhausted(&r, start)
+                        .unwrap_or_else(|| "no transform gave a new equivalent program".into()),
+                );
                 break;
             }
             if self

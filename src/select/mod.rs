@@ -11,10 +11,10 @@ mod render;
 
 pub use render::{html, markdown, SelectionInfo};
 
-use crate::detector::{Detector, DetectorError};
+use crate::detector::{tokens_of, Detector, DetectorError};
 use crate::oracle::{Oracle, Reference};
 use crate::program::{classify, Candidate, Classified, ProgramHash, Step};
-use crate::search::derive_seed;
+use crate::search::{applicable_window, derive_seed};
 use crate::task::Task;
 use crate::transform::{LoadedTransform, ScriptHeader};
 use rayon::prelude::*;
@@ -119,6 +119,10 @@ pub enum Outcome {
         /// L = 1 − M(original, output).
         distance: f32,
     },
+    /// The output is equivalent but longer than the detector's window (which the original
+    /// fits): the detector would not see all of it, so it is not scored and earns no distance
+    /// (A = 1, L = 0).
+    Truncated,
     /// The application failed.
     Error {
         /// The kind of failure (`ApplyError::kind`, or `load`).
@@ -173,7 +177,9 @@ pub fn task_seed(run_seed: u64, task: &Task) -> u64 {
 }
 
 /// Evaluates every contender on one task: applications and oracle checks in parallel, then one
-/// detector call for all correct outputs.
+/// detector call for all correct outputs. With `window`, correct outputs longer than the
+/// detector's window (when the original fits it) are not scored ([`Outcome::Truncated`]).
+#[allow(clippy::too_many_arguments)]
 pub fn evaluate_task(
     task: &Task,
     reference: &Reference,
@@ -181,6 +187,7 @@ pub fn evaluate_task(
     detector: &dyn Detector,
     oracle: &Oracle,
     run_seed: u64,
+    window: bool,
     verified: &mut dyn FnMut(&Candidate),
 ) -> Result<Vec<PairRecord>, DetectorError> {
     let seed = task_seed(run_seed, task);
@@ -229,6 +236,22 @@ pub fn evaluate_task(
             }
         })
         .collect();
+    let mut judged = judged;
+    if let Some(w) = applicable_window(detector, &task.source, window)? {
+        let texts: Vec<&str> = judged.iter().filter_map(|(_, t)| t.as_deref()).collect();
+        let mut counts = detector.token_counts(&texts)?.into_iter();
+        for (outcome, text) in judged.iter_mut() {
+            let Some(t) = text.as_deref() else { continue };
+            let tokens = match counts.next().flatten() {
+                Some(n) => n,
+                None => tokens_of(detector, t)?,
+            };
+            if tokens > w {
+                *outcome = Outcome::Truncated;
+                *text = None;
+            }
+        }
+    }
     let correct: Vec<&str> = judged.iter().filter_map(|(_, t)| t.as_deref()).collect();
     let mut similarities = detector.score(&task.source, &correct)?.into_iter();
     let original = Candidate::original(&task.source);
@@ -278,6 +301,8 @@ pub struct SelectJob<'a> {
     pub oracle: &'a Oracle,
     /// Run seed.
     pub seed: u64,
+    /// Outputs longer than the detector's window are not scored (see [`evaluate_task`]).
+    pub window: bool,
 }
 
 impl crate::pipeline::Job for SelectJob<'_> {
@@ -317,6 +342,7 @@ impl crate::pipeline::Job for SelectJob<'_> {
             self.detector,
             self.oracle,
             self.seed,
+            self.window,
             verified,
         )
         .map_err(|e| format!("detector: {e}"))
@@ -404,6 +430,9 @@ pub struct CandidateScore {
     pub invalid: usize,
     /// Failed applications by kind.
     pub errors: BTreeMap<String, usize>,
+    /// Correct outputs longer than the detector's window (counted as L = 0).
+    #[serde(default)]
+    pub truncated: usize,
     /// Mean L over correct outputs (0 when none).
     pub mean_distance: f64,
     /// R(T) = (1/n) Σ A·L.
@@ -437,6 +466,7 @@ pub fn aggregate(
                 broken: 0,
                 invalid: 0,
                 errors: BTreeMap::new(),
+                truncated: 0,
                 mean_distance: 0.0,
                 reward: 0.0,
                 selected: false,
@@ -463,6 +493,11 @@ pub fn aggregate(
                         s.applicable += 1;
                         s.correct += 1;
                         distance_sum += f64::from(*distance);
+                    }
+                    Outcome::Truncated => {
+                        s.applicable += 1;
+                        s.correct += 1;
+                        s.truncated += 1;
                     }
                     Outcome::Error { kind, .. } => *s.errors.entry(kind.clone()).or_default() += 1,
                 }
@@ -617,6 +652,7 @@ mod tests {
             broken,
             invalid: 0,
             errors: BTreeMap::new(),
+            truncated: 0,
             mean_distance: reward,
             reward,
             selected: false,

@@ -1,0 +1,221 @@
+//! The guided search: deterministic on any number of threads, lazy oracle = naive oracle,
+//! `max_queries` a hard ceiling for every search, and far fewer queries than the beam where
+//! one transform is strong and the rest barely move the detector.
+
+mod common;
+
+use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
+use equimorph::detector::Device;
+use equimorph::oracle::OracleMode;
+use equimorph::search::{OracleOrder, SearchConfig, SearchResult, Searcher, Strategy};
+use equimorph::task::Task;
+use equimorph::transform::{LoadedTransform, TransformSet};
+
+fn tiny_detector() -> OnnxDetector {
+    let p = equimorph::detector::model::models_dir().join("tiny-embedding");
+    assert!(p.is_dir(), "{} missing: run `make setup`", p.display());
+    let options = OnnxOptions {
+        devices: vec![Device::Cpu],
+        threads: 1,
+        batch_size: 8,
+        ..OnnxOptions::default()
+    };
+    OnnxDetector::open(&p, options).unwrap()
+}
+
+fn guided(seed: u64) -> SearchConfig {
+    SearchConfig {
+        strategy: Strategy::Guided,
+        beam: 3,
+        iterations: 6,
+        seed,
+        per_iteration: Some(6),
+        patience: Some(3),
+        ..SearchConfig::default()
+    }
+}
+
+fn search(
+    transforms: &[LoadedTransform],
+    det: &OnnxDetector,
+    task: &Task,
+    config: SearchConfig,
+) -> SearchResult {
+    // A fresh oracle per search: no run benefits from another's cache.
+    let oracle = common::oracle(OracleMode::Fork);
+    let reference = oracle.validate(task).reference.expect("fixture ok");
+    Searcher::new(transforms, det, &oracle, config)
+        .run(task, &reference)
+        .unwrap()
+}
+
+/// What must agree between two runs of one search (everything but the timings).
+fn outcome(r: &SearchResult) -> impl PartialEq + std::fmt::Debug {
+    (
+        r.best.clone(),
+        r.beams.clone(),
+        r.counts,
+        r.best_per_iteration.clone(),
+        r.scored_per_iteration.clone(),
+        r.stopped.clone(),
+    )
+}
+
+#[test]
+fn guided_search_gives_the_same_bytes_on_one_and_two_threads() {
+    let transforms: Vec<_> = common::default_set().iter().cloned().collect();
+    let det = tiny_detector();
+    for task in common::fixture_tasks().tasks.iter().take(4) {
+        let runs: Vec<SearchResult> = [1, 2, 2]
+            .into_iter()
+            .map(|threads| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| search(&transforms, &det, task, guided(5)))
+            })
+            .collect();
+        assert_eq!(outcome(&runs[0]), outcome(&runs[1]), "{}", task.id);
+        assert_eq!(outcome(&runs[1]), outcome(&runs[2]), "{}", task.id);
+        // It did search: something scored after the first iteration, and far from everything.
+        let r = &runs[0];
+        assert!(r.iterations >= 2, "{}: {:?}", task.id, r.stopped);
+        assert!(
+            r.counts.scored < r.counts.unique,
+            "{}: {:?}",
+            task.id,
+            r.counts
+        );
+        // A different seed is a different search.
+        let other = search(&transforms, &det, task, guided(6));
+        assert_ne!(
+            outcome(&other),
+            outcome(r),
+            "{}: the seed changed nothing",
+            task.id
+        );
+    }
+}
+
+#[test]
+fn guided_lazy_oracle_selects_what_checking_every_candidate_selects() {
+    let transforms: Vec<_> = common::default_set().iter().cloned().collect();
+    let det = tiny_detector();
+    for task in common::fixture_tasks().tasks.iter().skip(4).take(4) {
+        let lazy = search(&transforms, &det, task, guided(1));
+        let naive = search(
+            &transforms,
+            &det,
+            task,
+            SearchConfig {
+                oracle_order: OracleOrder::All,
+                ..guided(1)
+            },
+        );
+        assert_eq!(lazy.beams, naive.beams, "{}", task.id);
+        assert_eq!(lazy.best, naive.best, "{}", task.id);
+        assert!(lazy.counts.oracle_checked <= naive.counts.oracle_checked);
+    }
+}
+
+#[test]
+fn max_queries_is_never_exceeded_by_one_query() {
+    let transforms: Vec<_> = common::default_set().iter().cloned().collect();
+    let det = tiny_detector();
+    let task = &common::fixture_tasks().tasks[2];
+    for strategy in [
+        Strategy::Guided,
+        Strategy::Beam,
+        Strategy::Greedy,
+        Strategy::Random,
+    ] {
+        for max in [1, 7, 40] {
+            let config = SearchConfig {
+                strategy,
+                beam: 3,
+                iterations: 8,
+                max_queries: Some(max),
+                ..guided(3)
+            };
+            let r = search(&transforms, &det, task, config);
+            assert!(
+                r.counts.scored as usize <= max,
+                "{strategy:?} scored {} with --max-queries {max}",
+                r.counts.scored
+            );
+            // Beam-like searches spend the whole budget when it binds.
+            if strategy != Strategy::Random && max <= 7 {
+                assert_eq!(r.counts.scored as usize, max, "{strategy:?}");
+                assert_eq!(
+                    r.stopped.as_deref(),
+                    Some("query budget reached"),
+                    "{strategy:?}"
+                );
+            }
+            assert!(r.scored_per_iteration.iter().all(|s| *s as usize <= max));
+        }
+    }
+}
+
+#[test]
+fn with_one_strong_transform_among_near_identities_guided_finds_it_with_far_fewer_queries() {
+    // One strong transform (a script renaming every local) among eight that only append a
+    // comment: valid, new, and barely visible to the detector.
+    let dir = tempfile::tempdir().unwrap();
+    let strong = common::root().join("fixtures/scripts/rename-locals/strong.py");
+    let mut files = vec![strong];
+    for k in 0..8 {
+        let path = dir.path().join(format!("note-{k}.py"));
+        std::fs::write(
+            &path,
+            format!(
+                "# name: note-{k}\n# category: layout\n# description: appends a comment\n\
+                 import sys\nsource = sys.stdin.read()\nprint(source.rstrip('\\n') + '\\n# note {k}')\n"
+            ),
+        )
+        .unwrap();
+        files.push(path);
+    }
+    let (rt, _cache) = common::runtime(Default::default());
+    let set = TransformSet::load_files(&rt, &files).unwrap();
+    let transforms: Vec<_> = set.iter().cloned().collect();
+    let det = tiny_detector();
+    let task = common::fixture("primes-sieve");
+    let config = |strategy| SearchConfig {
+        strategy,
+        beam: 3,
+        iterations: 4,
+        seed: 9,
+        per_iteration: Some(3),
+        ..SearchConfig::default()
+    };
+    let beam = search(&transforms, &det, &task, config(Strategy::Beam));
+    let guided = search(&transforms, &det, &task, config(Strategy::Guided));
+    let strong_once = beam.single_step["rename-locals"];
+    for r in [&beam, &guided] {
+        assert!(
+            r.best.steps.iter().any(|s| s.name == "rename-locals"),
+            "{:?}",
+            r.best.steps
+        );
+        assert!(
+            r.best.similarity <= strong_once,
+            "{} > {strong_once}",
+            r.best.similarity
+        );
+    }
+    // Every other transform moved the detector less than the strong one, or the fixture is
+    // not what it claims.
+    for (name, m) in &beam.single_step {
+        if name != "rename-locals" {
+            assert!(*m > strong_once, "{name}: {m} ≤ {strong_once}");
+        }
+    }
+    assert!(
+        guided.counts.scored * 2 <= beam.counts.scored,
+        "guided scored {}, beam {}",
+        guided.counts.scored,
+        beam.counts.scored
+    );
+}

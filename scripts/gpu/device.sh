@@ -4,7 +4,7 @@
 # .gpu/pN/* /tmp/stage/` (an idle machine is released, /tmp with it). Needs Python 3 with
 # numpy, onnx, safetensors and onnxruntime (CPU), CUDA 13 and cuDNN 9. Writes under $OUT:
 # the detector figures (bench-detector, JSON lines), the GPU tests' log, and whole attacks.
-# Usage: device.sh [bench|attack|compare|profile|tune|final|all]
+# Usage: device.sh [bench|attack|compare|profile|tune|final|all|search|search-tune VARIANT...]
 # (final: the GPU tests, the default detector at batch 32 for both shapes, and whole attacks of
 # this build with 4 and 8 tasks in flight beside the older build's, if staged)   (compare: an older build, staged as
 # .gpu/main/equimorph-old.xz, against this one on the same attack, side by side)
@@ -27,6 +27,21 @@ export PATH=/tmp/bin:$PATH ORT_DYLIB_PATH=/tmp/ort/libonnxruntime.so.1.31.1 EQUI
     EQUIMORPH_TRANSFORMS=/tmp/build/transforms EQUIMORPH_HOME=/tmp/home
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:$(find / -xdev -type d -path "*site-packages/nvidia/*/lib" 2>/dev/null | tr "\n" ":")
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee $OUT/gpu.txt
+# The real all-MiniLM-L6-v2 as its fused fp16 graph, for searches (staged by a command that
+# carried .gpu/mini: model_gpu.onnx.xz, equimorph.toml naming it as the model, the tokenizer,
+# HumanEval split in two halves, tune.sh).
+if [ -f $S/model_gpu.onnx.xz ] && [ ! -f /tmp/mini/model_gpu.onnx ]; then
+    mkdir -p /tmp/mini && xz -dc $S/model_gpu.onnx.xz > /tmp/mini/model_gpu.onnx && cp $S/equimorph.toml $S/tokenizer.json /tmp/mini/
+fi
+if [ "$what" = search ]; then
+    # The search comparison on the fixtures and held-out HumanEval tasks (the odd half).
+    # Extra arguments go to bench-search.sh (default: the fixtures and the odd half of HumanEval).
+    shift; [ $# -gt 0 ] || set -- --real $S/he_odd.jsonl
+    EQUIMORPH_BIN=/tmp/bin/equimorph scripts/bench-search.sh "$@" -- --detector onnx:/tmp/mini --device cuda --precision fp16 2>&1 | tee -a $OUT/bench-search.txt
+    cp -r out/bench-search $OUT/ 2>/dev/null
+    exit 0
+fi
+if [ "$what" = search-tune ]; then shift; OUT=$OUT bash $S/tune.sh "$@"; exit 0; fi
 [ -f /tmp/m/base-rand/model_gpu.onnx ] || python3 scripts/gpu/gen_models.py $M/tokenizer.json /tmp/m > $OUT/gen.log 2>&1 || tail $OUT/gen.log
 # HumanEval-length inputs (~200 tokens): the fixture programs joined three at a time.
 python3 - > /tmp/he.jsonl <<'PY'

@@ -42,18 +42,19 @@ pub struct AttackArgs {
     /// (a random walk).
     #[arg(long = "search", value_enum, default_value = "guided")]
     pub(super) strategy: Strategy,
-    /// Beam width B.
-    #[arg(long, default_value_t = 5)]
-    pub(super) beam: usize,
+    /// Beam width B (default: 3 for guided, 5 for beam).
+    #[arg(long)]
+    pub(super) beam: Option<usize>,
     /// Iterations N (default: 10 for beam, greedy and random; 30 for guided, which usually
-    /// stops earlier, see --patience).
+    /// stops earlier, see --patience). Guided scores at most (transforms + (N − 1) × K)
+    /// candidates per task.
     #[arg(long)]
     pub(super) iterations: Option<usize>,
     /// Guided search: candidates the detector scores per iteration after the first, which
-    /// scores every transform once (default 3 × beam).
+    /// scores every transform once (default 10).
     #[arg(long, value_name = "K")]
     pub(super) queries_per_iteration: Option<usize>,
-    /// Stop a task once its best M has not improved for this many iterations (default: 4 for
+    /// Stop a task once its best M has not improved for this many iterations (default: 6 for
     /// guided, never for the others).
     #[arg(long, value_name = "ITERATIONS")]
     pub(super) patience: Option<usize>,
@@ -130,7 +131,13 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         Strategy::Guided => 30,
         _ => 10,
     });
-    if args.beam == 0 || iterations == 0 {
+    let beam = match (args.beam, args.strategy) {
+        (_, Strategy::Greedy) => 1,
+        (Some(b), _) => b,
+        (None, Strategy::Guided) => 3,
+        (None, _) => 5,
+    };
+    if beam == 0 || iterations == 0 {
         bail!("--beam and --iterations must be at least 1");
     }
     if args.queries_per_iteration == Some(0) || args.patience == Some(0) {
@@ -163,11 +170,6 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     }
     stop_point(&stop, "loading the transforms", NOTHING_ATTACKED)?;
     let list: Vec<_> = transforms.iter().cloned().collect();
-    let beam = if args.strategy == Strategy::Greedy {
-        1
-    } else {
-        args.beam
-    };
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);
     detector_settings(&mut settings, &args.detector.detector);
@@ -263,7 +265,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let pb = progress(todo.len() as u64, quiet);
     let config = SearchConfig {
         strategy: args.strategy,
-        beam: args.beam,
+        beam,
         iterations,
         seed: args.seed,
         oracle_order: args.oracle_order,

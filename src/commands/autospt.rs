@@ -304,7 +304,7 @@ fn attack_stage(args: &AutosptArgs, selection: &Path, attack: &Path) -> Result<S
         out: attack.to_path_buf(),
         format: args.format,
         strategy: Strategy::Beam,
-        beam: args.beam,
+        beam: Some(args.beam),
         iterations: Some(args.iterations),
         queries_per_iteration: None,
         patience: None,

@@ -317,4 +317,27 @@ mod tests {
         ]);
         assert_eq!(dup.duplicates, vec!["m × x"]);
     }
+
+    #[test]
+    fn anytime_curves_are_read_at_budgets_and_drawn_on_one_chart() {
+        let mut beam = summary("minilm", 0.6);
+        beam.anytime = vec![(0, 0.0), (100, 0.3), (200, 0.5), (300, 0.6)];
+        let mut guided = summary("minilm", 0.65);
+        guided.anytime = vec![(0, 0.0), (50, 0.4), (100, 0.55), (150, 0.65)];
+        let c = compare(&[("beam".into(), beam), ("guided".into(), guided)]);
+        let md = c.markdown();
+        // q = 50: beam has nothing yet at 50 (its first point after 0 is 100); q = 200: guided
+        // kept its final value.
+        assert!(
+            md.contains("| beam | 0.000 | 0.300 | 0.500 | 0.600 | 0.600 | 0.600 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| guided | 0.400 | 0.550 | 0.650 | 0.650 | 0.650 | 0.650 |"),
+            "{md}"
+        );
+        let html = c.html();
+        assert_eq!(html.matches("<polyline").count(), 2, "{html}");
+        assert!(html.contains("id=\"anytime\""));
+    }
 }

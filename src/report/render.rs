@@ -387,13 +387,18 @@ pub fn html(s: &Summary, lines: &[super::results::ResultLine]) -> String {
          table{{border-collapse:collapse}}th,td{{border:1px solid #ccc;padding:4px 8px;text-align:left}}\
          figure{{display:inline-block;margin:1em}}figcaption{{font-weight:bold}}{}</style></head><body>\
          <h1>equimorph attack report</h1><p>Detector <b>{}</b>, {} search (beam {}, {} iterations, seed {}).</p>\
-         <table>{table}</table>{}{}{}{}{extra}{}</body></html>\n",
+         <p id=\"constraints\">Constraints: {}.</p><table>{table}</table>{}{}{}{}{extra}{}</body></html>\n",
         super::gallery::CSS,
         esc(&s.run.detector),
         esc(&s.run.strategy),
         s.run.beam,
         s.run.iterations,
         s.run.seed,
+        if s.run.constraints.is_empty() {
+            "not recorded".to_string()
+        } else {
+            esc(&s.run.constraints)
+        },
         histogram(&s.distances),
         line_chart(&s.mean_distance_per_iteration),
         bar_chart(

@@ -284,3 +284,50 @@ impl Summary {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(scored: Vec<u64>, best: Vec<f32>) -> ResultLine {
+        let task = crate::task::Task {
+            id: "t".into(),
+            source: "x = 1\n".into(),
+            tests: Vec::new(),
+            test_code: None,
+            entry_point: None,
+            problem: None,
+        };
+        let mut l = ResultLine::not_attacked(&task, Status::Ok, String::new());
+        l.scored_per_iteration = scored;
+        l.best_per_iteration = best;
+        l
+    }
+
+    #[test]
+    fn the_anytime_curve_is_the_mean_best_within_each_budget() {
+        let a = line(vec![30, 60, 90], vec![0.8, 0.6, 0.5]);
+        let b = line(vec![10], vec![0.9]);
+        assert_eq!(best_within(&a, 29), 0.0);
+        assert!((best_within(&a, 60) - 0.4).abs() < 1e-6);
+        assert!((best_within(&a, 1000) - 0.5).abs() < 1e-6);
+        let curve = anytime_curve(&[&a, &b]);
+        // Step 1 for 90 queries: 91 points, from 0 to 90.
+        assert_eq!(curve.len(), 91);
+        assert_eq!(curve[0], (0, 0.0));
+        let at = |q: u64| curve.iter().find(|p| p.0 == q).map(|p| p.1).unwrap();
+        assert!(
+            (at(10) - 0.05).abs() < 1e-6,
+            "only b has scored: (0 + 0.1) / 2"
+        );
+        assert!((at(90) - 0.3).abs() < 1e-6, "(0.5 + 0.1) / 2");
+        // A long run gets a coarser step, never more than 201 points.
+        let long = line(vec![5_000], vec![0.5]);
+        let curve = anytime_curve(&[&long]);
+        assert!(
+            curve.len() <= 201 && curve.last().unwrap().0 >= 5_000,
+            "{}",
+            curve.len()
+        );
+    }
+}

@@ -1,5 +1,8 @@
-//! The guided search's model of which transforms pay: a discounted UCB bandit over the gain
-//! (parent's M − child's M) each transform has shown on this task.
+//! The guided search's model of which candidates pay: a discounted UCB bandit over the gain
+//! (parent's M − child's M) each transform has shown on this task, plus a correction for the
+//! size of each candidate's edit (a child that moved further from the original in tokens than
+//! its transform's children usually do is expected to gain more, by a slope fitted on the
+//! task's own scored children; never negative).
 //!
 //! Gains are not stationary: a renaming pays once and then has little left to rename, a
 //! rewrite that enables another makes that one pay later. So old observations fade (each
@@ -12,14 +15,20 @@ use std::cmp::Ordering;
 
 /// How much of a transform's evidence survives one iteration.
 pub const DECAY: f64 = 0.5;
-/// Weight of the exploration bonus (in units of M: one-step gains are 0.001–0.3).
-pub const EXPLORE: f64 = 0.03;
+/// Weight of the exploration bonus (in units of M: one-step gains are 0.001–0.3, most of them
+/// below 0.05; a larger weight spent the queries on rarely tried transforms).
+pub const EXPLORE: f64 = 0.01;
 
 /// Observed gains per transform, discounted over iterations.
 #[derive(Debug, Clone)]
 pub struct Bandit {
     sum: Vec<f64>,
     weight: Vec<f64>,
+    /// Per arm: the discounted sum of the edit sizes of its scored children.
+    edit: Vec<f64>,
+    /// Within-arm co-variation of gain and edit size: Σ (g − ḡ)(e − ē) and Σ (e − ē)².
+    sxy: f64,
+    sxx: f64,
 }
 
 impl Bandit {
@@ -28,24 +37,50 @@ impl Bandit {
         Bandit {
             sum: vec![0.0; arms],
             weight: vec![0.0; arms],
+            edit: vec![0.0; arms],
+            sxy: 0.0,
+            sxx: 0.0,
         }
     }
 
     /// Fades the evidence so far (once per iteration, before its observations).
     pub fn decay(&mut self) {
-        for (s, w) in self.sum.iter_mut().zip(&mut self.weight) {
+        for ((s, w), e) in self
+            .sum
+            .iter_mut()
+            .zip(&mut self.weight)
+            .zip(&mut self.edit)
+        {
             *s *= DECAY;
             *w *= DECAY;
+            *e *= DECAY;
         }
     }
 
-    /// Records that `arm` moved M down by `gain` (negative when the child is more similar).
-    pub fn observe(&mut self, arm: usize, gain: f32) {
-        if let (Some(s), Some(w)) = (self.sum.get_mut(arm), self.weight.get_mut(arm)) {
-            if gain.is_finite() {
-                *s += f64::from(gain);
-                *w += 1.0;
-            }
+    /// Records that `arm` moved M down by `gain` (negative when the child is more similar)
+    /// with an edit of size `edit` (how much further from the original in tokens the child
+    /// is than its parent).
+    pub fn observe(&mut self, arm: usize, gain: f32, edit: f64) {
+        if arm >= self.sum.len() || !gain.is_finite() {
+            return;
+        }
+        let g = f64::from(gain);
+        if let Some(mean) = self.mean(arm) {
+            let e_mean = self.edit[arm] / self.weight[arm];
+            self.sxy += (g - mean) * (edit - e_mean);
+            self.sxx += (edit - e_mean).powi(2);
+        }
+        self.sum[arm] += g;
+        self.weight[arm] += 1.0;
+        self.edit[arm] += edit;
+    }
+
+    /// How much a child's gain rises with its edit size beyond its transform's usual edit.
+    fn slope(&self) -> f64 {
+        if self.sxx > 1e-9 {
+            (self.sxy / self.sxx).max(0.0)
+        } else {
+            0.0
         }
     }
 
@@ -70,20 +105,28 @@ impl Bandit {
     }
 
     /// The `k` children with the lowest predicted M (their parent's M minus their transform's
-    /// expected gain), most promising first; ties go to content hash, so the choice does not
-    /// depend on the order the children came in.
+    /// expected gain, plus the slope times how much larger their edit — `edits`, one per child —
+    /// is than their transform's mean), most promising first; ties go to content hash, so the
+    /// choice does not depend on the order the children came in.
     pub(crate) fn most_promising(
         &self,
         children: Vec<Child>,
         parents: &[f32],
+        edits: &[f64],
         k: usize,
     ) -> Vec<Child> {
         let gains: Vec<f64> = (0..self.sum.len()).map(|a| self.expected_gain(a)).collect();
+        let slope = self.slope();
         let mut ranked: Vec<(f64, Child)> = children
             .into_iter()
-            .map(|c| {
+            .zip(edits)
+            .map(|(c, edit)| {
                 let parent = parents.get(c.parent).copied().unwrap_or(1.0);
-                let gain = gains.get(c.transform).copied().unwrap_or(0.0);
+                let arm = c.transform;
+                let mut gain = gains.get(arm).copied().unwrap_or(0.0);
+                if self.weight.get(arm).is_some_and(|w| *w > 1e-9) {
+                    gain += slope * (edit - self.edit[arm] / self.weight[arm]);
+                }
                 (f64::from(parent) - gain, c)
             })
             .collect();
@@ -106,10 +149,10 @@ mod tests {
         let mut b = Bandit::new(3);
         b.decay();
         for _ in 0..3 {
-            b.observe(0, 0.2);
-            b.observe(1, 0.001);
+            b.observe(0, 0.2, 0.1);
+            b.observe(1, 0.001, 0.1);
         }
-        b.observe(2, 0.0);
+        b.observe(2, 0.0, 0.1);
         assert!(b.expected_gain(0) > b.expected_gain(1));
         // Less evidence, a larger bonus: arm 2 (one try) beats arm 1 (three tries) at equal means.
         assert!(b.expected_gain(2) > b.expected_gain(1) - 0.001);
@@ -118,7 +161,7 @@ mod tests {
     #[test]
     fn an_untried_transform_is_optimistic_and_old_evidence_fades() {
         let mut b = Bandit::new(2);
-        b.observe(0, 0.1);
+        b.observe(0, 0.1, 0.1);
         assert!(b.expected_gain(1) > b.expected_gain(0));
         let before = b.expected_gain(0);
         b.decay();

@@ -15,14 +15,16 @@
 //! transform's one-step strength); after that every candidate still gets made (transforms are
 //! cheap next to the detector) but only the `per_iteration` with the lowest *predicted*
 //! similarity are scored, the prediction being the parent's M minus the transform's expected
-//! gain (a discounted UCB bandit over the gains the task has shown so far, see [`bandit`]). A
-//! task stops once its best has not moved for `patience` iterations. Everything is ordered by
+//! gain (a discounted UCB bandit over the gains the task has shown so far, see [`bandit`]),
+//! adjusted by how much larger the candidate's edit is, in tokens, than that transform's usual
+//! edit (a slope fitted on the task's own scores).
+//! A task stops once its best has not moved for `patience` iterations. Everything is ordered by
 //! content, so the same seed gives the same bytes on any number of threads.
 
 pub mod bandit;
 pub mod diversity;
 
-use crate::detector::{tokens_of, Detector, DetectorError};
+use crate::detector::{classic, tokens_of, Detector, DetectorError};
 use crate::oracle::{Oracle, OracleFault, Reference};
 use crate::program::{classify, Classified, ProgramHash};
 pub use crate::program::{Candidate, Step};
@@ -62,6 +64,9 @@ pub enum OracleOrder {
     All,
 }
 
+/// Candidates the guided search scores per iteration after the first, by default.
+pub const DEFAULT_PER_ITERATION: usize = 10;
+
 /// Search settings.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchConfig {
@@ -87,7 +92,8 @@ pub struct SearchConfig {
     /// Constraints a candidate must meet before it is scored.
     #[serde(default)]
     pub constraints: Constraints,
-    /// Guided search: candidates scored per iteration after the first (default 3 × beam).
+    /// Guided search: candidates scored per iteration after the first (default
+    /// [`DEFAULT_PER_ITERATION`]).
     pub per_iteration: Option<usize>,
     /// Stop a task once its best M has not improved for this many iterations.
     pub patience: Option<usize>,
@@ -295,6 +301,27 @@ pub(crate) struct Child {
     node: Candidate,
 }
 
+/// How much further from the original, in Python tokens (1 − multiset Jaccard similarity),
+/// each child is than its parent: the size of the edit as a classic measure sees it.
+fn edit_sizes(original: &classic::Prepared, beam: &[Candidate], children: &[Child]) -> Vec<f64> {
+    let parents: Vec<f64> = beam
+        .par_iter()
+        .map(|b| {
+            f64::from(classic::jaccard_prepared(
+                original,
+                &classic::Prepared::new(&b.text),
+            ))
+        })
+        .collect();
+    children
+        .par_iter()
+        .map(|c| {
+            let own = classic::jaccard_prepared(original, &classic::Prepared::new(&c.node.text));
+            parents[c.parent] - f64::from(own)
+        })
+        .collect()
+}
+
 /// Makes `n` the answer if it is less similar than the best so far.
 fn offer(r: &mut SearchResult, n: &Candidate) {
     if n.similarity < r.best.similarity {
@@ -350,6 +377,7 @@ impl<'a> Searcher<'a> {
                 self.beam(task, reference, verified)
             }
         }?;
+        r.window_waived = self.window_for(task)?.1;
         let original = tokens_of(self.detector, &task.source)?.max(1);
         let best = tokens_of(self.detector, &r.best.text)?;
         r.growth = best as f64 / original as f64;
@@ -374,8 +402,7 @@ impl<'a> Searcher<'a> {
         r: &mut SearchResult,
     ) -> Result<Vec<bool>, SearchError> {
         let c = self.config.constraints;
-        let (window, waived) = self.window_for(task)?;
-        r.window_waived = waived;
+        let (window, _) = self.window_for(task)?;
         if c.max_growth.is_none() && window.is_none() {
             return Ok(vec![true; nodes.len()]);
         }
@@ -620,13 +647,18 @@ impl<'a> Searcher<'a> {
         };
         // Only the guided search ranks before scoring.
         let mut guide = (self.config.strategy == Strategy::Guided).then(|| {
-            let per_iteration = self.config.per_iteration.unwrap_or(3 * width).max(1);
+            let per_iteration = self
+                .config
+                .per_iteration
+                .unwrap_or(DEFAULT_PER_ITERATION)
+                .max(1);
             (Bandit::new(self.transforms.len()), per_iteration)
         });
         let (origin, mut r) = self.start(task);
         let mut seen: HashSet<ProgramHash> = HashSet::from([origin.hash]);
         let mut beam = vec![origin];
         let mut since_improved = 0;
+        let origin_tokens = classic::Prepared::new(&task.source);
         for it in 0..self.config.iterations {
             if let Some(reason) = self.budget_exhausted(&r, start) {
                 r.stopped = Some(reason);
@@ -638,12 +670,18 @@ impl<'a> Searcher<'a> {
                 // The first iteration scores every transform once: its one-step strength.
                 if it > 0 {
                     let parents: Vec<f32> = beam.iter().map(|b| b.similarity).collect();
-                    children = bandit.most_promising(children, &parents, *per_iteration);
+                    let edits = edit_sizes(&origin_tokens, &beam, &children);
+                    children = bandit.most_promising(children, &parents, &edits, *per_iteration);
                 }
             }
             if let Some(max) = self.config.max_queries {
                 children.truncate(max.saturating_sub(r.counts.scored as usize));
             }
+            let edits = if guide.is_some() {
+                edit_sizes(&origin_tokens, &beam, &children)
+            } else {
+                Vec::new()
+            };
             let mut fresh: Vec<Candidate> = Vec::with_capacity(children.len());
             let mut origins = Vec::with_capacity(children.len());
             for c in children {
@@ -653,8 +691,8 @@ impl<'a> Searcher<'a> {
             self.score(task, &mut fresh, &mut r)?;
             if let Some((bandit, _)) = &mut guide {
                 bandit.decay();
-                for (n, &(parent, transform)) in fresh.iter().zip(&origins) {
-                    bandit.observe(transform, beam[parent].similarity - n.similarity);
+                for ((n, &(parent, transform)), edit) in fresh.iter().zip(&origins).zip(&edits) {
+                    bandit.observe(transform, beam[parent].similarity - n.similarity, *edit);
                 }
             }
             if it == 0 {

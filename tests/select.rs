@@ -56,7 +56,7 @@ fn tasks_in_pairs(out: &Path) -> BTreeSet<String> {
         .collect()
 }
 
-const FIELDS: [&str; 12] = [
+const FIELDS: [&str; 13] = [
     "group",
     "file",
     "name",
@@ -66,6 +66,7 @@ const FIELDS: [&str; 12] = [
     "broken",
     "invalid",
     "errors",
+    "truncated",
     "mean_distance",
     "reward",
     "selected",
@@ -447,4 +448,58 @@ fn select_shards_merged_equal_the_unsharded_selection() {
             .collect()
     };
     assert_eq!(names(&merged), names(&whole));
+}
+
+#[test]
+fn outputs_longer_than_the_window_are_not_scored_unless_no_window() {
+    // The tiny model reads 128 tokens: the strong loop rewrites of the longer fixtures outgrow it.
+    let tiny = equimorph::detector::model::models_dir().join("tiny-embedding");
+    let spec = format!("onnx:{}", tiny.display());
+    let candidates = common::root().join("fixtures/scripts");
+    let tasks = common::root().join("fixtures/tasks.jsonl");
+    let outcomes = |extra: &[&str]| {
+        let out = tempfile::tempdir().unwrap();
+        let mut args = vec![
+            "select",
+            candidates.to_str().unwrap(),
+            "--tasks",
+            tasks.to_str().unwrap(),
+            "--out",
+            out.path().to_str().unwrap(),
+            "--quiet",
+            "--limit",
+            "20",
+            "--seed",
+            "1",
+            "--detector",
+            spec.as_str(),
+        ];
+        args.extend_from_slice(extra);
+        let o = common::equimorph(&args, None);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let pairs: Vec<Value> = std::fs::read_to_string(out.path().join("pairs.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (pairs, selection(out.path()))
+    };
+    let (pairs, rows) = outcomes(&[]);
+    let truncated = pairs.iter().filter(|p| p["outcome"] == "truncated").count();
+    assert!(truncated > 0, "no output outgrew the window");
+    assert_eq!(
+        rows.iter()
+            .map(|r| r["truncated"].as_u64().unwrap())
+            .sum::<u64>() as usize,
+        truncated
+    );
+    let (free, _) = outcomes(&["--no-window"]);
+    assert!(free.iter().all(|p| p["outcome"] != "truncated"));
+    // What the window refused is scored without it: as many correct outputs either way.
+    let correct = |ps: &[Value]| {
+        ps.iter()
+            .filter(|p| p["outcome"] == "correct" || p["outcome"] == "truncated")
+            .count()
+    };
+    assert_eq!(correct(&pairs), correct(&free));
 }

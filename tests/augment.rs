@@ -149,6 +149,10 @@ fn codexglue_files_are_consistent_and_a_detector_scores_the_hardest_variants() {
     let by_id = tasks_by_id(&tasks);
     let variants = jsonl(&out.path().join("variants.jsonl"));
     assert_eq!(variants.len(), 18);
+    // The --hard search does not score rewrites longer than the detector's window (by default).
+    let run: serde_json::Value =
+        serde_json::from_str(&common::read(out.path().join("run.json"))).unwrap();
+    assert_eq!(run["settings"]["window"], "true", "{run}");
     // Program text → task: originals and variants.
     let mut owner: HashMap<String, String> = by_id
         .values()

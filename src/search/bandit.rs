@@ -105,22 +105,21 @@ impl Bandit {
     }
 
     /// The `k` children with the lowest predicted M (their parent's M minus their transform's
-    /// expected gain, plus the slope times how much larger their edit — `edits`, one per child —
-    /// is than their transform's mean), most promising first; ties go to content hash, so the
+    /// expected gain, plus the slope times how much larger their edit is than their
+    /// transform's mean), most promising first; ties go to content hash, so the
     /// choice does not depend on the order the children came in.
     pub(crate) fn most_promising(
         &self,
         children: Vec<Child>,
         parents: &[f32],
-        edits: &[f64],
         k: usize,
     ) -> Vec<Child> {
         let gains: Vec<f64> = (0..self.sum.len()).map(|a| self.expected_gain(a)).collect();
         let slope = self.slope();
         let mut ranked: Vec<(f64, Child)> = children
             .into_iter()
-            .zip(edits)
-            .map(|(c, edit)| {
+            .map(|c| {
+                let edit = c.edit;
                 let parent = parents.get(c.parent).copied().unwrap_or(1.0);
                 let arm = c.transform;
                 let mut gain = gains.get(arm).copied().unwrap_or(0.0);

@@ -111,17 +111,6 @@ pub struct Constraints {
     pub window: bool,
 }
 
-impl Constraints {
-    /// The default of the jobs that search: candidates the detector would truncate are not
-    /// scored.
-    pub fn windowed() -> Self {
-        Constraints {
-            max_growth: None,
-            window: true,
-        }
-    }
-}
-
 impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
@@ -294,16 +283,18 @@ pub fn derive_seed(seed: u64, iteration: usize, parent: &ProgramHash, transform:
 }
 
 /// A candidate and where it came from: the index of its parent in the beam and of the
-/// transform that made it.
+/// transform that made it, and (guided search only) the size of its edit.
 pub(crate) struct Child {
     parent: usize,
     transform: usize,
     node: Candidate,
+    edit: f64,
 }
 
-/// How much further from the original, in Python tokens (1 − multiset Jaccard similarity),
-/// each child is than its parent: the size of the edit as a classic measure sees it.
-fn edit_sizes(original: &classic::Prepared, beam: &[Candidate], children: &[Child]) -> Vec<f64> {
+/// Sets each child's `edit`: how much further from the original, in Python tokens (1 −
+/// multiset Jaccard similarity), it is than its parent, the size of the edit as a classic
+/// measure sees it.
+fn set_edit_sizes(original: &classic::Prepared, beam: &[Candidate], children: &mut [Child]) {
     let parents: Vec<f64> = beam
         .par_iter()
         .map(|b| {
@@ -313,13 +304,10 @@ fn edit_sizes(original: &classic::Prepared, beam: &[Candidate], children: &[Chil
             ))
         })
         .collect();
-    children
-        .par_iter()
-        .map(|c| {
-            let own = classic::jaccard_prepared(original, &classic::Prepared::new(&c.node.text));
-            parents[c.parent] - f64::from(own)
-        })
-        .collect()
+    children.par_iter_mut().for_each(|c| {
+        let own = classic::jaccard_prepared(original, &classic::Prepared::new(&c.node.text));
+        c.edit = parents[c.parent] - f64::from(own);
+    });
 }
 
 /// Makes `n` the answer if it is less similar than the best so far.
@@ -529,6 +517,7 @@ impl<'a> Searcher<'a> {
                     parent,
                     transform,
                     node,
+                    edit: 0.0,
                 });
             }
         }
@@ -667,32 +656,27 @@ impl<'a> Searcher<'a> {
             let children = self.expand(&beam, it, &mut seen, &mut r);
             let mut children = self.constrain_children(task, children, &mut r)?;
             if let Some((bandit, per_iteration)) = &guide {
+                set_edit_sizes(&origin_tokens, &beam, &mut children);
                 // The first iteration scores every transform once: its one-step strength.
                 if it > 0 {
                     let parents: Vec<f32> = beam.iter().map(|b| b.similarity).collect();
-                    let edits = edit_sizes(&origin_tokens, &beam, &children);
-                    children = bandit.most_promising(children, &parents, &edits, *per_iteration);
+                    children = bandit.most_promising(children, &parents, *per_iteration);
                 }
             }
             if let Some(max) = self.config.max_queries {
                 children.truncate(max.saturating_sub(r.counts.scored as usize));
             }
-            let edits = if guide.is_some() {
-                edit_sizes(&origin_tokens, &beam, &children)
-            } else {
-                Vec::new()
-            };
             let mut fresh: Vec<Candidate> = Vec::with_capacity(children.len());
             let mut origins = Vec::with_capacity(children.len());
             for c in children {
-                origins.push((c.parent, c.transform));
+                origins.push((c.parent, c.transform, c.edit));
                 fresh.push(c.node);
             }
             self.score(task, &mut fresh, &mut r)?;
             if let Some((bandit, _)) = &mut guide {
                 bandit.decay();
-                for ((n, &(parent, transform)), edit) in fresh.iter().zip(&origins).zip(&edits) {
-                    bandit.observe(transform, beam[parent].similarity - n.similarity, *edit);
+                for (n, &(parent, transform, edit)) in fresh.iter().zip(&origins) {
+                    bandit.observe(transform, beam[parent].similarity - n.similarity, edit);
                 }
             }
             if it == 0 {

@@ -4,8 +4,7 @@
 
 mod common;
 
-use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
-use equimorph::detector::Device;
+use equimorph::detector::onnx::OnnxDetector;
 use equimorph::oracle::OracleMode;
 use equimorph::search::{OracleOrder, SearchConfig, SearchResult, Searcher, Strategy};
 use equimorph::task::Task;
@@ -14,13 +13,7 @@ use equimorph::transform::{LoadedTransform, TransformSet};
 fn tiny_detector() -> OnnxDetector {
     let p = equimorph::detector::model::models_dir().join("tiny-embedding");
     assert!(p.is_dir(), "{} missing: run `make setup`", p.display());
-    let options = OnnxOptions {
-        devices: vec![Device::Cpu],
-        threads: 1,
-        batch_size: 8,
-        ..OnnxOptions::default()
-    };
-    OnnxDetector::open(&p, options).unwrap()
+    OnnxDetector::open(&p, common::cpu_options(8)).unwrap()
 }
 
 fn guided(seed: u64) -> SearchConfig {

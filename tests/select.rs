@@ -19,6 +19,17 @@ fn stdout_of(out: &std::process::Output) -> String {
 }
 
 fn select(candidates: &Path, tasks: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    select_with(candidates, tasks, out, "jaccard", extra)
+}
+
+/// `select` scored by `detector`.
+fn select_with(
+    candidates: &Path,
+    tasks: &Path,
+    out: &Path,
+    detector: &str,
+    extra: &[&str],
+) -> std::process::Output {
     let mut args = vec![
         "select",
         candidates.to_str().unwrap(),
@@ -27,7 +38,7 @@ fn select(candidates: &Path, tasks: &Path, out: &Path, extra: &[&str]) -> std::p
         "--out",
         out.to_str().unwrap(),
         "--detector",
-        "jaccard",
+        detector,
         "--quiet",
     ];
     args.extend_from_slice(extra);
@@ -459,23 +470,9 @@ fn outputs_longer_than_the_window_are_not_scored_unless_no_window() {
     let tasks = common::root().join("fixtures/tasks.jsonl");
     let outcomes = |extra: &[&str]| {
         let out = tempfile::tempdir().unwrap();
-        let mut args = vec![
-            "select",
-            candidates.to_str().unwrap(),
-            "--tasks",
-            tasks.to_str().unwrap(),
-            "--out",
-            out.path().to_str().unwrap(),
-            "--quiet",
-            "--limit",
-            "20",
-            "--seed",
-            "1",
-            "--detector",
-            spec.as_str(),
-        ];
+        let mut args = vec!["--limit", "20", "--seed", "1"];
         args.extend_from_slice(extra);
-        let o = common::equimorph(&args, None);
+        let o = select_with(&candidates, &tasks, out.path(), &spec, &args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let pairs: Vec<Value> = std::fs::read_to_string(out.path().join("pairs.jsonl"))
             .unwrap()

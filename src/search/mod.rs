@@ -382,29 +382,28 @@ impl<'a> Searcher<'a> {
         Ok((window, waived))
     }
 
-    /// Which of `nodes` meet the constraints, counting the others' reasons.
+    /// Which of `texts` meet the constraints, counting the others' reasons.
     fn constrain(
         &self,
         task: &Task,
-        nodes: &[Candidate],
+        texts: &[&str],
         r: &mut SearchResult,
     ) -> Result<Vec<bool>, SearchError> {
         let c = self.config.constraints;
         let (window, _) = self.window_for(task)?;
         if c.max_growth.is_none() && window.is_none() {
-            return Ok(vec![true; nodes.len()]);
+            return Ok(vec![true; texts.len()]);
         }
         let t0 = Instant::now();
         let original = tokens_of(self.detector, &task.source)?.max(1) as f64;
-        let mut keep = Vec::with_capacity(nodes.len());
+        let mut keep = Vec::with_capacity(texts.len());
         // One call for the lot: a detector with a tokenizer counts them in parallel (and keeps
         // the tokens for scoring).
-        let texts: Vec<&str> = nodes.iter().map(|n| n.text.as_str()).collect();
-        let counts = self.detector.token_counts(&texts)?;
-        for (n, count) in nodes.iter().zip(counts) {
+        let counts = self.detector.token_counts(texts)?;
+        for (text, count) in texts.iter().zip(counts) {
             let tokens = match count {
                 Some(t) => t,
-                None => tokens_of(self.detector, &n.text)?,
+                None => tokens_of(self.detector, text)?,
             };
             if c.max_growth.is_some_and(|g| tokens as f64 > g * original) {
                 r.counts.rejected_growth += 1;
@@ -427,8 +426,8 @@ impl<'a> Searcher<'a> {
         children: Vec<Child>,
         r: &mut SearchResult,
     ) -> Result<Vec<Child>, SearchError> {
-        let nodes: Vec<Candidate> = children.iter().map(|c| c.node.clone()).collect();
-        let keep = self.constrain(task, &nodes, r)?;
+        let texts: Vec<&str> = children.iter().map(|c| c.node.text.as_str()).collect();
+        let keep = self.constrain(task, &texts, r)?;
         Ok(children
             .into_iter()
             .zip(keep)
@@ -802,7 +801,7 @@ impl<'a> Searcher<'a> {
                     continue;
                 }
                 r.counts.unique += 1;
-                if !self.constrain(task, std::slice::from_ref(&node), &mut r)?[0] {
+                if !self.constrain(task, &[node.text.as_str()], &mut r)?[0] {
                     continue;
                 }
                 if self

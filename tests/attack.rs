@@ -236,7 +236,8 @@ fn failing_originals_are_skipped_with_a_reason_and_the_run_goes_on() {
         tests: vec![equimorph::task::TestCase {
             input: String::new(),
             output: None,
-        }],
+        }]
+        .into(),
         ..good.clone()
     };
     let text = [&bad, &good, &flaky]

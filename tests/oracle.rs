@@ -152,40 +152,24 @@ fn validate_classifies_failing_flaky_and_timeout_originals() {
         input: input.into(),
         output: output.map(String::from),
     };
-    let failing = Task {
-        id: "failing".into(),
-        source: "print(int(input()) + 1)\n".into(),
-        tests: vec![case("1\n", Some("3\n"))],
-        test_code: None,
-        entry_point: None,
-        problem: None,
-    };
+    let failing = Task::new(
+        "failing",
+        "print(int(input()) + 1)\n",
+        vec![case("1\n", Some("3\n"))],
+    );
     assert_eq!(oracle.validate(&failing).status, ValidationStatus::Failing);
-    let flaky = Task {
-        id: "flaky".into(),
-        source: "import os\nprint(os.urandom(8).hex())\n".into(),
-        tests: vec![case("", None)],
-        test_code: None,
-        entry_point: None,
-        problem: None,
-    };
+    let flaky = Task::new(
+        "flaky",
+        "import os\nprint(os.urandom(8).hex())\n",
+        vec![case("", None)],
+    );
     assert_eq!(oracle.validate(&flaky).status, ValidationStatus::Flaky);
-    let slow = Task {
-        id: "slow".into(),
-        source: "while True:\n    pass\n".into(),
-        tests: vec![case("", None)],
-        test_code: None,
-        entry_point: None,
-        problem: None,
-    };
+    let slow = Task::new("slow", "while True:\n    pass\n", vec![case("", None)]);
     assert_eq!(oracle.validate(&slow).status, ValidationStatus::Timeout);
     let bad_test_code = Task {
-        id: "tc".into(),
-        source: "def f():\n    return 1\n".into(),
-        tests: vec![],
         test_code: Some("assert f() == 2\n".into()),
         entry_point: Some("f".into()),
-        problem: None,
+        ..Task::new("tc", "def f():\n    return 1\n", vec![])
     };
     let v = oracle.validate(&bad_test_code);
     assert_eq!(v.status, ValidationStatus::Failing);

@@ -1,9 +1,9 @@
 //! `equimorph attack`: search every task for the least similar equivalent program.
 
 use super::common::{
-    detector_settings, interrupt_flag, load_tasks, progress, stop_point, task_settings,
-    transform_settings, DetectorArgs, OracleOptions, TransformOptions, WindowArgs, INTERRUPTED,
-    NOTHING_USABLE,
+    detector_settings, interrupt_flag, load_dataset, progress, stop_point, task_settings,
+    transform_settings, DatasetArgs, DetectorArgs, OracleOptions, TransformOptions, WindowArgs,
+    INTERRUPTED, NOTHING_USABLE,
 };
 use anyhow::{bail, Result};
 use clap::Args;
@@ -37,6 +37,8 @@ pub struct AttackArgs {
     /// Input format (default: guessed from the path).
     #[arg(long, value_enum)]
     pub(super) format: Option<TaskFormat>,
+    #[command(flatten)]
+    pub(super) dataset: DatasetArgs,
     /// guided (the default: a beam that scores only the candidates a bandit over transforms
     /// predicts to pay), beam (Algorithm 1: every candidate scored), greedy (beam 1) or random
     /// (a random walk).
@@ -159,7 +161,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     if args.max_growth.is_some_and(|g| !(g > 0.0 && g.is_finite())) {
         bail!("--max-growth must be a positive number (1.5 = at most 50 % more tokens)");
     }
-    let set = load_tasks(&args.tasks, args.format)?;
+    let set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
     if set.tasks.is_empty() {
         bail!("{} holds no task with tests", args.tasks.display());
     }
@@ -172,6 +174,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let list: Vec<_> = transforms.iter().cloned().collect();
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);
+    args.dataset.record(&mut settings);
     detector_settings(&mut settings, &args.detector.detector);
     args.detector.record(&mut settings)?;
     transform_settings(&mut settings, &list);
@@ -244,6 +247,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         transforms: transforms.names(),
         tasks: args.tasks.display().to_string(),
         shard: args.shard.map(|s| s.to_string()),
+        dataset: Some(set.report()),
     };
     run_dir.write_run_json(&run_info)?;
     let todo: Vec<_> = set

@@ -1,9 +1,9 @@
 //! `equimorph augment`: K distinct verified variants of every task (training data).
 
 use super::common::{
-    detector_settings, interrupt_flag, load_tasks_with, progress, stop_point, task_settings,
-    transform_settings, DetectorArgs, OracleOptions, PrecisionArg, TransformOptions, WindowArgs,
-    INTERRUPTED, NOTHING_USABLE,
+    detector_settings, interrupt_flag, load_dataset, progress, stop_point, task_settings,
+    transform_settings, DatasetArgs, DetectorArgs, OracleOptions, PrecisionArg, TransformOptions,
+    WindowArgs, INTERRUPTED, NOTHING_USABLE,
 };
 use anyhow::{bail, Result};
 use clap::Args;
@@ -52,6 +52,8 @@ pub struct AugmentArgs {
     /// Input format of the tasks (default: guessed from the path).
     #[arg(long, value_enum)]
     pub(super) task_format: Option<TaskFormat>,
+    #[command(flatten)]
+    pub(super) dataset: DatasetArgs,
     /// Score the variants with this detector (distance and clone type in variants.jsonl):
     /// minilm, minilm-int8, onnx:PATH, jaccard, sourcerercc, nicad. Default: no scoring.
     #[arg(long, value_name = "SPEC")]
@@ -119,7 +121,12 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     if args.split.is_some() && args.format != OutputFormat::Codexglue {
         bail!("--split splits the CodeXGLUE pairs: give it with --format codexglue");
     }
-    let set = load_tasks_with(&args.tasks, args.task_format, "--task-format")?;
+    let set = load_dataset(
+        &args.tasks,
+        args.task_format,
+        "--task-format",
+        &args.dataset,
+    )?;
     if set.tasks.is_empty() && (set.untested.is_empty() || !args.unverified) {
         if set.untested.is_empty() {
             bail!("{} holds no task", args.tasks.display());
@@ -196,6 +203,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     };
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);
+    args.dataset.record(&mut settings);
     match &detector_args {
         Some(d) => {
             detector_settings(&mut settings, &d.detector);

@@ -4,7 +4,7 @@
 
 use super::attack::AttackArgs;
 use super::common::{
-    llm_cost, DetectorArgs, LlmArgs, OracleOptions, SandboxOptions, TransformOptions,
+    llm_cost, DatasetArgs, DetectorArgs, LlmArgs, OracleOptions, SandboxOptions, TransformOptions,
 };
 use super::design::DesignArgs;
 use super::implement::ImplementArgs;
@@ -248,6 +248,7 @@ fn implement_stage(
 
 fn select_stage(args: &AutosptArgs, candidates: &Path, selection: &Path) -> Result<String> {
     let select_args = SelectArgs {
+        dataset: DatasetArgs::default(),
         candidates: candidates.to_path_buf(),
         tasks: args.validation.clone(),
         out: selection.to_path_buf(),
@@ -299,6 +300,7 @@ fn attack_stage(args: &AutosptArgs, selection: &Path, attack: &Path) -> Result<S
         bail!("no candidate was selected, so there is nothing to attack with (try --with-builtin)");
     }
     let attack_args = AttackArgs {
+        dataset: DatasetArgs::default(),
         tasks_in_flight: None,
         tasks: args.tasks.clone(),
         out: attack.to_path_buf(),

@@ -237,31 +237,82 @@ impl OracleOptions {
     }
 }
 
-/// Loads tasks, printing each load problem on stderr.
+/// Which programs of a dataset a command loads (CodeNet's metadata filters and tests).
+#[derive(Args, Debug, Clone, Default)]
+pub struct DatasetArgs {
+    /// CodeNet: submission statuses to keep, as in metadata/pNNNNN.csv (comma-separated or
+    /// repeated; default Accepted).
+    #[arg(long = "status", value_delimiter = ',', value_name = "STATUS")]
+    pub statuses: Vec<String>,
+    /// CodeNet: languages to keep: the metadata's `language`, or a prefix of its
+    /// `original_language` such as "PyPy3" (default: Python 3 and PyPy3).
+    #[arg(long = "language", value_delimiter = ',', value_name = "LANG")]
+    pub languages: Vec<String>,
+    /// CodeNet: the full dataset's root, to take tests, metadata and problem clusters from
+    /// when the tasks are a benchmark subset such as Project_CodeNet_Python800.
+    #[arg(long, value_name = "DIR")]
+    pub codenet_root: Option<PathBuf>,
+}
+
+impl DatasetArgs {
+    /// The loader options these flags describe.
+    pub fn options(&self) -> equimorph::task::LoadOptions {
+        equimorph::task::LoadOptions {
+            statuses: self.statuses.clone(),
+            languages: self.languages.clone(),
+            codenet_root: self.codenet_root.clone(),
+        }
+    }
+
+    /// Records the filters in a run's settings (they decide which tasks the run holds).
+    pub fn record(&self, settings: &mut equimorph::run::RunSettings) {
+        let list = |v: &[String]| (!v.is_empty()).then(|| v.join(","));
+        settings
+            .set_opt("codenet status", list(&self.statuses))
+            .set_opt("codenet language", list(&self.languages))
+            .set_opt(
+                "codenet root",
+                self.codenet_root.as_ref().map(|p| p.display().to_string()),
+            );
+    }
+}
+
+/// Loads tasks with the default dataset filters, printing what was kept and skipped.
 pub fn load_tasks(
     path: &Path,
     format: Option<equimorph::task::TaskFormat>,
 ) -> Result<equimorph::task::TaskSet> {
-    load_tasks_with(path, format, "--format")
+    load_dataset(path, format, "--format", &DatasetArgs::default())
 }
 
-/// [`load_tasks`] for a command whose format option is called `flag`, which an unrecognised
-/// file's error names.
-pub fn load_tasks_with(
+/// Loads tasks for a command whose format option is called `flag` (an unrecognised file's
+/// error names it), with `dataset`'s filters. Prints each load problem (the first 20) and one
+/// line of what was kept and skipped, by reason, on stderr.
+pub fn load_dataset(
     path: &Path,
     format: Option<equimorph::task::TaskFormat>,
     flag: &str,
+    dataset: &DatasetArgs,
 ) -> Result<equimorph::task::TaskSet> {
     use equimorph::task::TaskError;
-    let set = equimorph::task::load(path, format).map_err(|e| match e {
-        TaskError::UnknownFormat { .. } => {
-            anyhow::anyhow!("{e} (pass {flag} jsonl|humaneval|codecontests|codenet)")
-        }
-        e => e.into(),
-    })?;
-    for p in &set.problems {
+    let set =
+        equimorph::task::load_with(path, format, &dataset.options()).map_err(|e| match e {
+            TaskError::UnknownFormat { .. } => {
+                anyhow::anyhow!("{e} (pass {flag} jsonl|humaneval|codecontests|parquet|codenet)")
+            }
+            e => e.into(),
+        })?;
+    const SHOWN: usize = 20;
+    for p in set.problems.iter().take(SHOWN) {
         eprintln!("warning: {p}");
     }
+    if set.problems.len() > SHOWN {
+        eprintln!(
+            "warning: … and {} more load problems",
+            set.problems.len() - SHOWN
+        );
+    }
+    eprintln!("{}: {}", path.display(), set.report());
     Ok(set)
 }
 

@@ -1,8 +1,9 @@
 //! `equimorph select`: best-of-N selection among candidate implementations of SPTs.
 
 use super::common::{
-    detector_settings, interrupt_flag, load_tasks, progress, stop_point, task_settings,
-    DetectorArgs, OracleOptions, SandboxOptions, WindowArgs, INTERRUPTED, NOTHING_USABLE,
+    detector_settings, interrupt_flag, load_dataset, load_tasks, progress, stop_point,
+    task_settings, DatasetArgs, DetectorArgs, OracleOptions, SandboxOptions, WindowArgs,
+    INTERRUPTED, NOTHING_USABLE,
 };
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -40,6 +41,8 @@ pub struct SelectArgs {
     /// Input format of the tasks (default: guessed from the path).
     #[arg(long, value_enum)]
     pub(super) format: Option<TaskFormat>,
+    #[command(flatten)]
+    pub(super) dataset: DatasetArgs,
     /// Use at most N validation tasks: a sample drawn with --seed, kept in file order.
     #[arg(long, value_name = "N")]
     pub(super) limit: Option<usize>,
@@ -78,7 +81,7 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
         bail!("--max-broken must lie in [0, 1]");
     }
     let candidates = discover(&args.candidates)?;
-    let mut set = load_tasks(&args.tasks, args.format)?;
+    let mut set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
     if let Some(limit) = args.limit {
         if limit == 0 {
             bail!("--limit must be at least 1");
@@ -118,6 +121,7 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
         .collect();
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);
+    args.dataset.record(&mut settings);
     detector_settings(&mut settings, &args.detector.detector);
     args.detector.record(&mut settings)?;
     args.oracle.record(&mut settings);

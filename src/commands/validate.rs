@@ -1,6 +1,6 @@
 //! `equimorph validate`: run every original twice and classify it.
 
-use super::common::{load_tasks, progress, OracleOptions};
+use super::common::{load_dataset, progress, DatasetArgs, OracleOptions};
 use anyhow::Result;
 use clap::Args;
 use equimorph::oracle::{Validation, ValidationStatus};
@@ -17,6 +17,8 @@ pub struct ValidateArgs {
     /// Input format (default: guessed from the path).
     #[arg(long, value_enum)]
     format: Option<TaskFormat>,
+    #[command(flatten)]
+    dataset: DatasetArgs,
     /// Print {"ok": N, "failing": [...], "flaky": [...], "timeout": [...], "isolation": {...}}.
     #[arg(long)]
     json: bool,
@@ -29,7 +31,7 @@ pub struct ValidateArgs {
 
 /// Runs `validate`. Exit status 0 when every task is ok, 1 otherwise.
 pub fn run(args: ValidateArgs) -> Result<ExitCode> {
-    let set = load_tasks(&args.tasks, args.format)?;
+    let set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
     let oracle = args.oracle.oracle()?;
     let start = std::time::Instant::now();
     let pb = progress(set.tasks.len() as u64, args.quiet || args.json);
@@ -61,6 +63,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
             "timeout": list(ValidationStatus::Timeout),
             "unparseable": list(ValidationStatus::Unparseable),
             "load_problems": set.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+            "dataset": set.report(),
             "isolation": oracle.isolation(),
             "seconds": start.elapsed().as_secs_f64(),
         });
@@ -87,7 +90,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
             }
         }
         println!(
-            "{ok} ok, {} failing, {} flaky, {} timeout, {} unparseable, {} not loaded ({} tasks in {:.1}s)",
+            "{ok} ok, {} failing, {} flaky, {} timeout, {} unparseable, {} load warning(s) ({} tasks in {:.1}s)",
             of(ValidationStatus::Failing).len(),
             of(ValidationStatus::Flaky).len(),
             of(ValidationStatus::Timeout).len(),

@@ -249,16 +249,17 @@ pub fn nicad_prepared(a: &Prepared, b: &Prepared) -> f32 {
     (l / la.len() as f32).min(l / lb.len() as f32)
 }
 
-/// GPTCloneBench's clone types by NiCad-style similarity.
+/// GPTCloneBench's clone types by NiCad-style similarity, in its bands: Type-1/2 above 75 %,
+/// (moderately) Type-3 above 50 % up to 75 %, Type-4 at 50 % or less.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum CloneType {
     /// > 75 % similar.
     #[serde(rename = "Type-1/2")]
     Type12,
-    /// 50–75 %.
+    /// Above 50 %, up to 75 % (GPTCloneBench's "MT3").
     #[serde(rename = "Type-3")]
     Type3,
-    /// < 50 %.
+    /// 50 % or less.
     #[serde(rename = "Type-4")]
     Type4,
 }
@@ -268,7 +269,7 @@ impl CloneType {
     pub fn of_similarity(s: f32) -> Self {
         if s > 0.75 {
             CloneType::Type12
-        } else if s >= 0.5 {
+        } else if s > 0.5 {
             CloneType::Type3
         } else {
             CloneType::Type4
@@ -330,7 +331,8 @@ mod tests {
     fn clone_type_thresholds() {
         assert_eq!(CloneType::of_similarity(0.9), CloneType::Type12);
         assert_eq!(CloneType::of_similarity(0.75), CloneType::Type3);
-        assert_eq!(CloneType::of_similarity(0.5), CloneType::Type3);
+        assert_eq!(CloneType::of_similarity(0.51), CloneType::Type3);
+        assert_eq!(CloneType::of_similarity(0.5), CloneType::Type4);
         assert_eq!(CloneType::of_similarity(0.49), CloneType::Type4);
     }
 }

@@ -407,7 +407,7 @@ impl Oracle {
         let runs = (0..task.test_count())
             .map(|i| {
                 let (prog, stdin) = Self::test_program(task, &task.source, i);
-                let r = self.run_seeded(&prog, stdin, self.config.timeout_cap, hash_seed);
+                let r = self.run_seeded(&prog, stdin, self.cap_for(task), hash_seed);
                 ReferenceRun {
                     stdout: r.stdout,
                     class: r.class,
@@ -444,7 +444,7 @@ impl Oracle {
             if run.class == ExitClass::Timeout {
                 return verdict(
                     ValidationStatus::Timeout,
-                    format!("test {i} ran past {:?}", self.config.timeout_cap),
+                    format!("test {i} ran past {:?}", self.cap_for(task)),
                 );
             }
             if run.class == ExitClass::Crash {
@@ -468,7 +468,10 @@ impl Oracle {
             }
             if i < task.tests.len() {
                 if let Some(expected) = &task.tests[i].output {
-                    if !outputs_equal(expected, &run.stdout, self.config.float_tolerance) {
+                    if !task
+                        .checker
+                        .accepts(expected, &run.stdout, self.config.float_tolerance)
+                    {
                         return verdict(
                             ValidationStatus::Failing,
                             format!(
@@ -484,7 +487,7 @@ impl Oracle {
                 let rerun = self.run(
                     &Self::test_program(task, &task.source, i).0,
                     "",
-                    self.config.timeout_cap,
+                    self.cap_for(task),
                 );
                 return verdict(
                     ValidationStatus::Failing,
@@ -522,10 +525,22 @@ impl Oracle {
         }
     }
 
-    /// The timeout of a candidate on a test the original ran in `seconds`.
-    pub fn candidate_timeout(&self, seconds: f64) -> Duration {
+    /// The timeout of a candidate of `task` on a test the original ran in `seconds`.
+    pub fn candidate_timeout(&self, task: &Task, seconds: f64) -> Duration {
         let t = Duration::from_secs_f64((seconds * self.config.timeout_factor).max(0.0));
-        t.clamp(self.config.timeout_floor, self.config.timeout_cap)
+        let cap = self.cap_for(task);
+        t.clamp(self.config.timeout_floor.min(cap), cap)
+    }
+
+    /// The longest a run of `task` may take: the dataset's time limit × [`TIME_LIMIT_SLACK`]
+    /// (never below `--timeout-floor`) when the task has one, `--timeout-cap` otherwise.
+    pub fn cap_for(&self, task: &Task) -> Duration {
+        match task.time_limit_ms {
+            Some(ms) => Duration::from_millis(ms)
+                .mul_f64(TIME_LIMIT_SLACK)
+                .max(self.config.timeout_floor),
+            None => self.config.timeout_cap,
+        }
     }
 
     /// A(x, x'): whether `candidate` behaves like the original of `task` (whose behaviour is
@@ -560,7 +575,7 @@ impl Oracle {
         };
         for (i, expected) in reference.runs.iter().enumerate() {
             let (prog, stdin) = Self::test_program(task, candidate, i);
-            let got = self.run(&prog, stdin, self.candidate_timeout(expected.seconds));
+            let got = self.run(&prog, stdin, self.candidate_timeout(task, expected.seconds));
             decision.tests_run += 1;
             let mut sandbox_failure = None;
             if got.class == ExitClass::Crash {
@@ -631,7 +646,7 @@ impl Oracle {
         let r = self.run_once(RunRequest {
             source: &prog,
             stdin,
-            timeout: self.config.timeout_cap,
+            timeout: self.cap_for(task),
             hash_seed: REFERENCE_HASH_SEED,
         });
         (r.class == ExitClass::Crash).then_some(r.stderr_tail)
@@ -661,6 +676,11 @@ impl Oracle {
 
 /// A shared oracle.
 pub type SharedOracle = Arc<Oracle>;
+
+/// How many times a dataset's per-test time limit a run may take here: the limit was set for
+/// the judge's machine and language mix (CodeContests and CodeNet limits also bind C++), and
+/// an accepted Python solution near it on the judge can run slower on a busy, sandboxed host.
+pub const TIME_LIMIT_SLACK: f64 = 2.0;
 
 /// Longest excerpt of a test's input or output kept in a decision, in characters.
 pub const EXCERPT_CHARS: usize = 2000;

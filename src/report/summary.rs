@@ -34,6 +34,9 @@ pub struct RunInfo {
     /// The shard this directory holds (`--shard I/N`), if the run was split.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// What the task loader kept and skipped, by reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<crate::task::LoadReport>,
 }
 
 /// Aggregates over a results file.
@@ -290,14 +293,7 @@ mod tests {
     use super::*;
 
     fn line(scored: Vec<u64>, best: Vec<f32>) -> ResultLine {
-        let task = crate::task::Task {
-            id: "t".into(),
-            source: "x = 1\n".into(),
-            tests: Vec::new(),
-            test_code: None,
-            entry_point: None,
-            problem: None,
-        };
+        let task = crate::task::Task::new("t", "x = 1\n", Vec::new());
         let mut l = ResultLine::not_attacked(&task, Status::Ok, String::new());
         l.scored_per_iteration = scored;
         l.best_per_iteration = best;

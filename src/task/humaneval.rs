@@ -32,18 +32,20 @@ pub(super) fn load(path: &Path) -> Result<TaskSet, TaskError> {
     let mut set = TaskSet::default();
     for (n, line) in text_lines(&bytes, path, &mut set) {
         match serde_json::from_str::<Record>(line) {
-            Ok(r) => set.tasks.push(Task {
-                id: r.task_id,
-                source: format!("{}{}", r.prompt, r.canonical_solution),
-                tests: Vec::new(),
-                test_code: Some(format!(
+            Ok(r) => {
+                let mut task = Task::new(
+                    r.task_id,
+                    format!("{}{}", r.prompt, r.canonical_solution),
+                    Vec::new(),
+                );
+                task.test_code = Some(format!(
                     "{}\n\ncheck({})\n",
                     r.test.trim_end(),
                     r.entry_point
-                )),
-                entry_point: Some(r.entry_point),
-                problem: None,
-            }),
+                ));
+                task.entry_point = Some(r.entry_point);
+                set.tasks.push(task);
+            }
             Err(e) => set.push_problem(path, Some(n), format!("malformed HumanEval record: {e}")),
         }
     }

@@ -3,14 +3,20 @@
 //! Every loader reports bad input with its file and line and keeps going: one malformed line
 //! costs that line, never the rest of the file.
 
+pub mod checker;
 mod codecontests;
 mod codenet;
+pub mod gptclonebench;
 mod humaneval;
 mod jsonl;
 
+pub use checker::Checker;
+pub use codecontests::stream_parquet;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// One stdin → stdout test case.
@@ -30,9 +36,9 @@ pub struct Task {
     pub id: String,
     /// The Python program.
     pub source: String,
-    /// stdin/stdout tests.
+    /// stdin/stdout tests (shared: every solution of a problem holds the same tests).
     #[serde(default)]
-    pub tests: Vec<TestCase>,
+    pub tests: Arc<[TestCase]>,
     /// Python appended after the program and run as one script (pass = exit 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_code: Option<String>,
@@ -44,9 +50,32 @@ pub struct Task {
     /// other, so they are never a negative pair and never cross a train/test split.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// How the original's output is held against a test's expected output when the task is
+    /// validated (the dataset's own judge). A candidate is always compared with its original
+    /// exactly, after the usual normalisation.
+    #[serde(default, skip_serializing_if = "Checker::is_default")]
+    pub checker: Checker,
+    /// The dataset's per-test time limit in milliseconds, when it gives one; it replaces the
+    /// oracle's `--timeout-cap` for this task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_limit_ms: Option<u64>,
 }
 
 impl Task {
+    /// A task with only an id, a program and tests; every other field at its default.
+    pub fn new(id: impl Into<String>, source: impl Into<String>, tests: Vec<TestCase>) -> Self {
+        Task {
+            id: id.into(),
+            source: source.into(),
+            tests: tests.into(),
+            test_code: None,
+            entry_point: None,
+            problem: None,
+            checker: Checker::default(),
+            time_limit_ms: None,
+        }
+    }
+
     /// Number of test executions one check of this task needs at most.
     pub fn test_count(&self) -> usize {
         self.tests.len() + usize::from(self.test_code.is_some())
@@ -62,8 +91,38 @@ pub enum TaskFormat {
     Humaneval,
     /// CodeContests JSON lines (one task per Python 3 solution).
     Codecontests,
-    /// A Project CodeNet directory (data/<problem>/Python/*.py + derived/input_output).
+    /// CodeContests as shipped on Hugging Face: one `.parquet` file or a directory of them.
+    Parquet,
+    /// Project CodeNet: the full dataset (data/, metadata/, derived/) or a benchmark subset
+    /// such as Project_CodeNet_Python800 (pNNNNN/sNNNNNNNNN.py).
     Codenet,
+}
+
+/// Choices that shape what a loader keeps.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// CodeNet submission statuses to keep (metadata `status`); empty = `Accepted`.
+    pub statuses: Vec<String>,
+    /// CodeNet languages to keep, matched against `original_language` (case-insensitive
+    /// prefix, e.g. "Python (3", "PyPy3"); empty = Python 3 and PyPy3.
+    pub languages: Vec<String>,
+    /// A full CodeNet root to take tests (and metadata) from when loading a benchmark subset.
+    pub codenet_root: Option<PathBuf>,
+}
+
+/// A program the dataset itself marks as wrong for its problem (CodeContests'
+/// `incorrect_solutions`, CodeNet's rejected submissions): a known non-equivalent of the
+/// problem's accepted solutions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokenProgram {
+    /// Unique id within the load (`<problem>/incorrect/<n>` or `<problem>/<submission>`).
+    pub id: String,
+    /// The problem it fails.
+    pub problem: String,
+    /// The program.
+    pub source: String,
+    /// Why the dataset rejects it ("incorrect solution", "Wrong Answer", …).
+    pub verdict: String,
 }
 
 /// Where a problem was found.
@@ -109,12 +168,41 @@ pub struct TaskSet {
     /// Tasks without any test, in file order: no verdict is possible on them, so only jobs
     /// that do without verification (`augment --unverified`) use them.
     pub untested: Vec<Task>,
+    /// Known-broken Python 3 programs of the loaded problems, kept aside (never tasks).
+    pub broken: Vec<BrokenProgram>,
+    /// Programs or problems left out on purpose, by reason (e.g. "Python 2 solution").
+    pub skipped: BTreeMap<String, usize>,
 }
 
 impl TaskSet {
     /// The task with this id.
     pub fn get(&self, id: &str) -> Option<&Task> {
         self.tasks.iter().find(|t| t.id == id)
+    }
+
+    /// Counts `n` items left out for `reason`.
+    pub(crate) fn skip(&mut self, reason: &str, n: usize) {
+        if n > 0 {
+            *self.skipped.entry(reason.to_string()).or_default() += n;
+        }
+    }
+
+    /// What was kept and what was skipped, in numbers.
+    pub fn report(&self) -> LoadReport {
+        let problems: std::collections::BTreeSet<&str> = self
+            .tasks
+            .iter()
+            .chain(&self.untested)
+            .filter_map(|t| t.problem.as_deref())
+            .collect();
+        LoadReport {
+            tasks: self.tasks.len(),
+            untested: self.untested.len(),
+            problems: problems.len(),
+            broken: self.broken.len(),
+            skipped: self.skipped.clone(),
+            warnings: self.problems.len(),
+        }
     }
 
     fn push_problem(&mut self, file: &Path, line: Option<usize>, message: impl Into<String>) {
@@ -159,6 +247,51 @@ impl TaskSet {
     }
 }
 
+/// What a load kept and skipped: printed by every command that loads tasks and recorded in
+/// its run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadReport {
+    /// Tasks with tests.
+    pub tasks: usize,
+    /// Tasks without tests.
+    pub untested: usize,
+    /// Distinct problems among them (0 when the format has no problems).
+    pub problems: usize,
+    /// Known-broken programs kept aside.
+    pub broken: usize,
+    /// Left out on purpose, by reason.
+    pub skipped: BTreeMap<String, usize>,
+    /// Warnings: lines, rows or files that could not be read, and oddities worth a look.
+    pub warnings: usize,
+}
+
+impl fmt::Display for LoadReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "kept {} task(s)", self.tasks)?;
+        if self.untested > 0 {
+            write!(f, " + {} without tests", self.untested)?;
+        }
+        if self.problems > 0 {
+            write!(f, " of {} problem(s)", self.problems)?;
+        }
+        if self.broken > 0 {
+            write!(f, "; {} known-broken program(s) kept aside", self.broken)?;
+        }
+        if !self.skipped.is_empty() {
+            let parts: Vec<String> = self
+                .skipped
+                .iter()
+                .map(|(r, n)| format!("{n} {r}"))
+                .collect();
+            write!(f, "; skipped: {}", parts.join(", "))?;
+        }
+        if self.warnings > 0 {
+            write!(f, "; {} warning(s)", self.warnings)?;
+        }
+        Ok(())
+    }
+}
+
 /// Why nothing could be loaded at all.
 #[derive(Debug, Error)]
 pub enum TaskError {
@@ -188,8 +321,19 @@ pub enum TaskError {
     },
 }
 
-/// Loads tasks from `path` in `format`, or in the format guessed from the path.
+/// Loads tasks from `path` in `format`, or in the format guessed from the path, with the
+/// default [`LoadOptions`].
 pub fn load(path: &Path, format: Option<TaskFormat>) -> Result<TaskSet, TaskError> {
+    load_with(path, format, &LoadOptions::default())
+}
+
+/// Loads tasks from `path` in `format` (or the guessed one) with `options`.
+pub fn load_with(
+    path: &Path,
+    format: Option<TaskFormat>,
+    options: &LoadOptions,
+) -> Result<TaskSet, TaskError> {
+    refuse_riegeli(path)?;
     let format = match format {
         Some(f) => f,
         None => detect_format(path)?,
@@ -197,8 +341,9 @@ pub fn load(path: &Path, format: Option<TaskFormat>) -> Result<TaskSet, TaskErro
     let mut set = match format {
         TaskFormat::Jsonl => jsonl::load(path)?,
         TaskFormat::Humaneval => humaneval::load(path)?,
-        TaskFormat::Codecontests => codecontests::load(path)?,
-        TaskFormat::Codenet => codenet::load(path)?,
+        TaskFormat::Codecontests => codecontests::load_jsonl(path)?,
+        TaskFormat::Parquet => codecontests::load_parquet(path)?,
+        TaskFormat::Codenet => codenet::load(path, options)?,
     };
     // Problems in file order (line-less ones, such as duplicates, last).
     set.problems.sort_by_key(|p| {
@@ -212,15 +357,42 @@ pub fn load(path: &Path, format: Option<TaskFormat>) -> Result<TaskSet, TaskErro
     Ok(set)
 }
 
-/// Guesses the format: a directory is CodeNet; `.gz` is HumanEval; otherwise the keys of the
-/// first JSON object decide.
+/// CodeContests' GitHub release is Riegeli files of protos, which equimorph does not read:
+/// the Hugging Face copy holds the same problems as parquet.
+fn refuse_riegeli(path: &Path) -> Result<(), TaskError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.contains(".riegeli") {
+        return Err(TaskError::Layout {
+            path: path.to_path_buf(),
+            message: "this is CodeContests' Riegeli release, which equimorph does not read; \
+                      download the same dataset as parquet from Hugging Face \
+                      (deepmind/code_contests, data/*.parquet) and pass that file or directory"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+/// Guesses the format: a directory of `.parquet` files or a `.parquet` file is CodeContests'
+/// Hugging Face copy, any other directory CodeNet; `.gz` is HumanEval; otherwise the keys of
+/// the first JSON object decide.
 pub fn detect_format(path: &Path) -> Result<TaskFormat, TaskError> {
     let meta = std::fs::metadata(path).map_err(|source| TaskError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     if meta.is_dir() {
-        return Ok(TaskFormat::Codenet);
+        return Ok(if codecontests::parquet_files(path)?.is_empty() {
+            TaskFormat::Codenet
+        } else {
+            TaskFormat::Parquet
+        });
+    }
+    if path.extension().is_some_and(|e| e == "parquet") {
+        return Ok(TaskFormat::Parquet);
     }
     if path.extension().is_some_and(|e| e == "gz") {
         return Ok(TaskFormat::Humaneval);

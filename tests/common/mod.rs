@@ -224,7 +224,7 @@ pub fn plain_run(task: &Task, program: &str) -> Vec<(String, bool)> {
             o.status.success(),
         )
     };
-    for t in &task.tests {
+    for t in task.tests.iter() {
         out.push(run(program, &t.input));
     }
     if let Some(code) = &task.test_code {

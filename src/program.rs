@@ -55,8 +55,11 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-/// Checks that `source` parses as Python with no ERROR or MISSING node.
-pub fn validate(source: &str) -> Result<(), InvalidProgram> {
+/// Runs `f` on the parse tree of `source` (one parser per thread).
+fn with_tree<T>(
+    source: &str,
+    f: impl FnOnce(&tree_sitter::Tree) -> Result<T, InvalidProgram>,
+) -> Result<T, InvalidProgram> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -71,17 +74,39 @@ pub fn validate(source: &str) -> Result<(), InvalidProgram> {
         let tree = parser
             .parse(source, None)
             .ok_or_else(|| InvalidProgram::Parser("no tree".into()))?;
-        match first_error(tree.root_node()) {
-            None => Ok(()),
-            Some(n) => {
-                let p = n.start_position();
-                Err(InvalidProgram::Syntax {
-                    line: p.row + 1,
-                    column: p.column + 1,
-                })
-            }
+        f(&tree)
+    })
+}
+
+/// Checks that `source` parses as Python with no ERROR or MISSING node.
+pub fn validate(source: &str) -> Result<(), InvalidProgram> {
+    with_tree(source, |tree| match first_error(tree.root_node()) {
+        None => Ok(()),
+        Some(n) => {
+            let p = n.start_position();
+            Err(InvalidProgram::Syntax {
+                line: p.row + 1,
+                column: p.column + 1,
+            })
         }
     })
+}
+
+/// Whether `source` uses a statement only Python 2 has (`print x`, `exec code`) or its `<>`
+/// operator: the grammar accepts them, Python 3 does not.
+pub fn uses_python2_syntax(source: &str) -> bool {
+    with_tree(source, |tree| {
+        let mut cursor = tree.walk();
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            if matches!(n.kind(), "print_statement" | "exec_statement" | "<>") {
+                return Ok(true);
+            }
+            stack.extend(n.children(&mut cursor));
+        }
+        Ok(false)
+    })
+    .unwrap_or(false)
 }
 
 fn first_error(root: Node<'_>) -> Option<Node<'_>> {
@@ -181,6 +206,14 @@ impl Candidate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn python2_statements_are_recognised() {
+        assert!(uses_python2_syntax("print 'hi'\n"));
+        assert!(uses_python2_syntax("exec 'x = 1'\n"));
+        assert!(uses_python2_syntax("if 1 <> 2:\n    pass\n"));
+        assert!(!uses_python2_syntax("print('hi')\nx = '<>'\n"));
+    }
 
     #[test]
     fn valid_invalid_and_missing_nodes() {

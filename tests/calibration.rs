@@ -208,3 +208,43 @@ fn calibrate_gives_the_hand_computed_auc_in_both_layouts() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no usable labelled pair"));
 }
+
+#[test]
+fn calibrate_reads_gptclonebench_and_reports_auc_per_clone_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = common::root().join("fixtures/formats/gptclonebench");
+    for detector in ["jaccard", "nicad"] {
+        let out = dir.path().join(detector);
+        let o = common::equimorph(
+            &[
+                "calibrate",
+                bench.to_str().unwrap(),
+                "--detector",
+                detector,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            None,
+        );
+        let stdout = common::success_stdout(&o);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(stderr.contains("1 Python 2 file(s)"), "{stderr}");
+        let c = read_json(&out.join("calibration.json"));
+        assert_eq!(c["positives"], 7);
+        assert_eq!(c["negatives"], 7);
+        for (t, clones) in [("Type-1/2", 2), ("Type-3", 2), ("Type-4", 3)] {
+            let row = &c["by_clone_type"][t];
+            assert_eq!(row["positives"], clones, "{detector} {t}");
+            assert_eq!(row["negatives"], 7);
+            let auc = row["auc"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&auc));
+            assert!(
+                stdout.contains(&format!("{t}: {clones} clones")),
+                "{stdout}"
+            );
+        }
+        // Renamed-only pairs (Type-1/2) are what a token or line matcher finds easiest.
+        let auc = |t: &str| c["by_clone_type"][t]["auc"].as_f64().unwrap();
+        assert!(auc("Type-1/2") >= auc("Type-4"), "{detector}: {c}");
+    }
+}

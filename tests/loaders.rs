@@ -389,3 +389,87 @@ fn unknown_and_missing_inputs_are_clear_errors() {
         .to_string()
         .contains("not a CodeNet directory"));
 }
+
+#[test]
+fn gptclonebench_standalone_pairs_from_the_folder_and_its_zip() {
+    use equimorph::detector::CloneType;
+    use equimorph::task::gptclonebench;
+    let root = common::root().join("fixtures/formats/gptclonebench");
+    assert!(gptclonebench::is_clone_bench(&root));
+    let bench = gptclonebench::load(&root, 7).unwrap();
+    let counts = bench.counts();
+    assert_eq!(counts.get("Type-1/2"), Some(&2));
+    assert_eq!(counts.get("Type-3"), Some(&2));
+    // Clone_3 is tab-indented and loads like the others.
+    assert_eq!(counts.get("Type-4"), Some(&3));
+    assert_eq!(counts.get("non-clone"), Some(&7));
+    assert_eq!(bench.skipped.get("Python 2 file(s)"), Some(&1));
+    assert_eq!(bench.skipped.get("file(s) that do not parse"), Some(&1));
+    assert_eq!(
+        bench
+            .skipped
+            .get("java file(s) (not read until that language is supported)"),
+        Some(&1)
+    );
+    let tab = bench
+        .pairs
+        .iter()
+        .find(|p| p.id.ends_with("T4/Clone_3.py"))
+        .unwrap();
+    assert_eq!(tab.clone_type, Some(CloneType::Type4));
+    assert!(tab.a.starts_with("def flatten(items):\n\tresult = []"));
+    assert!(tab.b.starts_with("def flatten(items):\n\tstack"));
+    let false_pair = bench
+        .pairs
+        .iter()
+        .find(|p| p.id.ends_with("Gpt_false_pair_1.py"))
+        .unwrap();
+    assert!(
+        false_pair.clone,
+        "GPTCloneBench's false semantic clones are still clones"
+    );
+    assert_eq!(false_pair.clone_type, Some(CloneType::Type12));
+    // Non-clones come from two different files whose seeds differ, reproducibly.
+    for p in bench.pairs.iter().filter(|p| !p.clone) {
+        let (x, y) = p.id.split_once(" + ").unwrap();
+        assert_ne!(x, y);
+        assert_ne!(p.a, p.b);
+    }
+    assert_eq!(gptclonebench::load(&root, 7).unwrap().pairs, bench.pairs);
+    assert_ne!(gptclonebench::load(&root, 8).unwrap().pairs, bench.pairs);
+
+    // The zip the benchmark ships as holds the same pairs.
+    let dir = tempfile::tempdir().unwrap();
+    let zip_path = dir.path().join("GPTCloneBench_standalone.zip");
+    {
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        let mut stack = vec![root.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                let name = p
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                if p.is_dir() {
+                    zip.add_directory(format!("{name}/"), options).unwrap();
+                    stack.push(p);
+                } else {
+                    zip.start_file(name, options).unwrap();
+                    zip.write_all(&std::fs::read(&p).unwrap()).unwrap();
+                }
+            }
+        }
+        zip.finish().unwrap();
+    }
+    assert!(gptclonebench::is_clone_bench(&zip_path));
+    let zipped = gptclonebench::load(&zip_path, 7).unwrap();
+    assert_eq!(zipped.pairs, bench.pairs);
+    assert_eq!(zipped.skipped, bench.skipped);
+    // A folder without the benchmark's folders is refused by name.
+    let e = gptclonebench::load(dir.path(), 7).unwrap_err().to_string();
+    assert!(e.contains("true_semantic_clones"), "{e}");
+}

@@ -3,7 +3,7 @@
 use super::common::DetectorArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use equimorph::report::calibration::{read_labelled_pairs, roc, roc_svg};
+use equimorph::report::calibration::{read_labelled_pairs, roc, roc_svg, LabelledPair, Roc};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,8 +11,9 @@ use std::process::ExitCode;
 /// Arguments of `calibrate`.
 #[derive(Args)]
 pub struct CalibrateArgs {
-    /// Labelled pairs: `{"a", "b", "label"}` JSONL (label 1 = clone), or CodeXGLUE's
-    /// `data.jsonl` together with --pairs.
+    /// Labelled pairs: `{"a", "b", "label"}` JSONL (label 1 = clone), CodeXGLUE's
+    /// `data.jsonl` together with --pairs, or GPTCloneBench's stand-alone clones (the
+    /// extracted folder or its zip; AUC is then also reported per clone type).
     pairs_file: PathBuf,
     /// CodeXGLUE pair file (`idx1<TAB>idx2<TAB>label` lines) indexing PAIRS_FILE.
     #[arg(long, value_name = "FILE")]
@@ -23,6 +24,9 @@ pub struct CalibrateArgs {
     /// Where to write calibration.json and roc.svg.
     #[arg(long, default_value = "out/calibrate")]
     out: PathBuf,
+    /// Seed of GPTCloneBench's non-clone pairs (drawn across its files).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
     #[command(flatten)]
     detector: DetectorArgs,
 }
@@ -32,13 +36,20 @@ pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
     if !(0.0..=1.0).contains(&args.fpr) {
         bail!("--fpr must lie in [0, 1]");
     }
-    let (pairs, problems) = read_labelled_pairs(&args.pairs_file, args.pairs.as_deref())?;
-    for p in problems.iter().take(10) {
-        eprintln!("warning: skipped {p}");
-    }
-    if problems.len() > 10 {
-        eprintln!("warning: … and {} more unusable lines", problems.len() - 10);
-    }
+    let (pairs, types, skipped) =
+        if equimorph::task::gptclonebench::is_clone_bench(&args.pairs_file) {
+            read_clone_bench(&args)?
+        } else {
+            let (pairs, problems) = read_labelled_pairs(&args.pairs_file, args.pairs.as_deref())?;
+            for p in problems.iter().take(10) {
+                eprintln!("warning: skipped {p}");
+            }
+            if problems.len() > 10 {
+                eprintln!("warning: … and {} more unusable lines", problems.len() - 10);
+            }
+            let n = problems.len();
+            (pairs, Vec::new(), n)
+        };
     if pairs.is_empty() {
         bail!("no usable labelled pair in {}", args.pairs_file.display());
     }
@@ -61,10 +72,23 @@ pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
     let at = r.at_fpr(args.fpr);
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
+    // Per clone type: that type's clones against every non-clone pair.
+    let mut by_type = BTreeMap::new();
+    let type_names: std::collections::BTreeSet<&str> =
+        types.iter().filter_map(|t| t.as_deref()).collect();
+    for name in type_names {
+        let keep: Vec<usize> = (0..pairs.len())
+            .filter(|&i| !pairs[i].label || types[i].as_deref() == Some(name))
+            .collect();
+        let s: Vec<f32> = keep.iter().map(|&i| scores[i]).collect();
+        let l: Vec<bool> = keep.iter().map(|&i| pairs[i].label).collect();
+        by_type.insert(name.to_string(), roc(&s, &l)?);
+    }
     let json = serde_json::json!({
         "detector": detector.name(),
         "pairs": pairs.len(),
-        "skipped_lines": problems.len(),
+        "skipped_lines": skipped,
+        "by_clone_type": by_type.iter().map(|(k, r)| (k.clone(), type_json(r, args.fpr))).collect::<BTreeMap<_, _>>(),
         "positives": r.positives,
         "negatives": r.negatives,
         "auc": r.auc,
@@ -91,6 +115,18 @@ pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
         "F1-optimal threshold: M >= {:.4} is a clone (F1 {:.4}, TPR {:.3}, FPR {:.3})",
         r.best_f1.threshold, r.best_f1.f1, r.best_f1.tpr, r.best_f1.fpr
     );
+    for (name, r) in &by_type {
+        println!(
+            "  {name}: {} clones vs {} non-clones, ROC AUC {:.4}, F1-optimal threshold {:.4}{}",
+            r.positives,
+            r.negatives,
+            r.auc,
+            r.best_f1.threshold,
+            r.at_fpr(args.fpr)
+                .map(|p| format!(", at FPR <= {}: {:.4}", args.fpr, p.threshold))
+                .unwrap_or_default()
+        );
+    }
     match at {
         Some(p) => println!(
             "threshold at FPR <= {}: {:.4} (TPR {:.3}, FPR {:.3}); use it with --threshold {:.4}",
@@ -103,4 +139,61 @@ pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
     }
     println!("wrote {} and {}", json_path.display(), svg_path.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// One clone type's figures in `calibration.json`.
+fn type_json(r: &Roc, fpr: f64) -> serde_json::Value {
+    serde_json::json!({
+        "positives": r.positives,
+        "negatives": r.negatives,
+        "auc": r.auc,
+        "f1_optimal": r.best_f1,
+        "at_fpr": r.at_fpr(fpr),
+    })
+}
+
+/// GPTCloneBench's pairs, their clone types, and how many files were skipped.
+type ClonePairs = (Vec<LabelledPair>, Vec<Option<String>>, usize);
+
+fn read_clone_bench(args: &CalibrateArgs) -> Result<ClonePairs> {
+    let bench = equimorph::task::gptclonebench::load(&args.pairs_file, args.seed)?;
+    for p in bench.problems.iter().take(10) {
+        eprintln!("warning: {p}");
+    }
+    let counts: Vec<String> = bench
+        .counts()
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    let skipped: Vec<String> = bench
+        .skipped
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    eprintln!(
+        "{}: GPTCloneBench pairs: {}{}",
+        args.pairs_file.display(),
+        counts.join(", "),
+        if skipped.is_empty() {
+            String::new()
+        } else {
+            format!("; skipped: {}", skipped.join(", "))
+        }
+    );
+    let n_skipped = bench.skipped.values().sum::<usize>() + bench.problems.len();
+    let types = bench
+        .pairs
+        .iter()
+        .map(|p| p.clone_type.map(|t| t.label().to_string()))
+        .collect();
+    let pairs = bench
+        .pairs
+        .into_iter()
+        .map(|p| LabelledPair {
+            a: p.a,
+            b: p.b,
+            label: p.clone,
+        })
+        .collect();
+    Ok((pairs, types, n_skipped))
 }

@@ -46,6 +46,9 @@ enum Command {
     Apply(commands::apply::ApplyArgs),
     /// Run every original twice: ok / failing / flaky / timeout, with reasons.
     Validate(commands::validate::ValidateArgs),
+    /// What a dataset holds once loaded (kept and skipped by reason, per problem), and its
+    /// known-broken programs as labelled non-equivalent pairs.
+    Dataset(Box<commands::dataset::DatasetCommandArgs>),
     /// Decide whether a candidate behaves like a task's original (exit 0 yes, 1 no, 2 error).
     Check(commands::check::CheckArgs),
     /// Sequences/s of a model detector by precision, batch layout and batch size, with the
@@ -116,6 +119,7 @@ fn main() -> ExitCode {
         Command::Apply(a) => commands::apply::run(a),
         Command::Validate(a) => commands::validate::run(a),
         Command::Check(a) => commands::check::run(a),
+        Command::Dataset(a) => commands::dataset::run(*a),
         Command::Score(a) => commands::score::run(a),
         Command::BenchDetector(a) => commands::bench::run(*a),
         Command::Attack(a) => commands::attack::run(*a),

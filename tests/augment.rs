@@ -446,3 +446,130 @@ fn tasks_without_tests_are_refused_unless_unverified() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+/// A CodeNet tree in the real layout: `problems` problems with two accepted Python 3
+/// submissions each (each pair solves "print n + k" for its own k), sample tests, metadata,
+/// and the identical-problem clusters given.
+fn codenet_tree(root: &Path, problems: usize, clusters: &[&[usize]]) {
+    let header = "submission_id,problem_id,user_id,date,language,original_language,filename_ext,status,cpu_time,memory,code_size,accuracy\n";
+    let mut list = String::from("id,name,dataset,time_limit,memory_limit,rating,tags,complexity\n");
+    for p in 0..problems {
+        let id = format!("p{p:05}");
+        let py = root.join("data").join(&id).join("Python");
+        std::fs::create_dir_all(&py).unwrap();
+        let mut meta = header.to_string();
+        for s in 0..2 {
+            let sub = format!("s{:09}", p * 10 + s);
+            let source = if s == 0 {
+                format!("n = int(input())\nresult = n + {p}\nprint(result)\n")
+            } else {
+                format!(
+                    "def main():\n    value = int(input())\n    print({p} + value)\n\n\nmain()\n"
+                )
+            };
+            std::fs::write(py.join(format!("{sub}.py")), source).unwrap();
+            meta +=
+                &format!("{sub},{id},u000000001,1,Python,Python (3.8.2),py,Accepted,10,9000,40,\n");
+        }
+        std::fs::create_dir_all(root.join("metadata")).unwrap();
+        std::fs::write(root.join("metadata").join(format!("{id}.csv")), meta).unwrap();
+        let io = root.join("derived/input_output/data").join(&id);
+        std::fs::create_dir_all(&io).unwrap();
+        std::fs::write(io.join("input.txt"), "5\n").unwrap();
+        std::fs::write(io.join("output.txt"), format!("{}\n", 5 + p)).unwrap();
+        list += &format!("{id},Problem {p},AtCoder,2000,1048576,,,\n");
+    }
+    std::fs::write(root.join("metadata/problem_list.csv"), list).unwrap();
+    let dup = root.join("derived/duplicates");
+    std::fs::create_dir_all(&dup).unwrap();
+    let lines: Vec<String> = clusters
+        .iter()
+        .map(|c| {
+            c.iter()
+                .map(|p| format!("p{p:05}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    std::fs::write(
+        dup.join("identical_problem_clusters"),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn codexglue_split_of_codenet_keeps_each_problem_cluster_whole_and_never_a_negative() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("Project_CodeNet");
+    let clusters: &[&[usize]] = &[&[0, 3], &[1, 4, 6], &[2, 7]];
+    codenet_tree(&root, 14, clusters);
+    let out = dir.path().join("out");
+    augment(
+        &root,
+        &out,
+        &[
+            "--variants",
+            "2",
+            "--format",
+            "codexglue",
+            "--seed",
+            "3",
+            "--split",
+            "0.4,0.3,0.3",
+        ],
+    );
+    // Every program text → the cluster of its problem.
+    let cluster_of = |task_id: &str| -> usize {
+        let p: usize = task_id[1..6].parse().unwrap();
+        clusters
+            .iter()
+            .position(|c| c.contains(&p))
+            .map_or(100 + p, |i| i)
+    };
+    let mut of_text: HashMap<String, usize> = HashMap::new();
+    for t in jsonl(&out.join("tasks.jsonl")) {
+        assert_eq!(t["status"], "ok", "{t}");
+    }
+    let set = equimorph::task::load(&root, None).unwrap();
+    assert_eq!(set.tasks.len(), 28);
+    for t in &set.tasks {
+        of_text.insert(t.source.clone(), cluster_of(&t.id));
+    }
+    for v in jsonl(&out.join("variants.jsonl")) {
+        of_text.insert(
+            v["source"].as_str().unwrap().to_string(),
+            cluster_of(v["task_id"].as_str().unwrap()),
+        );
+    }
+    let cg = out.join("codexglue");
+    let cluster_of_idx: HashMap<String, usize> = jsonl(&cg.join("data.jsonl"))
+        .iter()
+        .map(|l| {
+            (
+                l["idx"].as_str().unwrap().to_string(),
+                of_text[l["func"].as_str().unwrap()],
+            )
+        })
+        .collect();
+    let mut split_of_cluster: HashMap<usize, &str> = HashMap::new();
+    let mut negatives = 0;
+    for split in ["train", "valid", "test"] {
+        for l in common::read(cg.join(format!("{split}.txt"))).lines() {
+            let f: Vec<&str> = l.split('\t').collect();
+            let (a, b) = (cluster_of_idx[f[0]], cluster_of_idx[f[1]]);
+            if f[2] == "0" {
+                negatives += 1;
+                assert_ne!(a, b, "a negative pair inside one problem cluster: {l}");
+            } else {
+                assert_eq!(a, b, "a clone pair across problems: {l}");
+            }
+            for c in [a, b] {
+                let s = *split_of_cluster.entry(c).or_insert(split);
+                assert_eq!(s, split, "cluster {c} in {s} and {split}");
+            }
+        }
+    }
+    assert!(negatives > 0);
+    assert!(split_of_cluster.len() >= 4, "{split_of_cluster:?}");
+}

@@ -473,3 +473,44 @@ fn gptclonebench_standalone_pairs_from_the_folder_and_its_zip() {
     let e = gptclonebench::load(dir.path(), 7).unwrap_err().to_string();
     assert!(e.contains("true_semantic_clones"), "{e}");
 }
+
+#[test]
+fn an_attack_on_the_parquet_sample_records_what_was_loaded_and_judges_by_the_task_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let sample = common::root().join("fixtures/formats/codecontests/sample.parquet");
+    let o = common::equimorph(
+        &[
+            "attack",
+            sample.to_str().unwrap(),
+            "--detector",
+            "jaccard",
+            "--threshold",
+            "0.5",
+            "--search",
+            "beam",
+            "--beam",
+            "1",
+            "--iterations",
+            "1",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    common::success_stdout(&o);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("kept 5 task(s) of 4 problem(s)"),
+        "{stderr}"
+    );
+    let run: serde_json::Value = serde_json::from_str(&common::read(out.join("run.json"))).unwrap();
+    assert_eq!(run["dataset"]["tasks"], 5);
+    assert_eq!(run["dataset"]["skipped"]["Python 2 solution(s)"], 1);
+    assert!(common::read(out.join("report.md")).contains("Tasks loaded: kept 5 task(s)"));
+    // Every task validated under the official checker and was attacked.
+    let results = common::read(out.join("results.jsonl"));
+    assert_eq!(results.lines().count(), 5);
+    assert!(!results.contains("\"skipped\""), "{results}");
+}

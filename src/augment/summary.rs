@@ -46,6 +46,9 @@ pub struct AugmentRun {
     /// `I/N` when this directory is one shard of a run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// What the task loader kept and skipped, by reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<crate::task::LoadReport>,
 }
 
 /// Mean, spread and range of a set of numbers.

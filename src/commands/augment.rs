@@ -200,6 +200,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         negatives: args.negatives,
         split: args.split,
         shard: args.shard.map(|s| s.to_string()),
+        dataset: Some(set.report()),
     };
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);

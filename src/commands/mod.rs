@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod check;
 pub mod common;
 pub mod compare;
+pub mod dataset;
 pub mod design;
 pub mod diversity;
 pub mod implement;

@@ -149,6 +149,7 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
             .map(|((g, f), n)| (g.clone(), f.clone(), n.clone()))
             .collect(),
         shard: args.shard.map(|s| s.to_string()),
+        dataset: Some(set.report()),
     };
     run_dir.write_run_json(&run_info)?;
     let (mut log, mut records) = PairLog::open(&run_dir.join("pairs.jsonl"))?;
@@ -281,6 +282,9 @@ pub struct SelectRun {
     /// `I/N` of a shard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     shard: Option<String>,
+    /// What the task loader kept and skipped, by reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dataset: Option<equimorph::task::LoadReport>,
 }
 
 /// `state.json`: the tasks a select run used and those it left out (original not ok).

@@ -24,6 +24,9 @@ pub fn markdown(s: &Summary) -> String {
     if !r.constraints.is_empty() {
         let _ = writeln!(o, "Constraints: {}.\n", r.constraints);
     }
+    if let Some(d) = &r.dataset {
+        let _ = writeln!(o, "Tasks loaded: {d}.\n");
+    }
     let _ = writeln!(o, "| measure | value |\n|---|---|");
     let _ = writeln!(
         o,
@@ -387,7 +390,7 @@ pub fn html(s: &Summary, lines: &[super::results::ResultLine]) -> String {
          table{{border-collapse:collapse}}th,td{{border:1px solid #ccc;padding:4px 8px;text-align:left}}\
          figure{{display:inline-block;margin:1em}}figcaption{{font-weight:bold}}{}</style></head><body>\
          <h1>equimorph attack report</h1><p>Detector <b>{}</b>, {} search (beam {}, {} iterations, seed {}).</p>\
-         <p id=\"constraints\">Constraints: {}.</p><table>{table}</table>{}{}{}{}{extra}{}</body></html>\n",
+         <p id=\"constraints\">Constraints: {}.</p>{}<table>{table}</table>{}{}{}{}{extra}{}</body></html>\n",
         super::gallery::CSS,
         esc(&s.run.detector),
         esc(&s.run.strategy),
@@ -399,6 +402,11 @@ pub fn html(s: &Summary, lines: &[super::results::ResultLine]) -> String {
         } else {
             esc(&s.run.constraints)
         },
+        s.run
+            .dataset
+            .as_ref()
+            .map(|d| format!("<p id=\"dataset\">Tasks loaded: {}.</p>", esc(&d.to_string())))
+            .unwrap_or_default(),
         histogram(&s.distances),
         line_chart(&s.mean_distance_per_iteration),
         bar_chart(

@@ -247,6 +247,82 @@ impl TaskSet {
     }
 }
 
+/// A known-broken program beside an accepted solution of its problem: a labelled
+/// non-equivalent pair (`label` 0), one JSON line of `equimorph dataset --broken-pairs`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokenPair {
+    /// The problem both programs are for.
+    pub problem: String,
+    /// The accepted solution's task id.
+    pub a_id: String,
+    /// The accepted solution.
+    pub a: String,
+    /// The broken program's id.
+    pub b_id: String,
+    /// The broken program.
+    pub b: String,
+    /// Why the dataset rejects it.
+    pub verdict: String,
+    /// Always 0: the two do not behave alike.
+    pub label: u8,
+}
+
+/// Per problem: how many tasks, untested tasks and known-broken programs a load holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ProblemCounts {
+    /// Tasks with tests.
+    pub tasks: usize,
+    /// Tasks without tests.
+    pub untested: usize,
+    /// Known-broken programs.
+    pub broken: usize,
+}
+
+impl TaskSet {
+    /// Counts per problem (tasks without a problem are their own problem).
+    pub fn per_problem(&self) -> BTreeMap<String, ProblemCounts> {
+        let mut m: BTreeMap<String, ProblemCounts> = BTreeMap::new();
+        let key = |t: &Task| t.problem.clone().unwrap_or_else(|| t.id.clone());
+        for t in &self.tasks {
+            m.entry(key(t)).or_default().tasks += 1;
+        }
+        for t in &self.untested {
+            m.entry(key(t)).or_default().untested += 1;
+        }
+        for b in &self.broken {
+            m.entry(b.problem.clone()).or_default().broken += 1;
+        }
+        m
+    }
+
+    /// Every known-broken program paired with the first accepted solution of its problem
+    /// (tested tasks first, then untested ones); broken programs of a problem without an
+    /// accepted solution here are left out.
+    pub fn broken_pairs(&self) -> Vec<BrokenPair> {
+        let mut first: BTreeMap<&str, &Task> = BTreeMap::new();
+        for t in self.tasks.iter().chain(&self.untested) {
+            if let Some(p) = t.problem.as_deref() {
+                first.entry(p).or_insert(t);
+            }
+        }
+        self.broken
+            .iter()
+            .filter_map(|b| {
+                let a = first.get(b.problem.as_str())?;
+                Some(BrokenPair {
+                    problem: b.problem.clone(),
+                    a_id: a.id.clone(),
+                    a: a.source.clone(),
+                    b_id: b.id.clone(),
+                    b: b.source.clone(),
+                    verdict: b.verdict.clone(),
+                    label: 0,
+                })
+            })
+            .collect()
+    }
+}
+
 /// What a load kept and skipped: printed by every command that loads tasks and recorded in
 /// its run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

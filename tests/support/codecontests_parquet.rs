@@ -273,31 +273,64 @@ pub fn sample_rows() -> Vec<Row> {
 }
 
 /// `problems` synthetic problems with `per_problem` Python 3 solutions each (plus one C++,
-/// one Python 2 and two incorrect solutions), about the sizes of real ones.
+/// one Python 2 and two incorrect solutions), about the sizes of real ones: every solution
+/// differs (names, constants, comments), 35 tests per problem with inputs of a few hundred
+/// bytes, so the file does not compress to nothing.
 pub fn synthetic_rows(problems: usize, per_problem: usize) -> impl Iterator<Item = Row> {
+    // A small deterministic generator (SplitMix64), so the file is the same on every run.
+    fn mix(mut z: u64) -> u64 {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
     (0..problems).map(move |p| {
         let body = |k: usize| {
+            let h = mix((p as u64) << 20 | k as u64);
+            let name = |i: u64| format!("v{:x}", mix(h ^ i) % 0xfffff);
+            let (total, xs, n, i, x) = (name(1), name(2), name(3), name(4), name(5));
             format!(
-                "import sys\n\ndef solve(n, xs):\n    total = 0\n    for i, x in enumerate(xs):\n        \
-                 if (i + {k}) % 2 == 0:\n            total += x * {p}\n        else:\n            \
-                 total -= x\n    return total\n\n\ndef main():\n    data = sys.stdin.read().split()\n    \
-                 n = int(data[0])\n    xs = list(map(int, data[1:1 + n]))\n    print(solve(n, xs))\n\n\nmain()\n"
+                "# solution {h:016x}\nimport sys\n\n\ndef solve({n}, {xs}):\n    {total} = 0\n    \
+                 for {i}, {x} in enumerate({xs}):\n        if ({i} + {k}) % 2 == 0:\n            \
+                 {total} += {x} * {}\n        else:\n            {total} -= {x} % {}\n    \
+                 return {total}\n\n\ndef main():\n    data = sys.stdin.read().split()\n    \
+                 {n} = int(data[0])\n    {xs} = list(map(int, data[1:1 + {n}]))\n    \
+                 print(solve({n}, {xs}))\n\n\nmain()\n",
+                p + 1,
+                h % 97 + 1
             )
         };
+        let input = |k: u64| {
+            let len = 20 + mix(k) % 60;
+            let xs: Vec<String> = (0..len)
+                .map(|i| (mix(k ^ i) % 1_000_000).to_string())
+                .collect();
+            format!("{len}\n{}\n", xs.join(" "))
+        };
+        let seed = (p as u64) << 32;
         let mut solutions: Vec<(i64, String)> =
             (0..per_problem).map(|k| (PYTHON3, body(k))).collect();
         solutions.push((CPP, "#include <cstdio>\nint main() { return 0; }\n".into()));
         solutions.push((PYTHON2, "print sum(map(int, raw_input().split()))\n".into()));
         Row {
-            name: format!("{}_{}. Synthetic {p}", 1000 + p / 5, ["A", "B", "C", "D", "E"][p % 5]),
+            name: format!(
+                "{}_{}. Synthetic {p}",
+                1000 + p / 5,
+                ["A", "B", "C", "D", "E"][p % 5]
+            ),
             source: 2,
-            public: vec![t("3\n1 2 3\n", "4\n")],
-            private: (0..5).map(|k| t(&format!("2\n{k} {p}\n"), "0\n")).collect(),
-            generated: (0..20)
-                .map(|k| t(&format!("4\n{k} 1 2 3\n"), &format!("{}\n", k)))
+            public: vec![t(&input(seed), "0\n")],
+            private: (1..5)
+                .map(|k| t(&input(seed + k), &format!("{}\n", mix(seed + k) % 1000)))
+                .collect(),
+            generated: (5..35)
+                .map(|k| t(&input(seed + k), &format!("{}\n", mix(seed + k) % 1000)))
                 .collect(),
             solutions,
-            incorrect: vec![(PYTHON3, body(1).replace("total -= x", "total += x")), (CPP, "int main(){}".into())],
+            incorrect: vec![
+                (PYTHON3, body(per_problem + 1).replace("-=", "+=")),
+                (CPP, "int main(){}".into()),
+            ],
             time_limit: Some((2, 0)),
             ..Row::default()
         }

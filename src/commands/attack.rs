@@ -5,7 +5,7 @@ use super::common::{
     transform_settings, DatasetArgs, DetectorArgs, OracleOptions, TransformOptions, WindowArgs,
     INTERRUPTED, NOTHING_USABLE,
 };
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::oracle::ValidationStatus;
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
@@ -14,14 +14,14 @@ use equimorph::report::calibration::Threshold;
 use equimorph::report::calibration::ThresholdSpec;
 use equimorph::report::results::{read_jsonl, write_jsonl, AppendLog, VerifiedLine};
 use equimorph::report::shard::Shard;
-use equimorph::report::{write_reports, ResultLine, ResultsWriter, RunInfo, Status};
+use equimorph::report::{reference, write_reports, ResultLine, ResultsWriter, RunInfo, Status};
 use equimorph::run::{JobKind, Opened, RunDir, RunSettings};
 use equimorph::search::{Constraints, OracleOrder, SearchConfig, SearchResult, Searcher, Strategy};
 use equimorph::task::Task;
 use equimorph::task::TaskFormat;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -90,6 +90,11 @@ pub struct AttackArgs {
     pub(super) max_growth: Option<f64>,
     #[command(flatten)]
     pub(super) window: WindowArgs,
+    /// GPTCloneBench's stand-alone clones (folder or zip): the report says where the winners
+    /// fall against its real clones, scored by the same detector ("the median winner scores
+    /// below N % of its Type-4 clones").
+    #[arg(long, value_name = "DIR|ZIP")]
+    pub(super) reference_clones: Option<PathBuf>,
     /// Attack only shard I of N (0 ≤ I < N; a stable split by task id); `equimorph merge`
     /// combines the shard directories into one run.
     #[arg(long, value_name = "I/N")]
@@ -216,6 +221,14 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         },
         None => calibrate(&args, &set, detector.as_ref(), &oracle, &stop)?,
     };
+    if let Some(path) = &args.reference_clones {
+        write_reference_scores(
+            path,
+            args.seed,
+            detector.as_ref(),
+            &run_dir.join(reference::FILE),
+        )?;
+    }
     let (mut writer, done) = ResultsWriter::open(&run_dir.join("results.jsonl"))?;
     let done_ids = equimorph::report::results::ids(&done);
     let mut verified_log = if args.keep_verified {
@@ -487,4 +500,35 @@ impl Sink<SearchResult> for AttackSink<'_> {
         ));
         Ok(())
     }
+}
+
+/// Scores the reference benchmark's clone pairs with the run's detector into `out`, unless a
+/// resumed run already holds this benchmark's scores by this detector.
+fn write_reference_scores(
+    path: &Path,
+    seed: u64,
+    detector: &dyn equimorph::detector::Detector,
+    out: &Path,
+) -> Result<()> {
+    let source = path.display().to_string();
+    if let Some(dir) = out.parent() {
+        if let Some(r) = reference::read(dir) {
+            if r.source == source && r.detector == detector.name() {
+                return Ok(());
+            }
+        }
+    }
+    let bench = equimorph::task::gptclonebench::load(path, seed)
+        .with_context(|| format!("--reference-clones {}", path.display()))?;
+    let counts: Vec<String> = bench
+        .counts()
+        .iter()
+        .filter(|(k, _)| k.as_str() != "non-clone")
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    eprintln!("scoring the reference clones ({})", counts.join(", "));
+    let scores = reference::score(&bench, detector, &source)?;
+    std::fs::write(out, serde_json::to_string(&scores)?)
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(())
 }

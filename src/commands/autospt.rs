@@ -301,6 +301,7 @@ fn attack_stage(args: &AutosptArgs, selection: &Path, attack: &Path) -> Result<S
     }
     let attack_args = AttackArgs {
         dataset: DatasetArgs::default(),
+        reference_clones: None,
         tasks_in_flight: None,
         tasks: args.tasks.clone(),
         out: attack.to_path_buf(),

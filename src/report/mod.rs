@@ -4,6 +4,7 @@
 pub mod calibration;
 pub mod compare;
 pub mod gallery;
+pub mod reference;
 pub mod render;
 pub mod results;
 pub mod shard;
@@ -38,7 +39,11 @@ use std::path::Path;
 /// Writes `summary.json`, `report.md` and `report.html` in `dir` from `dir/results.jsonl`.
 pub fn write_reports(dir: &Path, run: RunInfo) -> Result<Summary, results::ResultsError> {
     let lines = results::read(&dir.join("results.jsonl"))?;
-    let summary = Summary::of(&lines, run);
+    let mut summary = Summary::of(&lines, run);
+    if let Some(r) = reference::read(dir) {
+        let winners: Vec<f64> = summary.distances.iter().map(|l| 1.0 - l).collect();
+        summary.reference_clones = Some(reference::compare(&r, &winners));
+    }
     let io = |p: &Path, e: std::io::Error| results::ResultsError::Io {
         path: p.to_path_buf(),
         source: e,

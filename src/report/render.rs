@@ -116,6 +116,23 @@ pub fn markdown(s: &Summary) -> String {
     for (k, v) in &s.clone_types {
         let _ = writeln!(o, "| {k} | {v} |");
     }
+    if let Some(r) = &s.reference_clones {
+        let _ = writeln!(o, "\n## Against real clones\n\n{}\n", reference_sentence(r));
+        let _ = writeln!(
+            o,
+            "| clone type | pairs | median M | share scoring above the median winner | winners below its median |\n|---|---|---|---|---|"
+        );
+        for (t, c) in &r.by_type {
+            let _ = writeln!(
+                o,
+                "| {t} | {} | {:.3} | {:.1} % | {:.1} % |",
+                c.pairs,
+                c.median_similarity,
+                100.0 * c.above_median_winner,
+                100.0 * c.winners_below_median
+            );
+        }
+    }
     if !s.transform_errors.is_empty() {
         let _ = writeln!(
             o,
@@ -406,7 +423,12 @@ pub fn html(s: &Summary, lines: &[super::results::ResultLine]) -> String {
             .dataset
             .as_ref()
             .map(|d| format!("<p id=\"dataset\">Tasks loaded: {}.</p>", esc(&d.to_string())))
-            .unwrap_or_default(),
+            .unwrap_or_default()
+            + &s
+                .reference_clones
+                .as_ref()
+                .map(|r| format!("<p id=\"reference\">{}</p>", esc(&reference_sentence(r))))
+                .unwrap_or_default(),
         histogram(&s.distances),
         line_chart(&s.mean_distance_per_iteration),
         bar_chart(
@@ -427,5 +449,22 @@ pub fn html(s: &Summary, lines: &[super::results::ResultLine]) -> String {
             )
         },
         super::gallery::gallery(lines),
+    )
+}
+
+/// "The median winner scores M = 0.412, below 78 % of the Type-4 clones of … (and …)."
+fn reference_sentence(r: &super::reference::ReferenceComparison) -> String {
+    let parts: Vec<String> = r
+        .by_type
+        .iter()
+        .rev()
+        .map(|(t, c)| format!("{:.0} % of its {t} clones", 100.0 * c.above_median_winner))
+        .collect();
+    format!(
+        "The median winner scores M = {:.3} against its original: below {} in {}, scored by \
+         the same detector.",
+        r.median_winner_similarity,
+        parts.join(", "),
+        r.source
     )
 }

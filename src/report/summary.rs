@@ -105,6 +105,10 @@ pub struct Summary {
     /// where it applied (its strength alone).
     #[serde(default)]
     pub transform_strength: BTreeMap<String, f64>,
+    /// The winners against real clones scored by the same detector
+    /// (`attack --reference-clones`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_clones: Option<super::reference::ReferenceComparison>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -253,6 +257,7 @@ impl Summary {
             truncated_winners: ok.iter().filter(|l| l.truncated == Some(true)).count(),
             window_waived: ok.iter().filter(|l| l.window_waived).count(),
             anytime: anytime_curve(&ok),
+            reference_clones: None,
             transform_strength: strength
                 .into_iter()
                 .map(|(k, (sum, n))| (k, sum / n as f64))

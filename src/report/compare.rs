@@ -21,6 +21,9 @@ pub struct Cell {
     pub median_queries: f64,
     /// Tasks attacked.
     pub attacked: usize,
+    /// With `--reference-clones`: the share of GPTCloneBench's Type-4 clones the detector
+    /// scores above the run's median winner.
+    pub type4_above: Option<f64>,
 }
 
 /// A detectors × columns table.
@@ -72,6 +75,11 @@ pub fn compare(runs: &[(String, Summary)]) -> Comparison {
             threshold: s.run.threshold,
             median_queries: s.median_scored,
             attacked: s.attacked,
+            type4_above: s
+                .reference_clones
+                .as_ref()
+                .and_then(|r| r.by_type.get("Type-4"))
+                .map(|t| t.above_median_winner),
         };
         if c.cells.insert((row.clone(), label.clone()), cell).is_some() {
             c.duplicates.push(format!("{row} × {label}"));
@@ -158,15 +166,23 @@ fn anytime_svg(curves: &[(String, Vec<(u64, f64)>)], esc: &dyn Fn(&str) -> Strin
     o
 }
 
+/// "; median winner below 80 % of Type-4 clones", when the run has reference clones.
+fn type4_text(x: &Cell) -> String {
+    x.type4_above
+        .map(|t| format!("; median winner below {:.0} % of Type-4 clones", t * 100.0))
+        .unwrap_or_default()
+}
+
 fn cell_text(cell: Option<&Cell>) -> String {
     match cell {
         Some(x) => format!(
-            "{:.3} ± {:.3}; {:.0} % (M < {:.3}); {} queries",
+            "{:.3} ± {:.3}; {:.0} % (M < {:.3}); {} queries{}",
             x.mean,
             x.std,
             x.success_rate * 100.0,
             x.threshold,
-            x.median_queries
+            x.median_queries,
+            type4_text(x)
         ),
         None => "–".into(),
     }
@@ -213,12 +229,12 @@ impl Comparison {
     pub fn csv(&self) -> String {
         let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
         let mut o = String::from(
-            "detector,column,mean_distance,std_distance,success_rate,threshold,median_queries,attacked\n",
+            "detector,column,mean_distance,std_distance,success_rate,threshold,median_queries,attacked,type4_clones_above_median_winner\n",
         );
         for ((r, col), x) in &self.cells {
             let _ = writeln!(
                 o,
-                "{},{},{:.6},{:.6},{:.6},{:.6},{},{}",
+                "{},{},{:.6},{:.6},{:.6},{:.6},{},{},{}",
                 quote(r),
                 quote(col),
                 x.mean,
@@ -226,7 +242,8 @@ impl Comparison {
                 x.success_rate,
                 x.threshold,
                 x.median_queries,
-                x.attacked
+                x.attacked,
+                x.type4_above.map(|t| format!("{t:.6}")).unwrap_or_default()
             );
         }
         o
@@ -257,13 +274,16 @@ impl Comparison {
                     Some(x) => {
                         let _ = write!(
                             o,
-                            "<td><div class=\"l\">{:.3} ± {:.3}</div><div class=\"s\">success {:.0} % (M &lt; {:.3}) · {} queries · {} tasks</div></td>",
+                            "<td><div class=\"l\">{:.3} ± {:.3}</div><div class=\"s\">success {:.0} % (M &lt; {:.3}) · {} queries · {} tasks{}</div></td>",
                             x.mean,
                             x.std,
                             x.success_rate * 100.0,
                             x.threshold,
                             x.median_queries,
-                            x.attacked
+                            x.attacked,
+                            x.type4_above
+                                .map(|t| format!(" · median winner below {:.0} % of Type-4 clones", t * 100.0))
+                                .unwrap_or_default()
                         );
                     }
                     None => o.push_str("<td>–</td>"),

@@ -4,7 +4,8 @@
 #    equimorph loads), the PyPI copy of all-MiniLM-L6-v2, and ray (scripts/ray_run.py);
 #  - .equimorph/onnxruntime/libonnxruntime.so.1.31.1;
 #  - .equimorph/models/minilm (fp32 + int8) exported by models/export.py, the tiny test models,
-#    and broken ones (NaN, short, zero outputs) for the fault tests.
+#    broken ones (NaN, short, zero outputs) for the fault tests, and the same tiny models in
+#    optimum and sentence-transformers layouts without equimorph.toml (models/byo.py).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 HOME_DIR="${EQUIMORPH_HOME:-$ROOT/.equimorph}"
@@ -52,4 +53,8 @@ fi
 if [ ! -f "$HOME_DIR/models/tiny-zero/equimorph.toml" ]; then
     echo "setup-models: making the broken test models" >&2
     "$PY" "$ROOT/models/broken.py" "$HOME_DIR/models/tiny-embedding" "$HOME_DIR/models" >&2
+fi
+if [ ! -f "$HOME_DIR/models/byo-st/1_Pooling/config.json" ] || [ ! -f "$HOME_DIR/models/byo-unusable/model.onnx" ]; then
+    echo "setup-models: making the bring-your-own-model layouts (optimum, sentence-transformers)" >&2
+    "$PY" "$ROOT/models/byo.py" "$HOME_DIR/models" >&2
 fi

@@ -13,6 +13,54 @@ pub enum ModelsCommand {
     /// The detectors available here: built-in specs and model directories, with kind, window
     /// and devices.
     List(ListArgs),
+    /// What equimorph reads from a model directory exported by another tool (optimum,
+    /// sentence-transformers' ONNX backend) that has no equimorph.toml, and the equimorph.toml
+    /// that pins it (written into the directory).
+    Inspect(InspectArgs),
+}
+
+/// Arguments of `models inspect`.
+#[derive(Args)]
+pub struct InspectArgs {
+    /// The model directory.
+    dir: std::path::PathBuf,
+    /// Pool per-token states this way instead of what the directory says (mean, cls, max).
+    #[arg(long, value_name = "MODE")]
+    pooling: Option<String>,
+    /// Only print; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Replace an existing equimorph.toml.
+    #[arg(long)]
+    force: bool,
+}
+
+/// Runs `models inspect`.
+fn inspect(args: InspectArgs) -> Result<ExitCode> {
+    use anyhow::{bail, Context};
+    let toml_path = args.dir.join("equimorph.toml");
+    if toml_path.is_file() && !args.force && !args.dry_run {
+        bail!(
+            "{} exists: this directory is already pinned (--force replaces it, --dry-run shows              what equimorph would infer)",
+            toml_path.display()
+        );
+    }
+    let found = equimorph::detector::infer::infer(&args.dir, args.pooling.as_deref())?;
+    println!("{}: inferred", args.dir.display());
+    for n in &found.notes {
+        println!("  {n}");
+    }
+    let text = format!(
+        "# Written by `equimorph models inspect`: what equimorph inferred from this directory.\n{}",
+        found.config.to_toml()
+    );
+    println!("\n{text}");
+    if !args.dry_run {
+        std::fs::write(&toml_path, &text)
+            .with_context(|| format!("cannot write {}", toml_path.display()))?;
+        println!("wrote {}", toml_path.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Arguments of `models list`.
@@ -71,6 +119,10 @@ fn onnx_entry(spec: &str, path: &Path, cuda: bool) -> Entry {
                 gpu_graph,
                 available: complete,
                 note: match (complete, gpu_graph) {
+                    _ if m.inferred.is_some() && complete => format!(
+                        "{} (no equimorph.toml: read as an export; `models inspect` pins it)",
+                        m.dir.display()
+                    ),
                     (true, true) => format!("{} (+ fused fp16 GPU graph)", m.config_file.display()),
                     (true, false) => m.config_file.display().to_string(),
                     (false, _) => format!("{}: model or tokenizer file missing", m.dir.display()),
@@ -91,7 +143,10 @@ fn onnx_entry(spec: &str, path: &Path, cuda: bool) -> Entry {
 
 /// Runs `models`.
 pub fn run(command: ModelsCommand) -> Result<ExitCode> {
-    let ModelsCommand::List(args) = command;
+    let args = match command {
+        ModelsCommand::List(args) => args,
+        ModelsCommand::Inspect(args) => return inspect(args),
+    };
     // The GPU wheel's runtime carries the CUDA provider next to the library.
     let cuda = runtime_library()
         .parent()
@@ -122,7 +177,11 @@ pub fn run(command: ModelsCommand) -> Result<ExitCode> {
         .unwrap_or_default();
     found.sort();
     for p in found {
-        if p.join("equimorph.toml").is_file() && p.file_name().is_some_and(|n| n != "minilm") {
+        // Pinned directories, and exports (optimum, sentence-transformers) read without one.
+        let export = p.join("model.onnx").is_file() || p.join("onnx/model.onnx").is_file();
+        if (p.join("equimorph.toml").is_file() || export)
+            && p.file_name().is_some_and(|n| n != "minilm")
+        {
             entries.push(onnx_entry(&format!("onnx:{}", p.display()), &p, cuda));
         }
     }

@@ -79,6 +79,8 @@ pub struct Engine {
     inputs: Vec<String>,
     /// Counters.
     pub counters: EngineCounters,
+    /// How 3-D outputs become rows.
+    pooling: Pooling,
 }
 
 /// One batch: indices into the caller's feeds, and its padded shape.
@@ -142,14 +144,60 @@ pub fn plan(lengths: &[usize], batch: usize, shapes: BatchShapes, window: usize)
     }
 }
 
+/// How a 3-D output (per-token states) becomes one row per sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pooling {
+    /// The first token's state (CLS; what siamese heads read).
+    First,
+    /// The mean over the sequence's own tokens (padding excluded).
+    Mean,
+    /// The element-wise maximum over the sequence's own tokens.
+    Max,
+}
+
+impl Pooling {
+    /// `mean`, `max`, or anything else (`cls`) as the first token.
+    pub fn named(name: &str) -> Self {
+        match name {
+            "mean" => Pooling::Mean,
+            "max" => Pooling::Max,
+            _ => Pooling::First,
+        }
+    }
+
+    /// Pools `states` ([tokens, hidden]) over its first `len` tokens.
+    fn pool(self, states: ndarray::ArrayView2<'_, f32>, len: usize) -> Vec<f32> {
+        let len = len.clamp(1, states.nrows().max(1));
+        let rows = states.slice(ndarray::s![..len, ..]);
+        match self {
+            Pooling::First => states.row(0).to_vec(),
+            Pooling::Mean => rows
+                .mean_axis(Axis(0))
+                .map(|m| m.to_vec())
+                .unwrap_or_default(),
+            Pooling::Max => rows
+                .fold_axis(Axis(0), f32::NEG_INFINITY, |a, &b| a.max(b))
+                .to_vec(),
+        }
+    }
+}
+
 impl Engine {
-    /// An engine over `sessions` (at least one), fed `inputs`.
+    /// An engine over `sessions` (at least one), fed `inputs`; 3-D outputs give their first
+    /// token's state ([`Engine::with_pooling`] changes that).
     pub fn new(sessions: Vec<Session>, inputs: Vec<String>) -> Self {
         Engine {
             sessions: sessions.into_iter().map(Mutex::new).collect(),
             inputs,
             counters: EngineCounters::default(),
+            pooling: Pooling::First,
         }
+    }
+
+    /// The engine with 3-D outputs pooled by `pooling`.
+    pub fn with_pooling(mut self, pooling: Pooling) -> Self {
+        self.pooling = pooling;
+        self
     }
 
     /// Devices (sessions) the engine spreads batches over.
@@ -157,8 +205,8 @@ impl Engine {
         self.sessions.len()
     }
 
-    /// Runs `batches` of `feeds` and returns, for every feed, the row of `output` (for 3-D
-    /// outputs, the first token's). Batches are spread over the sessions, one thread each.
+    /// Runs `batches` of `feeds` and returns, for every feed, the row of `output` (3-D outputs
+    /// pooled by the engine's [`Pooling`]). Batches are spread over the sessions, one thread each.
     pub fn run(
         &self,
         feeds: &[&Feed],
@@ -211,12 +259,14 @@ impl Engine {
     ) -> Result<Vec<Vec<f32>>, DetectorError> {
         let t0 = Instant::now();
         let (n, len) = (b.rows.max(b.members.len()), b.length.max(1));
+        let mut tokens = vec![0usize; n];
         let mut ids = Array2::<i64>::zeros((n, len));
         let mut mask = Array2::<i64>::zeros((n, len));
         let mut types = Array2::<i64>::zeros((n, len));
         for r in 0..n {
             // Rows past the members repeat the first: a real sequence, never an empty one.
             let f = feeds[b.members[r.min(b.members.len() - 1)]];
+            tokens[r] = f.ids.len().min(len);
             for (c, (&id, &t)) in f.ids.iter().zip(&f.types).take(len).enumerate() {
                 ids[[r, c]] = id as i64;
                 mask[[r, c]] = 1;
@@ -256,7 +306,11 @@ impl Engine {
                 .collect(),
             3 => view
                 .axis_iter(Axis(0))
-                .map(|r| r.index_axis(Axis(0), 0).iter().copied().collect())
+                .zip(&tokens)
+                .map(|(r, &t)| {
+                    let states = r.into_dimensionality::<ndarray::Ix2>();
+                    states.map(|s| self.pooling.pool(s, t)).unwrap_or_default()
+                })
                 .collect(),
             d => {
                 return Err(DetectorError::Inference(format!(
@@ -295,6 +349,16 @@ pub type SharedEngine = Arc<Engine>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pooling_counts_only_the_sequences_own_tokens() {
+        // The third row is padding: it must not move the mean or the max.
+        let states = ndarray::arr2(&[[1.0f32, 2.0], [3.0, -4.0], [100.0, 100.0]]);
+        assert_eq!(Pooling::Mean.pool(states.view(), 2), vec![2.0, -1.0]);
+        assert_eq!(Pooling::Max.pool(states.view(), 2), vec![3.0, 2.0]);
+        assert_eq!(Pooling::First.pool(states.view(), 2), vec![1.0, 2.0]);
+        assert_eq!(Pooling::named("cls"), Pooling::First);
+    }
 
     #[test]
     fn exact_plans_sort_by_length_and_cut() {

@@ -10,6 +10,7 @@ pub mod batcher;
 pub mod bench;
 pub mod classic;
 pub mod engine;
+pub mod infer;
 pub mod model;
 pub mod onnx;
 

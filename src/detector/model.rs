@@ -2,12 +2,12 @@
 //! shared library.
 
 use super::DetectorError;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// What a model is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ModelKind {
     /// Bi-encoder: M = max(0, cos(e(x), e(x'))).
@@ -19,7 +19,7 @@ pub enum ModelKind {
 }
 
 /// `equimorph.toml` of a model directory.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
     /// Display name.
@@ -30,32 +30,37 @@ pub struct ModelConfig {
     pub model: String,
     /// HF tokenizers file, relative to the directory.
     pub tokenizer: String,
-    /// `mean` or `cls` (informational: pooling is part of the graph).
+    /// `mean`, `cls` or `max`: how equimorph pools `hidden_output` when the graph has no
+    /// pooled output (informational when it has one).
     #[serde(default = "default_pooling")]
     pub pooling: String,
+    /// Whether the model's own pipeline normalises its embeddings (cosine similarity does not
+    /// depend on it; trained heads do).
+    #[serde(default)]
+    pub normalize: bool,
     /// Longer inputs are truncated to this many tokens.
     pub max_length: usize,
     /// Graph inputs fed by equimorph (subset of input_ids, attention_mask, token_type_ids).
     pub inputs: Vec<String>,
     /// Output holding pooled embeddings.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding_output: Option<String>,
     /// Output holding per-token states.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden_output: Option<String>,
     /// Output holding classification logits (cross-encoder).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logits_output: Option<String>,
     /// The same model as a fused fp16 graph (fp32 inputs and outputs) that `--device cuda`
     /// runs by default (`models/export.py --gpu` writes it).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_model: Option<String>,
     /// Separate head graph (siamese).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head: Option<String>,
     /// Largest batch for this model (1 for dynamically quantised int8 models, whose activation
     /// scales span the whole batch: batch 1 keeps their vectors reproducible).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_batch: Option<usize>,
     /// Index of the "clone" class in the logits.
     #[serde(default = "default_clone_label")]
@@ -70,20 +75,39 @@ fn default_clone_label() -> usize {
     1
 }
 
+impl ModelConfig {
+    /// The configuration as `equimorph.toml` text.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+}
+
 /// A model directory with its parsed configuration.
 #[derive(Debug, Clone)]
 pub struct ModelDir {
     /// The directory.
     pub dir: PathBuf,
-    /// The configuration file that was read.
+    /// The configuration file that was read (the directory itself when it was inferred).
     pub config_file: PathBuf,
     /// Its content.
     pub config: ModelConfig,
+    /// How each part was decided, when the directory has no `equimorph.toml`.
+    pub inferred: Option<Vec<String>>,
 }
 
 impl ModelDir {
-    /// Opens `path`: a model directory (reads `equimorph.toml`) or a `.toml` file in one.
+    /// Opens `path`: a model directory (reads `equimorph.toml`, or infers the configuration
+    /// of an optimum / sentence-transformers export that has none) or a `.toml` file in one.
     pub fn open(path: &Path) -> Result<Self, DetectorError> {
+        if path.is_dir() && !path.join("equimorph.toml").is_file() {
+            let found = super::infer::infer(path, None)?;
+            return Ok(ModelDir {
+                dir: path.to_path_buf(),
+                config_file: path.to_path_buf(),
+                config: found.config,
+                inferred: Some(found.notes),
+            });
+        }
         let (dir, file) = if path.is_dir() {
             (path.to_path_buf(), path.join("equimorph.toml"))
         } else {
@@ -100,10 +124,21 @@ impl ModelDir {
             path: file.clone(),
             message: e.to_string(),
         })?;
+        if !super::infer::POOLINGS.contains(&config.pooling.as_str()) {
+            return Err(DetectorError::Model {
+                path: file,
+                message: format!(
+                    "pooling {:?}: use one of {:?}",
+                    config.pooling,
+                    super::infer::POOLINGS
+                ),
+            });
+        }
         Ok(ModelDir {
             dir,
             config_file: file,
             config,
+            inferred: None,
         })
     }
 

@@ -7,7 +7,7 @@
 //! CUDA the model's fused fp16 graph (`gpu_model`) runs unless fp32 is asked for.
 
 use super::batcher::{Batcher, BatcherSettings};
-use super::engine::{plan, BatchShapes, Engine, Feed};
+use super::engine::{plan, BatchShapes, Engine, Feed, Pooling};
 use super::model::{environment, runtime_library, ModelDir, ModelKind, ORT_VERSION};
 use super::{Detector, DetectorError, DetectorStats, Device};
 use crate::program::ProgramHash;
@@ -220,7 +220,11 @@ impl OnnxDetector {
         .flatten()
         .collect();
         match cfg.kind {
-            ModelKind::Embedding if cfg.embedding_output.is_none() => wanted_out.push(&cfg.model),
+            ModelKind::Embedding
+                if cfg.embedding_output.is_none() && cfg.hidden_output.is_none() =>
+            {
+                wanted_out.push(&cfg.model)
+            }
             ModelKind::Siamese if cfg.hidden_output.is_none() => wanted_out.push(&cfg.model),
             ModelKind::CrossEncoder if cfg.logits_output.is_none() => wanted_out.push(&cfg.model),
             _ => {}
@@ -256,7 +260,13 @@ impl OnnxDetector {
             }
             _ => None,
         };
-        let engine = Arc::new(Engine::new(sessions, cfg.inputs.clone()));
+        // Siamese heads read the first token; an embedding model without a pooled output is
+        // pooled here as it declares.
+        let pooling = match cfg.kind {
+            ModelKind::Siamese => Pooling::First,
+            _ => Pooling::named(&cfg.pooling),
+        };
+        let engine = Arc::new(Engine::new(sessions, cfg.inputs.clone()).with_pooling(pooling));
         let mut det = OnnxDetector {
             model,
             tokenizer,
@@ -406,6 +416,7 @@ impl OnnxDetector {
             _ => cfg
                 .embedding_output
                 .as_deref()
+                .or(cfg.hidden_output.as_deref())
                 .unwrap_or("sentence_embedding"),
         }
     }

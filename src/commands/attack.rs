@@ -168,7 +168,15 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     }
     let set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
     if set.tasks.is_empty() {
-        bail!("{} holds no task with tests", args.tasks.display());
+        if set.untested.is_empty() {
+            bail!("{} holds no task with tests", args.tasks.display());
+        }
+        bail!(
+            "{} holds no task with tests ({} without: a CodeNet benchmark subset takes its tests \
+             from --codenet-root; `augment --unverified` uses tasks without tests)",
+            args.tasks.display(),
+            set.untested.len()
+        );
     }
     let runtime = args.transforms.runtime()?;
     let transforms = args.transforms.load(&runtime)?;

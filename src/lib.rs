@@ -19,4 +19,5 @@ pub mod run;
 pub mod search;
 pub mod select;
 pub mod task;
+pub mod train;
 pub mod transform;

@@ -64,6 +64,9 @@ enum Command {
     Report(commands::report::ReportArgs),
     /// A detector's ROC AUC, F1-optimal threshold and threshold at a false-positive rate.
     Calibrate(Box<commands::calibrate::CalibrateArgs>),
+    /// Train a detector to resist transformations, on an augment run's programs (the encoder
+    /// frozen, a projection of its embedding trained contrastively).
+    Train(Box<commands::train::TrainArgs>),
     /// One table over attack runs: detectors × transform sets (or run labels).
     Compare(commands::compare::CompareArgs),
     /// Combine the directories of a sharded attack, augment or select (`--shard I/N`) into one run.
@@ -127,6 +130,7 @@ fn main() -> ExitCode {
         Command::Report(a) => commands::report::run(a),
         Command::Calibrate(a) => commands::calibrate::run(*a),
         Command::Compare(a) => commands::compare::run(a),
+        Command::Train(a) => commands::train::run(*a),
         Command::Merge(a) => commands::merge::run(a),
         Command::Diversity(a) => commands::diversity::run(*a),
         Command::Select(a) => commands::select::run(*a),

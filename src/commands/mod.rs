@@ -18,5 +18,6 @@ pub mod models;
 pub mod report;
 pub mod score;
 pub mod select;
+pub mod train;
 pub mod transforms;
 pub mod validate;

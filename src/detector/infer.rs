@@ -349,6 +349,7 @@ pub fn infer(dir: &Path, pooling: Option<&str>) -> Result<Inferred, DetectorErro
             logits_output,
             gpu_model: None,
             head: None,
+            projection: None,
             max_batch: None,
             clone_label,
         },

@@ -13,6 +13,7 @@ pub mod engine;
 pub mod infer;
 pub mod model;
 pub mod onnx;
+pub mod projection;
 
 use std::path::PathBuf;
 use thiserror::Error;

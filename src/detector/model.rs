@@ -58,6 +58,10 @@ pub struct ModelConfig {
     /// Separate head graph (siamese).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head: Option<String>,
+    /// A trained projection applied to every pooled embedding (`equimorph train --mode head`
+    /// writes it): input `embedding`, output `projected`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub projection: Option<String>,
     /// Largest batch for this model (1 for dynamically quantised int8 models, whose activation
     /// scales span the whole batch: batch 1 keeps their vectors reproducible).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -108,6 +108,8 @@ pub struct OnnxDetector {
     engine: Arc<Engine>,
     batcher: Option<Batcher>,
     head: Option<Mutex<Session>>,
+    /// A trained projection of the pooled embeddings (embedding models).
+    projection: Option<Mutex<Session>>,
     options: OnnxOptions,
     graph: String,
     anchors: Mutex<HashMap<ProgramHash, Vec<f32>>>,
@@ -267,6 +269,21 @@ impl OnnxDetector {
             _ => Pooling::named(&cfg.pooling),
         };
         let engine = Arc::new(Engine::new(sessions, cfg.inputs.clone()).with_pooling(pooling));
+        let projection = match (cfg.kind, &cfg.projection) {
+            (ModelKind::Embedding, Some(p)) => Some(Mutex::new(session_checked_projection(
+                &model,
+                p,
+                options.devices[0],
+                options.threads,
+            )?)),
+            (_, Some(_)) => {
+                return Err(DetectorError::Mismatch {
+                    path: model.config_file.clone(),
+                    message: "`projection` applies to embedding models only".into(),
+                })
+            }
+            _ => None,
+        };
         let mut det = OnnxDetector {
             model,
             tokenizer,
@@ -274,6 +291,7 @@ impl OnnxDetector {
             engine,
             batcher: None,
             head,
+            projection,
             options,
             graph,
             anchors: Mutex::new(HashMap::new()),
@@ -424,6 +442,16 @@ impl OnnxDetector {
     /// Vectors of `texts` (uncached). With a shared batcher, a long list is tokenized and
     /// handed over a batch at a time, so tokenizing the next part overlaps the device's work.
     pub fn vectors(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, DetectorError> {
+        let rows = self.pooled_vectors(texts)?;
+        match &self.projection {
+            Some(p) => project(p, rows),
+            None => Ok(rows),
+        }
+    }
+
+    /// Pooled vectors before any trained projection: what `equimorph train --mode head`
+    /// learns its projection on.
+    pub fn pooled_vectors(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, DetectorError> {
         let output = self.vector_output();
         // Parts of at least 256: each is tokenized in parallel while the device runs the last.
         let part = (batch_rows(&self.options, &self.model) * self.engine.devices()).max(256);
@@ -525,6 +553,26 @@ fn batch_rows(options: &OnnxOptions, model: &ModelDir) -> usize {
         .batch_size
         .min(model.config.max_batch.unwrap_or(usize::MAX))
         .max(1)
+}
+
+fn session_checked_projection(
+    model: &ModelDir,
+    file: &str,
+    device: Device,
+    threads: usize,
+) -> Result<Session, DetectorError> {
+    use super::projection::{INPUT, OUTPUT};
+    let s = session(model, file, device, threads)?;
+    let (i, o) = (names(s.inputs()), names(s.outputs()));
+    if i != [INPUT] || o != [OUTPUT] {
+        return Err(DetectorError::Mismatch {
+            path: model.file(file),
+            message: format!(
+                "a projection needs input `{INPUT}` and output `{OUTPUT}`; it has inputs {i:?}, outputs {o:?}"
+            ),
+        });
+    }
+    Ok(s)
 }
 
 fn session_checked_head(
@@ -713,4 +761,32 @@ impl Detector for OnnxDetector {
             scoring_seconds: secs(&self.scoring_nanos),
         }
     }
+}
+
+/// Runs a projection graph over `rows` (all of one width).
+fn project(session: &Mutex<Session>, rows: Vec<Vec<f32>>) -> Result<Vec<Vec<f32>>, DetectorError> {
+    use super::projection::{INPUT, OUTPUT};
+    if rows.is_empty() {
+        return Ok(rows);
+    }
+    let d = rows[0].len();
+    if rows.iter().any(|r| r.len() != d) {
+        return Err(DetectorError::BadScores(
+            "embeddings of different sizes".into(),
+        ));
+    }
+    let flat: Vec<f32> = rows.into_iter().flatten().collect();
+    let n = flat.len() / d.max(1);
+    let err = |e: ort::Error| DetectorError::Inference(e.to_string());
+    let input = ndarray::Array2::from_shape_vec((n, d), flat)
+        .map_err(|e| DetectorError::Inference(e.to_string()))?;
+    let mut s = session.lock().unwrap_or_else(|p| p.into_inner());
+    let out = s
+        .run(ort::inputs![INPUT => ort::value::Tensor::from_array(input).map_err(err)?])
+        .map_err(err)?;
+    let view = out[OUTPUT].try_extract_array::<f32>().map_err(err)?;
+    Ok(view
+        .axis_iter(ndarray::Axis(0))
+        .map(|r| r.iter().copied().collect())
+        .collect())
 }

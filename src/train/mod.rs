@@ -1,0 +1,212 @@
+//! `equimorph train`: detectors trained on transformed programs to resist them (Auto-SPT RQ3).
+//!
+//! The training data is an `augment` run: each task's original and its verified variants are
+//! one problem's programs (tasks of one problem share it), clones of each other; programs of
+//! other problems are the negatives. Problems are split into training and validation sets,
+//! so no program of a validation problem is trained on.
+//!
+//! `--mode head` (the paper's "fine-tune the final layer" of an embedding model): the encoder
+//! is frozen, and a linear projection of its pooled embedding, initialised to the identity,
+//! is trained with the in-batch-negatives contrastive loss of sentence-transformers'
+//! MultipleNegativesRankingLoss (cosine similarities × 20, cross-entropy against the true
+//! pair), with Adam, early-stopped on the validation loss. The projection is written as a
+//! second ONNX graph beside the encoder: the result is a model directory `onnx:DIR` loads.
+
+pub mod head;
+
+use crate::augment::{TaskLine, VariantLine};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Why training could not run.
+#[derive(Debug, Error)]
+pub enum TrainError {
+    /// A file could not be read or written.
+    #[error("{path}: {message}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The data cannot train anything.
+    #[error("{0}")]
+    Data(String),
+    /// The detector failed.
+    #[error(transparent)]
+    Detector(#[from] crate::detector::DetectorError),
+}
+
+/// One problem's programs: clones of each other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// The problem (a task's `problem`, else its id).
+    pub problem: String,
+    /// Originals first, then their variants.
+    pub texts: Vec<String>,
+}
+
+fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, TrainError> {
+    let text = std::fs::read_to_string(path).map_err(|e| TrainError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| TrainError::Io {
+                path: path.to_path_buf(),
+                message: format!("line {}: {e}", i + 1),
+            })
+        })
+        .collect()
+}
+
+/// The groups of an `augment` output directory (`tasks.jsonl`, `variants.jsonl`): tasks
+/// that were augmented, with their variants (only verified ones unless `unverified`).
+pub fn read_augment_dir(dir: &Path, unverified: bool) -> Result<Vec<Group>, TrainError> {
+    let tasks: Vec<TaskLine> = read_lines(&dir.join("tasks.jsonl"))?;
+    let variants: Vec<VariantLine> = read_lines(&dir.join("variants.jsonl"))?;
+    let mut by_task: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for v in &variants {
+        if v.verified || unverified {
+            by_task
+                .entry(v.task_id.as_str())
+                .or_default()
+                .push(&v.source);
+        }
+    }
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    for t in &tasks {
+        let Some(vs) = by_task.get(t.id.as_str()) else {
+            continue;
+        };
+        let problem = t.problem.clone().unwrap_or_else(|| t.id.clone());
+        let g = groups.entry(problem.clone()).or_insert_with(|| Group {
+            problem,
+            texts: Vec::new(),
+        });
+        g.texts.insert(0, t.original.clone());
+        g.texts.extend(vs.iter().map(|s| s.to_string()));
+    }
+    for g in groups.values_mut() {
+        let mut seen = std::collections::HashSet::new();
+        g.texts.retain(|t| seen.insert(t.clone()));
+    }
+    Ok(groups
+        .into_values()
+        .filter(|g| g.texts.len() >= 2)
+        .collect())
+}
+
+/// Which problems train and which validate.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Split {
+    /// Training problems.
+    pub train: Vec<String>,
+    /// Validation problems (early stopping), never trained on.
+    pub valid: Vec<String>,
+}
+
+/// Splits problems, seeded: `valid_fraction` of them (rounded, at least 2 when the fraction
+/// is positive) validate.
+pub fn split(groups: &[Group], valid_fraction: f64, seed: u64) -> Result<Split, TrainError> {
+    let mut problems: Vec<String> = groups.iter().map(|g| g.problem.clone()).collect();
+    problems.sort();
+    problems.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+    let n_valid = if valid_fraction > 0.0 {
+        ((problems.len() as f64 * valid_fraction).round() as usize).max(2)
+    } else {
+        0
+    };
+    if problems.len() < n_valid + 2 {
+        return Err(TrainError::Data(format!(
+            "{} problem(s) with two or more programs: too few to train on at least 2 and \
+             validate on {n_valid} (augment more tasks, or --valid 0)",
+            problems.len()
+        )));
+    }
+    let mut valid: Vec<String> = problems[..n_valid].to_vec();
+    let mut train: Vec<String> = problems[n_valid..].to_vec();
+    valid.sort();
+    train.sort();
+    Ok(Split { train, valid })
+}
+
+/// Settings of a training run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrainConfig {
+    /// Passes over the training pairs at most.
+    pub epochs: usize,
+    /// Pairs per batch (each pair's positive is every other pair's negative).
+    pub batch: usize,
+    /// Adam's learning rate.
+    pub lr: f32,
+    /// Similarities are multiplied by this before the softmax (sentence-transformers: 20).
+    pub scale: f32,
+    /// Share of problems held out for validation.
+    pub valid_fraction: f64,
+    /// Epochs without a better validation loss before stopping.
+    pub patience: usize,
+    /// Seed of the split, the pairs and their order.
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            epochs: 30,
+            batch: 32,
+            lr: 1e-3,
+            scale: 20.0,
+            valid_fraction: 0.2,
+            patience: 4,
+            seed: 0,
+        }
+    }
+}
+
+/// One epoch's figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpochLog {
+    /// 1-based.
+    pub epoch: usize,
+    /// Mean training loss.
+    pub train_loss: f64,
+    /// Mean validation loss (None without a validation split).
+    pub valid_loss: Option<f64>,
+    /// Validation: mean cosine of clone pairs minus mean cosine of in-batch non-clones.
+    pub valid_margin: Option<f64>,
+}
+
+/// `train.json`: what was trained, on what, and how it went.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrainReport {
+    /// `head` or `full`.
+    pub mode: String,
+    /// The base detector.
+    pub base: String,
+    /// The augment run trained on.
+    pub data: String,
+    /// Settings.
+    pub config: TrainConfig,
+    /// The problem split.
+    pub split: Split,
+    /// Programs per split.
+    pub programs: BTreeMap<String, usize>,
+    /// Per epoch.
+    pub epochs: Vec<EpochLog>,
+    /// The epoch whose weights were kept (0 = the untrained identity).
+    pub best_epoch: usize,
+    /// Validation loss and margin of the identity (the base model) for comparison.
+    pub base_valid_loss: Option<f64>,
+    /// See `base_valid_loss`.
+    pub base_valid_margin: Option<f64>,
+    /// Wall seconds, embedding and training.
+    pub seconds: f64,
+}

@@ -1,0 +1,192 @@
+//! `equimorph train --mode head`: a projection of a frozen embedding model trained on an
+//! augment run's verified variants, split by problem, deterministic for a seed, written as a
+//! model directory that `--detector onnx:DIR` loads.
+
+mod common;
+
+use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
+use equimorph::detector::{Detector, Device};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::path::Path;
+
+fn tiny() -> String {
+    let p = equimorph::detector::model::models_dir().join("tiny-embedding");
+    assert!(p.is_dir(), "{} missing: run `make setup`", p.display());
+    format!("onnx:{}", p.display())
+}
+
+fn augment(tasks: &Path, out: &Path) {
+    let o = common::equimorph(
+        &[
+            "augment",
+            tasks.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--variants",
+            "4",
+            "--detector",
+            "jaccard",
+            "--quiet",
+        ],
+        None,
+    );
+    common::success_stdout(&o);
+}
+
+fn train(data: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let spec = tiny();
+    let mut args = vec![
+        "train",
+        data.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--detector",
+        &spec,
+        "--quiet",
+        "--epochs",
+        "6",
+        "--seed",
+        "3",
+    ];
+    args.extend(extra);
+    common::equimorph(&args, None)
+}
+
+fn open(dir: &Path) -> OnnxDetector {
+    OnnxDetector::open(
+        dir,
+        OnnxOptions {
+            devices: vec![Device::Cpu],
+            threads: 2,
+            batch_size: 8,
+            ..OnnxOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn head_training_is_split_by_problem_deterministic_and_loads_as_a_detector() {
+    let (_d, tasks) = common::fixture_subset(20);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("aug");
+    augment(&tasks, &data);
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let out = common::success_stdout(&train(&data, &a, &[]));
+    assert!(out.contains("validation: loss"), "{out}");
+    common::success_stdout(&train(&data, &b, &[]));
+    // The same seed gives the same weights and the same log.
+    assert_eq!(
+        std::fs::read(a.join("projection.onnx")).unwrap(),
+        std::fs::read(b.join("projection.onnx")).unwrap()
+    );
+    let report: Value = serde_json::from_str(&common::read(a.join("train.json"))).unwrap();
+    let other: Value = serde_json::from_str(&common::read(b.join("train.json"))).unwrap();
+    assert_eq!(report["epochs"], other["epochs"]);
+    // The split is by problem: disjoint, covering every augmented task.
+    let set = |k: &str| -> HashSet<String> {
+        report["split"][k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (tr, va) = (set("train"), set("valid"));
+    assert!(tr.is_disjoint(&va));
+    assert_eq!(va.len(), 4, "20 % of 20 problems");
+    assert_eq!(tr.len() + va.len(), 20);
+    // Early stopping keeps an epoch no worse than the base model on validation problems.
+    let epochs = report["epochs"].as_array().unwrap();
+    assert!(!epochs.is_empty() && epochs.len() <= 6);
+    let best = report["best_epoch"].as_u64().unwrap() as usize;
+    let base_loss = report["base_valid_loss"].as_f64().unwrap();
+    let best_loss = if best == 0 {
+        base_loss
+    } else {
+        epochs[best - 1]["valid_loss"].as_f64().unwrap()
+    };
+    assert!(best_loss <= base_loss, "{report}");
+    assert!(epochs
+        .iter()
+        .all(|e| e["train_loss"].as_f64().unwrap().is_finite()));
+    // The result is a model directory: the base graph, its tokenizer and the projection.
+    let toml = common::read(a.join("equimorph.toml"));
+    assert!(toml.contains("projection = \"projection.onnx\""), "{toml}");
+    let trained = open(&a);
+    let base = open(Path::new(&tiny()[5..]));
+    let x = "def f(xs):\n    return sorted(xs)[0]\n";
+    let y = "def g(values):\n    return min(values)\n";
+    let m_trained = trained.score(x, &[y]).unwrap()[0];
+    let m_base = base.score(x, &[y]).unwrap()[0];
+    assert!(m_trained.is_finite() && (0.0..=1.0).contains(&m_trained));
+    if best > 0 {
+        assert!(
+            (m_trained - m_base).abs() > 1e-6,
+            "the projection is applied"
+        );
+    }
+    // The pooled vectors are the base model's; the trained ones are a linear map of them.
+    assert_eq!(
+        trained.pooled_vectors(&[x]).unwrap(),
+        base.pooled_vectors(&[x]).unwrap()
+    );
+    // A run into an existing model directory needs --force.
+    let again = train(&data, &a, &[]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+}
+
+#[test]
+fn train_refuses_what_it_cannot_train() {
+    let (_d, tasks) = common::fixture_subset(3);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("aug");
+    augment(&tasks, &data);
+    // Three problems cannot give two validation and two training problems.
+    let o = train(&data, &dir.path().join("m"), &[]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("too few"),
+        "{o:?}"
+    );
+    // A classic measure and a cross-encoder have no embedding to project.
+    let o = common::equimorph(
+        &[
+            "train",
+            data.to_str().unwrap(),
+            "--out",
+            "x",
+            "--detector",
+            "jaccard",
+            "--valid",
+            "0",
+        ],
+        None,
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("needs a model"));
+    let cross = equimorph::detector::model::models_dir().join("tiny-cross");
+    let spec = format!("onnx:{}", cross.display());
+    let o = common::equimorph(
+        &[
+            "train",
+            data.to_str().unwrap(),
+            "--out",
+            "x",
+            "--detector",
+            &spec,
+            "--valid",
+            "0",
+        ],
+        None,
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("projection of pooled embeddings"));
+    // Not an augment directory.
+    let o = common::equimorph(
+        &["train", "fixtures", "--out", "x", "--detector", &tiny()],
+        None,
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("tasks.jsonl"));
+}

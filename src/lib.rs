@@ -15,6 +15,7 @@ pub mod oracle;
 pub mod pipeline;
 pub mod program;
 pub mod report;
+pub mod robustness;
 pub mod run;
 pub mod search;
 pub mod select;

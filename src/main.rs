@@ -67,6 +67,9 @@ enum Command {
     /// Train a detector to resist transformations, on an augment run's programs (the encoder
     /// frozen, a projection of its embedding trained contrastively).
     Train(Box<commands::train::TrainArgs>),
+    /// Auto-SPT RQ3 end to end: split tasks by problem, augment and train on one part, attack
+    /// the base and the trained detector on the other, measure clean AUC, one report.
+    Robustness(Box<commands::robustness::RobustnessArgs>),
     /// One table over attack runs: detectors × transform sets (or run labels).
     Compare(commands::compare::CompareArgs),
     /// Combine the directories of a sharded attack, augment or select (`--shard I/N`) into one run.
@@ -131,6 +134,7 @@ fn main() -> ExitCode {
         Command::Calibrate(a) => commands::calibrate::run(*a),
         Command::Compare(a) => commands::compare::run(a),
         Command::Train(a) => commands::train::run(*a),
+        Command::Robustness(a) => commands::robustness::run(*a),
         Command::Merge(a) => commands::merge::run(a),
         Command::Diversity(a) => commands::diversity::run(*a),
         Command::Select(a) => commands::select::run(*a),

@@ -16,6 +16,7 @@ pub mod implement;
 pub mod merge;
 pub mod models;
 pub mod report;
+pub mod robustness;
 pub mod score;
 pub mod select;
 pub mod train;

@@ -24,42 +24,45 @@ pub enum Mode {
 #[derive(Args)]
 pub struct TrainArgs {
     /// An `augment` output directory (tasks.jsonl and variants.jsonl).
-    data: PathBuf,
+    pub(super) data: PathBuf,
     /// Where to write the trained model directory (load it with --detector onnx:DIR).
     #[arg(long)]
-    out: PathBuf,
+    pub(super) out: PathBuf,
     /// What to train.
     #[arg(long, value_enum, default_value = "head")]
-    mode: Mode,
+    pub(super) mode: Mode,
     /// Passes over the training pairs at most.
     #[arg(long, default_value_t = 30)]
-    epochs: usize,
+    pub(super) epochs: usize,
     /// Pairs per batch: every other pair of the batch is a negative.
     #[arg(long, default_value_t = 32)]
-    batch: usize,
+    pub(super) batch: usize,
     /// Adam's learning rate.
     #[arg(long, default_value_t = 1e-3)]
-    lr: f32,
+    pub(super) lr: f32,
     /// Share of problems held out to stop training (never trained on).
     #[arg(long, default_value_t = 0.2, value_name = "FRACTION")]
-    valid: f64,
+    pub(super) valid: f64,
     /// Epochs without a better validation loss before stopping.
     #[arg(long, default_value_t = 4)]
-    patience: usize,
+    pub(super) patience: usize,
     /// Seed of the split, the pairs and their order.
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    pub(super) seed: u64,
+    /// Penalty on the projection's distance from the identity (0 = none).
+    #[arg(long, default_value_t = 0.0)]
+    pub(super) decay: f32,
     /// Also train on variants the oracle did not verify.
     #[arg(long)]
-    unverified: bool,
+    pub(super) unverified: bool,
     /// No progress bar.
     #[arg(long)]
-    quiet: bool,
+    pub(super) quiet: bool,
     /// Replace an existing model directory at --out.
     #[arg(long)]
-    force: bool,
+    pub(super) force: bool,
     #[command(flatten)]
-    detector: DetectorArgs,
+    pub(super) detector: DetectorArgs,
 }
 
 /// Runs `train`.
@@ -85,6 +88,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         valid_fraction: args.valid,
         patience: args.patience.max(1),
         seed: args.seed,
+        decay: args.decay,
         ..TrainConfig::default()
     };
     let split = train::split(&groups, config.valid_fraction, config.seed)?;

@@ -276,8 +276,10 @@ pub fn train(
             t += 1;
             let (c1, c2) = (1.0 - beta1.powi(t), 1.0 - beta2.powi(t));
             for k in 0..grad.len() {
-                m[k] = beta1 * m[k] + (1.0 - beta1) * grad[k];
-                v[k] = beta2 * v[k] + (1.0 - beta2) * grad[k] * grad[k];
+                let identity = if k / d == k % d { 1.0 } else { 0.0 };
+                let g = grad[k] + 2.0 * cfg.decay * (proj.w[k] - identity);
+                m[k] = beta1 * m[k] + (1.0 - beta1) * g;
+                v[k] = beta2 * v[k] + (1.0 - beta2) * g * g;
                 proj.w[k] -= cfg.lr * (m[k] / c1) / ((v[k] / c2).sqrt() + eps);
             }
         }

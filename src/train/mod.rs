@@ -155,6 +155,11 @@ pub struct TrainConfig {
     pub patience: usize,
     /// Seed of the split, the pairs and their order.
     pub seed: u64,
+    /// Weight of the penalty on the projection's distance from the identity (squared
+    /// Frobenius norm of W − I): keeps the trained detector close to the base one where the
+    /// training data says nothing.
+    #[serde(default)]
+    pub decay: f32,
 }
 
 impl Default for TrainConfig {
@@ -167,6 +172,7 @@ impl Default for TrainConfig {
             valid_fraction: 0.2,
             patience: 4,
             seed: 0,
+            decay: 0.0,
         }
     }
 }

@@ -441,7 +441,8 @@ impl Columns {
         };
         let mut tests: [(Vec<String>, Vec<String>); 3] = Default::default();
         for (slot, col) in tests.iter_mut().zip(&self.tests) {
-            if let Some(a) = col {
+            // A null struct's children hold no meaning at that row.
+            if let Some(a) = col.as_ref().filter(|a| !a.is_null(r)) {
                 *slot = (
                     strings_in(field(a, "input")?.as_ref(), r)?,
                     strings_in(field(a, "output")?.as_ref(), r)?,

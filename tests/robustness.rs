@@ -124,6 +124,13 @@ fn robustness_end_to_end_with_clean_auc_and_resume() {
     assert_eq!(again["results"], report["results"]);
     assert_eq!(again["clean_auc"], report["clean_auc"]);
     assert_eq!(again["split"], report["split"]);
+    // Other training settings do not silently reuse the model.
+    let mut other: Vec<&str> = args.to_vec();
+    let at = other.iter().position(|a| *a == "4").unwrap();
+    other[at] = "5";
+    let o = common::equimorph(&other, None);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("trained with other settings"));
 }
 
 #[test]

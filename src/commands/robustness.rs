@@ -215,6 +215,29 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
     )?;
     // 3. Train.
     let model_dir = args.out.join("model");
+    if let Ok(text) = std::fs::read_to_string(model_dir.join("train.json")) {
+        // A resumed run keeps its model only if it was trained as this run would train it.
+        let old: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let c = &old["config"];
+        let same = old["base"] == args.detector.detector.as_str()
+            && c["epochs"] == args.epochs
+            && c["batch"] == args.batch
+            && c["seed"] == args.seed
+            && c["lr"]
+                .as_f64()
+                .is_some_and(|x| (x - f64::from(args.lr)).abs() < 1e-9)
+            && c["valid_fraction"].as_f64() == Some(args.valid)
+            && c["decay"]
+                .as_f64()
+                .is_some_and(|x| (x - f64::from(args.decay)).abs() < 1e-9);
+        if !same {
+            bail!(
+                "{} was trained with other settings (see its train.json): remove it to train \
+                 again, or choose another --out",
+                model_dir.display()
+            );
+        }
+    }
     if !model_dir.join("train.json").is_file() {
         eprintln!("robustness: training into {}", model_dir.display());
         step_ok(

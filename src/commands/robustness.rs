@@ -102,11 +102,16 @@ fn write_tasks(path: &Path, tasks: &[&Task]) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn step_ok(code: ExitCode, what: &str) -> Result<()> {
-    if code != ExitCode::SUCCESS {
-        bail!("{what} did not succeed (see above); rerun the same command to resume");
+/// `None` when a step succeeded; otherwise its exit status (an interrupted step keeps its
+/// 130), after saying how to go on.
+fn step_failed(code: ExitCode, what: &str) -> Option<ExitCode> {
+    if code == ExitCode::SUCCESS {
+        return None;
     }
-    Ok(())
+    eprintln!(
+        "robustness: the {what} step did not finish (see above); rerun the same command to resume"
+    );
+    Some(code)
 }
 
 /// Runs `robustness`.
@@ -179,7 +184,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
         "robustness: augmenting the training tasks into {}",
         augment_dir.display()
     );
-    step_ok(
+    if let Some(code) = step_failed(
         super::augment::run(AugmentArgs {
             tasks: train_file.clone(),
             out: augment_dir.clone(),
@@ -212,7 +217,9 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
             oracle: args.oracle.clone(),
         })?,
         "augment",
-    )?;
+    ) {
+        return Ok(code);
+    }
     // 3. Train.
     let model_dir = args.out.join("model");
     if let Ok(text) = std::fs::read_to_string(model_dir.join("train.json")) {
@@ -240,7 +247,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
     }
     if !model_dir.join("train.json").is_file() {
         eprintln!("robustness: training into {}", model_dir.display());
-        step_ok(
+        if let Some(code) = step_failed(
             super::train::run(TrainArgs {
                 data: augment_dir.clone(),
                 out: model_dir.clone(),
@@ -258,7 +265,9 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
                 detector: args.detector.clone(),
             })?,
             "train",
-        )?;
+        ) {
+            return Ok(code);
+        }
     }
     let trained_spec = format!("onnx:{}", model_dir.display());
     let detectors = [
@@ -276,7 +285,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
             );
             let mut detector = args.detector.clone();
             detector.detector = spec.clone();
-            step_ok(
+            if let Some(code) = step_failed(
                 super::attack::run(AttackArgs {
                     dataset: DatasetArgs::default(),
                     reference_clones: None,
@@ -310,7 +319,9 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
                     oracle: args.oracle.clone(),
                 })?,
                 "attack",
-            )?;
+            ) {
+                return Ok(code);
+            }
             let s: equimorph::report::Summary = serde_json::from_str(
                 &std::fs::read_to_string(dir.join("summary.json"))
                     .context("reading summary.json")?,

@@ -35,6 +35,7 @@ fn robustness_end_to_end_with_clean_auc_and_resume() {
     let dir = tempfile::tempdir().unwrap();
     let file = tasks(dir.path(), 10);
     let out = dir.path().join("rq3");
+    let bench = common::root().join("fixtures/formats/gptclonebench");
     let model = equimorph::detector::model::models_dir().join("tiny-embedding");
     let spec = format!("onnx:{}", model.display());
     let args = [
@@ -61,6 +62,8 @@ fn robustness_end_to_end_with_clean_auc_and_resume() {
         "--iterations",
         "2",
         "--quiet",
+        "--clean-pairs",
+        bench.to_str().unwrap(),
     ];
     let stdout = common::success_stdout(&common::equimorph(&args, None));
     assert!(stdout.contains("clean ROC AUC base"), "{stdout}");
@@ -110,6 +113,11 @@ fn robustness_end_to_end_with_clean_auc_and_resume() {
     assert_eq!(report["clean_pairs"], serde_json::json!([9, 9]));
     for d in ["base", "robust"] {
         let auc = report["clean_auc"][d].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&auc), "{d}: {auc}");
+    }
+    // And on GPTCloneBench's labelled pairs.
+    for d in ["base", "robust"] {
+        let auc = report["clean_auc_gptclonebench"][d].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&auc), "{d}: {auc}");
     }
     // The trained model is a model directory the attacks loaded.

@@ -68,6 +68,10 @@ pub struct RobustnessArgs {
     /// Training: penalty on the projection's distance from the identity.
     #[arg(long, default_value_t = 0.0)]
     decay: f32,
+    /// GPTCloneBench's stand-alone clones (folder or zip): clean ROC AUC of both detectors on
+    /// its labelled pairs too (for data without independent solutions, e.g. HumanEval).
+    #[arg(long, value_name = "DIR|ZIP")]
+    clean_pairs: Option<PathBuf>,
     /// Attacks: guided, beam, greedy or random.
     #[arg(long = "search", value_enum, default_value = "guided")]
     strategy: Strategy,
@@ -356,6 +360,20 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
         };
         clean_auc.insert(label.to_string(), auc);
     }
+    let mut clean_auc_gptclonebench = BTreeMap::new();
+    if let Some(path) = &args.clean_pairs {
+        let bench = equimorph::task::gptclonebench::load(path, args.seed)
+            .with_context(|| format!("--clean-pairs {}", path.display()))?;
+        let labels: Vec<bool> = bench.pairs.iter().map(|p| p.clone).collect();
+        for (label, spec) in &detectors {
+            let d = equimorph::detector::open(spec, args.detector.options()?)?;
+            let mut scores = Vec::with_capacity(bench.pairs.len());
+            for p in &bench.pairs {
+                scores.push(d.score(&p.a, &[p.b.as_str()])?[0]);
+            }
+            clean_auc_gptclonebench.insert(label.to_string(), roc(&scores, &labels)?.auc);
+        }
+    }
     let training: serde_json::Value = std::fs::read_to_string(model_dir.join("train.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
@@ -373,6 +391,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
         split,
         clean_auc,
         clean_pairs: (clones, pairs.len() - clones),
+        clean_auc_gptclonebench,
         results,
         base: args.detector.detector.clone(),
         model: model_dir.display().to_string(),
@@ -407,6 +426,9 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
                 |a| format!("{a:.4}")
             )
         );
+    }
+    for (d, auc) in &report.clean_auc_gptclonebench {
+        println!("GPTCloneBench ROC AUC {d}: {auc:.4}");
     }
     println!("report: {}", md.display());
     Ok(ExitCode::SUCCESS)

@@ -190,3 +190,52 @@ fn train_refuses_what_it_cannot_train() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("tasks.jsonl"));
 }
+
+#[test]
+fn full_fine_tuning_trains_the_encoder_on_cpu_deterministically_and_exports_it() {
+    let (_d, tasks) = common::fixture_subset(20);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("aug");
+    augment(&tasks, &data);
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let args = ["--mode", "full", "--lr", "0.0005"];
+    let out = common::success_stdout(&train(&data, &a, &args));
+    assert!(out.contains("kept epoch"), "{out}");
+    common::success_stdout(&train(&data, &b, &args));
+    // Same seed, same weights.
+    assert_eq!(
+        std::fs::read(a.join("src/model.safetensors")).unwrap(),
+        std::fs::read(b.join("src/model.safetensors")).unwrap()
+    );
+    let report: Value = serde_json::from_str(&common::read(a.join("train.json"))).unwrap();
+    assert_eq!(report["mode"], "full");
+    let epochs = report["epochs"].as_array().unwrap();
+    assert!(!epochs.is_empty() && epochs.len() <= 6);
+    // The Rust encoder computes what the exported graph computes: the base weights' validation
+    // loss equals the head mode's (which embeds with ONNX Runtime).
+    let head = dir.path().join("h");
+    common::success_stdout(&train(&data, &head, &[]));
+    let head_report: Value = serde_json::from_str(&common::read(head.join("train.json"))).unwrap();
+    let (x, y) = (
+        report["base_valid_loss"].as_f64().unwrap(),
+        head_report["base_valid_loss"].as_f64().unwrap(),
+    );
+    assert!((x - y).abs() < 1e-3, "{x} vs {y}");
+    // Training moved the encoder: the validation loss of the kept epoch is below the base's.
+    let best = report["best_epoch"].as_u64().unwrap() as usize;
+    assert!(best >= 1, "{report}");
+    assert!(
+        epochs[best - 1]["valid_loss"].as_f64().unwrap() < x,
+        "{report}"
+    );
+    // The export is a model directory the detector loads, and it scores differently.
+    let tuned = open(&a);
+    let base = open(Path::new(&tiny()[5..]));
+    let p = "def f(xs):\n    return sorted(xs)[0]\n";
+    let q = "def g(values):\n    return min(values)\n";
+    let (mt, mb) = (
+        tuned.score(p, &[q]).unwrap()[0],
+        base.score(p, &[q]).unwrap()[0],
+    );
+    assert!((mt - mb).abs() > 1e-5, "{mt} vs {mb}");
+}

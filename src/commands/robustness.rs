@@ -53,6 +53,10 @@ pub struct RobustnessArgs {
     /// Seed of the split, augmentation, training and attacks.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Training: head (a projection of the frozen encoder's embedding) or full (the whole
+    /// encoder fine-tuned).
+    #[arg(long, value_enum, default_value = "head")]
+    mode: Mode,
     /// Training: passes over the pairs at most.
     #[arg(long, default_value_t = 30)]
     epochs: usize,
@@ -230,7 +234,12 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
         // A resumed run keeps its model only if it was trained as this run would train it.
         let old: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
         let c = &old["config"];
+        let mode = match args.mode {
+            Mode::Head => "head",
+            Mode::Full => "full",
+        };
         let same = old["base"] == args.detector.detector.as_str()
+            && old["mode"] == mode
             && c["epochs"] == args.epochs
             && c["batch"] == args.batch
             && c["seed"] == args.seed
@@ -255,7 +264,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
             super::train::run(TrainArgs {
                 data: augment_dir.clone(),
                 out: model_dir.clone(),
-                mode: Mode::Head,
+                mode: args.mode,
                 epochs: args.epochs,
                 batch: args.batch,
                 lr: args.lr,
@@ -266,6 +275,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
                 unverified: false,
                 quiet: args.quiet,
                 force: true,
+                weights: None,
                 detector: args.detector.clone(),
             })?,
             "train",

@@ -15,9 +15,11 @@ use std::time::Instant;
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
 pub enum Mode {
     /// The encoder frozen; a linear projection of its pooled embedding (initialised to the
-    /// identity) trained contrastively: CPU minutes. (Fine-tuning the whole encoder is not
-    /// available yet.)
+    /// identity) trained contrastively: CPU minutes.
     Head,
+    /// The whole encoder (BERT) fine-tuned with the same loss from its safetensors source
+    /// (--weights), then exported with models/export.py.
+    Full,
 }
 
 /// Arguments of `train`.
@@ -61,6 +63,10 @@ pub struct TrainArgs {
     /// Replace an existing model directory at --out.
     #[arg(long)]
     pub(super) force: bool,
+    /// --mode full: the base model's Hugging Face source (config.json, model.safetensors,
+    /// tokenizer.json); default: the source setup exported it from, when it is there.
+    #[arg(long, value_name = "DIR")]
+    pub(super) weights: Option<PathBuf>,
     #[command(flatten)]
     pub(super) detector: DetectorArgs,
 }
@@ -99,6 +105,9 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         );
     };
     let base = ModelDir::open(&base_path)?;
+    if args.mode == Mode::Full {
+        return full(args, &base, &groups, split, config, start);
+    }
     if base.config.kind != ModelKind::Embedding {
         bail!(
             "--mode head trains a projection of pooled embeddings, but {} is a {:?} model",
@@ -264,4 +273,143 @@ fn write_model(base: &ModelDir, out: &Path, proj: &head::Projection) -> Result<(
     )
     .with_context(|| format!("cannot write {}", toml.display()))?;
     Ok(())
+}
+
+/// The base model's Hugging Face source: `--weights`, else where setup keeps it
+/// (`<home>/models/src/<name>`, `<home>/src/<name>/*`).
+fn weights_of(args: &TrainArgs, base: &ModelDir) -> Result<PathBuf> {
+    if let Some(w) = &args.weights {
+        return Ok(w.clone());
+    }
+    let name = base
+        .dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let home = equimorph::detector::model::home();
+    let mut candidates = vec![base.dir.join("../src").join(&name)];
+    if let Ok(entries) = std::fs::read_dir(home.join("src").join(&name)) {
+        candidates.extend(entries.flatten().map(|e| e.path()));
+    }
+    candidates
+        .into_iter()
+        .find(|c| c.join("model.safetensors").is_file() && c.join("config.json").is_file())
+        .with_context(|| {
+            format!(
+                "--mode full needs the weights {} was exported from: pass --weights DIR (config.json, \
+                 model.safetensors, tokenizer.json)",
+                base.dir.display()
+            )
+        })
+}
+
+/// `--mode full`: fine-tune the encoder, export it, write train.json.
+fn full(
+    args: TrainArgs,
+    base: &ModelDir,
+    groups: &[train::Group],
+    split: train::Split,
+    config: TrainConfig,
+    start: Instant,
+) -> Result<ExitCode> {
+    if base.config.kind != ModelKind::Embedding {
+        bail!(
+            "--mode full fine-tunes embedding models; {} is not one",
+            base.dir.display()
+        );
+    }
+    let weights = weights_of(&args, base)?;
+    let in_valid: std::collections::HashSet<&str> =
+        split.valid.iter().map(String::as_str).collect();
+    let (mut tr, mut va) = (Vec::new(), Vec::new());
+    let mut programs = BTreeMap::new();
+    for g in groups {
+        let (dest, key) = if in_valid.contains(g.problem.as_str()) {
+            (&mut va, "valid")
+        } else {
+            (&mut tr, "train")
+        };
+        *programs.entry(key.to_string()).or_insert(0usize) += g.texts.len();
+        dest.push(g.texts.clone());
+    }
+    let src_out = args.out.join("src");
+    let pb = progress(config.epochs as u64, args.quiet);
+    let tuned = train::full::finetune(
+        &weights,
+        base.config.max_length,
+        &tr,
+        &va,
+        &config,
+        &src_out,
+        |e| {
+            pb.inc(1);
+            pb.set_message(format!("epoch {}: train loss {:.4}", e.epoch, e.train_loss));
+        },
+    )?;
+    pb.finish_and_clear();
+    // The torch-free exporter that made the base model makes this one.
+    let python = equimorph::detector::model::home().join("venv/bin/python");
+    let export = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/export.py");
+    let name = format!("{}-full", base.config.name);
+    let status = std::process::Command::new(&python)
+        .arg(&export)
+        .arg(&src_out)
+        .arg(&args.out)
+        .args([
+            "--kind",
+            "embedding",
+            "--pooling",
+            base.config.pooling.as_str(),
+        ])
+        .args([
+            "--max-length",
+            &base.config.max_length.to_string(),
+            "--name",
+            &name,
+        ])
+        .status()
+        .with_context(|| format!("cannot run {} (made by `make setup`)", python.display()))?;
+    if !status.success() {
+        bail!("{} could not export the fine-tuned model", export.display());
+    }
+    let report = TrainReport {
+        mode: "full".into(),
+        base: args.detector.detector.clone(),
+        data: args.data.display().to_string(),
+        config,
+        split,
+        programs,
+        epochs: tuned.epochs.clone(),
+        best_epoch: tuned.best_epoch,
+        base_valid_loss: tuned.base_valid_loss,
+        base_valid_margin: None,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    let json = args.out.join("train.json");
+    std::fs::write(&json, serde_json::to_string_pretty(&report)?)
+        .with_context(|| format!("cannot write {}", json.display()))?;
+    for e in &tuned.epochs {
+        println!(
+            "epoch {:>3}: train loss {:.4}{}",
+            e.epoch,
+            e.train_loss,
+            e.valid_loss
+                .map(|l| format!(", validation loss {l:.4}"))
+                .unwrap_or_default()
+        );
+    }
+    println!(
+        "kept epoch {} (validation loss of the base weights: {})",
+        tuned.best_epoch,
+        tuned
+            .base_valid_loss
+            .map_or("-".into(), |l| format!("{l:.4}"))
+    );
+    println!(
+        "wrote {} (use it with --detector onnx:{}) and {}",
+        args.out.display(),
+        args.out.display(),
+        json.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }

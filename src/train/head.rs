@@ -58,7 +58,7 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 
 /// (anchor, positive) index pairs: every program of a cluster with a random other program of
 /// it, as (cluster, member, member).
-fn pairs(clusters: &[Cluster], rng: &mut impl Rng) -> Vec<(usize, usize, usize)> {
+pub(crate) fn pairs<T>(clusters: &[Vec<T>], rng: &mut impl Rng) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::new();
     for (c, members) in clusters.iter().enumerate() {
         let n = members.len();
@@ -78,7 +78,7 @@ fn pairs(clusters: &[Cluster], rng: &mut impl Rng) -> Vec<(usize, usize, usize)>
 
 /// Cuts shuffled pairs into batches in which no cluster appears twice (its positive would be
 /// a false negative); pairs that do not fit wait for a later batch.
-fn batches(
+pub(crate) fn batches(
     mut pending: Vec<(usize, usize, usize)>,
     size: usize,
 ) -> Vec<Vec<(usize, usize, usize)>> {

@@ -12,6 +12,7 @@
 //! pair), with Adam, early-stopped on the validation loss. The projection is written as a
 //! second ONNX graph beside the encoder: the result is a model directory `onnx:DIR` loads.
 
+pub mod full;
 pub mod head;
 
 use crate::augment::{TaskLine, VariantLine};

@@ -1,0 +1,444 @@
+//! `--mode full`: the whole encoder fine-tuned with the same in-batch-negatives loss
+//! (sentence-transformers' MultipleNegativesRankingLoss over mean-pooled, normalised
+//! embeddings), in Rust with candle, from the model's safetensors source (a Hugging Face BERT
+//! directory: config.json, model.safetensors, tokenizer.json). The best weights (by
+//! validation loss) are saved as safetensors beside a copy of the config and tokenizer, which
+//! `models/export.py` turns into a model directory.
+
+use super::head::{batches, pairs};
+use super::{EpochLog, TrainConfig, TrainError};
+use candle_core::{DType, Device, Tensor};
+use candle_nn::{Optimizer, VarBuilder, VarMap};
+use candle_transformers::models::bert::Config;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use std::path::Path;
+
+fn err(e: impl std::fmt::Display) -> TrainError {
+    TrainError::Data(format!("fine-tuning: {e}"))
+}
+
+/// Reads a Hugging Face BERT config, filling the fields older or minimal configs leave out.
+fn config(src: &Path) -> Result<Config, TrainError> {
+    let path = src.join("config.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| TrainError::Io {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    let mut v: serde_json::Value = serde_json::from_str(&text).map_err(|e| TrainError::Io {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    if let Some(o) = v.as_object_mut() {
+        let model_type = o
+            .get("model_type")
+            .and_then(|t| t.as_str())
+            .unwrap_or("bert");
+        if model_type != "bert" {
+            return Err(TrainError::Data(format!(
+                "--mode full fine-tunes BERT encoders; {} is {model_type:?}",
+                path.display()
+            )));
+        }
+        for (k, d) in [
+            ("hidden_act", serde_json::json!("gelu")),
+            ("hidden_dropout_prob", serde_json::json!(0.1)),
+            ("initializer_range", serde_json::json!(0.02)),
+            ("layer_norm_eps", serde_json::json!(1e-12)),
+            ("pad_token_id", serde_json::json!(0)),
+            ("type_vocab_size", serde_json::json!(2)),
+            ("classifier_dropout", serde_json::Value::Null),
+            ("model_type", serde_json::json!("bert")),
+        ] {
+            o.entry(k).or_insert(d);
+        }
+    }
+    serde_json::from_value(v).map_err(|e| TrainError::Io {
+        path,
+        message: format!("not a BERT config: {e}"),
+    })
+}
+
+/// A BERT encoder written with differentiable ops only (candle-transformers' BERT uses a
+/// fused layer norm that has no backward pass), with Hugging Face's weight names.
+struct Bert {
+    word: Tensor,
+    position: Tensor,
+    token_type: Tensor,
+    ln: (Tensor, Tensor),
+    layers: Vec<Layer>,
+    heads: usize,
+    eps: f64,
+}
+
+struct Layer {
+    q: candle_nn::Linear,
+    k: candle_nn::Linear,
+    v: candle_nn::Linear,
+    attn_out: candle_nn::Linear,
+    attn_ln: (Tensor, Tensor),
+    inter: candle_nn::Linear,
+    out: candle_nn::Linear,
+    out_ln: (Tensor, Tensor),
+}
+
+fn layer_norm(x: &Tensor, (w, b): &(Tensor, Tensor), eps: f64) -> candle_core::Result<Tensor> {
+    let mean = x.mean_keepdim(candle_core::D::Minus1)?;
+    let centred = x.broadcast_sub(&mean)?;
+    let var = centred.sqr()?.mean_keepdim(candle_core::D::Minus1)?;
+    let normed = centred.broadcast_div(&(var + eps)?.sqrt()?)?;
+    normed.broadcast_mul(w)?.broadcast_add(b)
+}
+
+impl Bert {
+    fn load(vb: VarBuilder, c: &Config) -> candle_core::Result<Self> {
+        let h = c.hidden_size;
+        let ln = |vb: VarBuilder| -> candle_core::Result<(Tensor, Tensor)> {
+            Ok((vb.get(h, "weight")?, vb.get(h, "bias")?))
+        };
+        let e = vb.pp("embeddings");
+        let mut layers = Vec::new();
+        for i in 0..c.num_hidden_layers {
+            let l = vb.pp(format!("encoder.layer.{i}"));
+            let a = l.pp("attention");
+            layers.push(Layer {
+                q: candle_nn::linear(h, h, a.pp("self.query"))?,
+                k: candle_nn::linear(h, h, a.pp("self.key"))?,
+                v: candle_nn::linear(h, h, a.pp("self.value"))?,
+                attn_out: candle_nn::linear(h, h, a.pp("output.dense"))?,
+                attn_ln: ln(a.pp("output.LayerNorm"))?,
+                inter: candle_nn::linear(h, c.intermediate_size, l.pp("intermediate.dense"))?,
+                out: candle_nn::linear(c.intermediate_size, h, l.pp("output.dense"))?,
+                out_ln: ln(l.pp("output.LayerNorm"))?,
+            });
+        }
+        Ok(Bert {
+            word: e.get((c.vocab_size, h), "word_embeddings.weight")?,
+            position: e.get((c.max_position_embeddings, h), "position_embeddings.weight")?,
+            token_type: e.get((c.type_vocab_size, h), "token_type_embeddings.weight")?,
+            ln: ln(e.pp("LayerNorm"))?,
+            layers,
+            heads: c.num_attention_heads,
+            eps: c.layer_norm_eps,
+        })
+    }
+
+    /// Per-token states [b, s, h] of `ids` [b, s] with `mask` [b, s] (1 = token).
+    fn forward(&self, ids: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
+        use candle_core::Module;
+        let (b, s) = ids.dims2()?;
+        let h = self.word.dim(1)?;
+        let flat = ids.flatten_all()?;
+        let words = self.word.index_select(&flat, 0)?.reshape((b, s, h))?;
+        let pos = self.position.narrow(0, 0, s)?.unsqueeze(0)?;
+        let types = self.token_type.narrow(0, 0, 1)?.unsqueeze(0)?;
+        let mut x = layer_norm(
+            &words.broadcast_add(&pos)?.broadcast_add(&types)?,
+            &self.ln,
+            self.eps,
+        )?;
+        let hd = h / self.heads;
+        // Padding gets a large negative score before the softmax.
+        let bias = ((mask.ones_like()? - mask)? * -1e4)?.reshape((b, 1, 1, s))?;
+        let split = |t: Tensor| -> candle_core::Result<Tensor> {
+            t.reshape((b, s, self.heads, hd))?
+                .transpose(1, 2)?
+                .contiguous()
+        };
+        for l in &self.layers {
+            let (q, k, v) = (
+                split(l.q.forward(&x)?)?,
+                split(l.k.forward(&x)?)?,
+                split(l.v.forward(&x)?)?,
+            );
+            let scores =
+                (q.matmul(&k.t()?.contiguous()?)? / (hd as f64).sqrt())?.broadcast_add(&bias)?;
+            let probs = candle_nn::ops::softmax(&scores, candle_core::D::Minus1)?;
+            let ctx = probs
+                .matmul(&v)?
+                .transpose(1, 2)?
+                .contiguous()?
+                .reshape((b, s, h))?;
+            let a = layer_norm(&(l.attn_out.forward(&ctx)? + &x)?, &l.attn_ln, self.eps)?;
+            let i = l.inter.forward(&a)?.gelu_erf()?;
+            x = layer_norm(&(l.out.forward(&i)? + &a)?, &l.out_ln, self.eps)?;
+        }
+        Ok(x)
+    }
+}
+
+struct Encoder {
+    model: Bert,
+    tokenizer: tokenizers::Tokenizer,
+    device: Device,
+}
+
+impl Encoder {
+    /// Mean-pooled, normalised embeddings of `texts`: [n, hidden].
+    fn embed(&self, texts: &[&str]) -> Result<Tensor, TrainError> {
+        let enc = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(err)?;
+        let len = enc
+            .iter()
+            .map(|e| e.get_ids().len())
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let (mut ids, mut mask) = (Vec::new(), Vec::new());
+        for e in &enc {
+            let n = e.get_ids().len();
+            ids.extend(e.get_ids().iter().map(|&i| i as i64));
+            ids.extend(std::iter::repeat_n(0i64, len - n));
+            mask.extend(std::iter::repeat_n(1f32, n));
+            mask.extend(std::iter::repeat_n(0f32, len - n));
+        }
+        let b = texts.len();
+        let ids = Tensor::from_vec(ids, (b, len), &self.device).map_err(err)?;
+        let mask = Tensor::from_vec(mask, (b, len), &self.device).map_err(err)?;
+        let h = self.model.forward(&ids, &mask).map_err(err)?;
+        let m = mask.unsqueeze(2).map_err(err)?;
+        let summed = h.broadcast_mul(&m).and_then(|x| x.sum(1)).map_err(err)?;
+        let counts = m.sum(1).map_err(err)?;
+        let mean = summed.broadcast_div(&counts).map_err(err)?;
+        let norm = mean
+            .sqr()
+            .and_then(|x| x.sum_keepdim(1))
+            .and_then(|x| x.sqrt())
+            .and_then(|x| x.clamp(1e-12, f64::MAX))
+            .map_err(err)?;
+        mean.broadcast_div(&norm).map_err(err)
+    }
+
+    /// The in-batch-negatives loss of one batch of (group, anchor, positive).
+    fn loss(
+        &self,
+        groups: &[Vec<String>],
+        batch: &[(usize, usize, usize)],
+        scale: f32,
+    ) -> Result<Tensor, TrainError> {
+        let a: Vec<&str> = batch
+            .iter()
+            .map(|&(g, i, _)| groups[g][i].as_str())
+            .collect();
+        let p: Vec<&str> = batch
+            .iter()
+            .map(|&(g, _, j)| groups[g][j].as_str())
+            .collect();
+        let (za, zp) = (self.embed(&a)?, self.embed(&p)?);
+        let logits = za
+            .matmul(&zp.t().map_err(err)?)
+            .and_then(|x| x * f64::from(scale))
+            .map_err(err)?;
+        let target = Tensor::arange(0u32, batch.len() as u32, &self.device).map_err(err)?;
+        candle_nn::loss::cross_entropy(&logits, &target).map_err(err)
+    }
+
+    fn mean_loss(
+        &self,
+        groups: &[Vec<String>],
+        batches: &[Vec<(usize, usize, usize)>],
+        scale: f32,
+    ) -> Result<Option<f64>, TrainError> {
+        if batches.is_empty() {
+            return Ok(None);
+        }
+        let mut total = 0f64;
+        for b in batches {
+            total += f64::from(
+                self.loss(groups, b, scale)?
+                    .to_scalar::<f32>()
+                    .map_err(err)?,
+            );
+        }
+        Ok(Some(total / batches.len() as f64))
+    }
+}
+
+/// What fine-tuning produced (the weights are in `out_src`).
+pub struct FineTuned {
+    /// Per epoch.
+    pub epochs: Vec<EpochLog>,
+    /// The epoch kept (0 = the base weights).
+    pub best_epoch: usize,
+    /// Validation loss of the base weights.
+    pub base_valid_loss: Option<f64>,
+}
+
+/// Fine-tunes the encoder in `src` on `train` groups of programs, early-stopping on `valid`;
+/// writes the best weights, config and tokenizer to `out_src`.
+pub fn finetune(
+    src: &Path,
+    max_length: usize,
+    train: &[Vec<String>],
+    valid: &[Vec<String>],
+    cfg: &TrainConfig,
+    out_src: &Path,
+    mut each: impl FnMut(&EpochLog),
+) -> Result<FineTuned, TrainError> {
+    let device = Device::Cpu;
+    let config = config(src)?;
+    let weights = src.join("model.safetensors");
+    if !weights.is_file() {
+        return Err(TrainError::Data(format!(
+            "--mode full needs the model's weights: {} is missing",
+            weights.display()
+        )));
+    }
+    let mut varmap = VarMap::new();
+    let vb = VarBuilder::from_varmap(&varmap, DType::F32, &device);
+    let model = Bert::load(vb, &config).map_err(err)?;
+    varmap.load(&weights).map_err(err)?;
+    let mut tokenizer =
+        tokenizers::Tokenizer::from_file(src.join("tokenizer.json")).map_err(err)?;
+    tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(Some(tokenizers::TruncationParams {
+            max_length,
+            ..Default::default()
+        }))
+        .map_err(err)?;
+    let enc = Encoder {
+        model,
+        tokenizer,
+        device,
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x0000_6675_6c6c);
+    let valid_batches = {
+        let mut vr = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x0076_616c_6964);
+        let mut p = pairs(valid, &mut vr);
+        p.shuffle(&mut vr);
+        batches(p, cfg.batch.max(2))
+    };
+    std::fs::create_dir_all(out_src).map_err(|e| TrainError::Io {
+        path: out_src.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let best_path = out_src.join("model.safetensors");
+    let save = |varmap: &VarMap| varmap.save(&best_path).map_err(err);
+    let base_valid_loss = enc.mean_loss(valid, &valid_batches, cfg.scale)?;
+    save(&varmap)?;
+    let mut best = (0usize, base_valid_loss.unwrap_or(f64::INFINITY));
+    let mut opt = candle_nn::AdamW::new(
+        varmap.all_vars(),
+        candle_nn::ParamsAdamW {
+            lr: f64::from(cfg.lr),
+            weight_decay: f64::from(cfg.decay),
+            ..Default::default()
+        },
+    )
+    .map_err(err)?;
+    let mut epochs = Vec::new();
+    let mut stale = 0;
+    for epoch in 1..=cfg.epochs {
+        let mut p = pairs(train, &mut rng);
+        p.shuffle(&mut rng);
+        let bs = batches(p, cfg.batch.max(2));
+        let mut total = 0f64;
+        for b in &bs {
+            let loss = enc.loss(train, b, cfg.scale)?;
+            total += f64::from(loss.to_scalar::<f32>().map_err(err)?);
+            opt.backward_step(&loss).map_err(err)?;
+        }
+        let valid_loss = enc.mean_loss(valid, &valid_batches, cfg.scale)?;
+        let log = EpochLog {
+            epoch,
+            train_loss: if bs.is_empty() {
+                0.0
+            } else {
+                total / bs.len() as f64
+            },
+            valid_loss,
+            valid_margin: None,
+        };
+        each(&log);
+        epochs.push(log);
+        match valid_loss {
+            Some(l) if l < best.1 => {
+                best = (epoch, l);
+                save(&varmap)?;
+                stale = 0;
+            }
+            Some(_) => {
+                stale += 1;
+                if stale >= cfg.patience {
+                    break;
+                }
+            }
+            None => {
+                best = (epoch, f64::INFINITY);
+                save(&varmap)?;
+            }
+        }
+    }
+    for f in ["config.json", "tokenizer.json"] {
+        std::fs::copy(src.join(f), out_src.join(f)).map_err(|e| TrainError::Io {
+            path: src.join(f),
+            message: e.to_string(),
+        })?;
+    }
+    Ok(FineTuned {
+        epochs,
+        best_epoch: best.0,
+        base_valid_loss,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gradients_reach_a_plain_var() {
+        let x = candle_core::Var::new(&[1f32, 2.0], &Device::Cpu).unwrap();
+        let loss = (x.as_tensor() * 2.0).unwrap().sum_all().unwrap();
+        let grads = loss.backward().unwrap();
+        assert!(grads.get(x.as_tensor()).is_some());
+        let varmap = VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+        let lin = candle_nn::linear(2, 2, vb.pp("l")).unwrap();
+        use candle_core::Module;
+        let y = lin
+            .forward(&Tensor::new(&[[1f32, 2.0]], &Device::Cpu).unwrap())
+            .unwrap();
+        let grads = y.sum_all().unwrap().backward().unwrap();
+        let with = varmap
+            .all_vars()
+            .iter()
+            .filter(|v| grads.get(v.as_tensor()).is_some())
+            .count();
+        assert_eq!(with, 2, "candle_nn linear");
+    }
+
+    #[test]
+    fn gradients_reach_the_encoder_weights() {
+        let device = Device::Cpu;
+        let config: Config = serde_json::from_value(serde_json::json!({
+            "vocab_size": 50, "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
+            "intermediate_size": 16, "hidden_act": "gelu", "hidden_dropout_prob": 0.0,
+            "max_position_embeddings": 16, "type_vocab_size": 2, "initializer_range": 0.02,
+            "layer_norm_eps": 1e-12, "pad_token_id": 0, "classifier_dropout": null, "model_type": "bert"
+        }))
+        .unwrap();
+        let varmap = VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &device);
+        let model = Bert::load(vb, &config).unwrap();
+        let ids = Tensor::new(&[[1i64, 2, 3]], &device).unwrap();
+        let mask = Tensor::new(&[[1f32, 1.0, 0.0]], &device).unwrap();
+        let h = model.forward(&ids, &mask).unwrap();
+        let loss = h.sqr().unwrap().sum_all().unwrap();
+        let grads = loss.backward().unwrap();
+        let vars = varmap.all_vars();
+        let with = vars
+            .iter()
+            .filter(|v| grads.get(v.as_tensor()).is_some())
+            .count();
+        assert_eq!(
+            with,
+            vars.len(),
+            "{with} of {} vars have gradients",
+            vars.len()
+        );
+    }
+}

@@ -88,6 +88,9 @@ pub struct RobustnessArgs {
     /// Attacks: detector queries per task at most.
     #[arg(long)]
     max_queries: Option<usize>,
+    /// Attacks: reject candidates with more than F times the original's tokens.
+    #[arg(long, value_name = "F")]
+    max_growth: Option<f64>,
     #[command(flatten)]
     window: WindowArgs,
     /// No progress bars.
@@ -318,7 +321,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
                     max_oracle: None,
                     time_per_task: None,
                     stop_below: None,
-                    max_growth: None,
+                    max_growth: args.max_growth,
                     window: args.window.clone(),
                     shard: None,
                     keep_verified: false,

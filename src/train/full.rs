@@ -9,7 +9,35 @@ use super::head::{batches, pairs};
 use super::{EpochLog, TrainConfig, TrainError};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{Optimizer, VarBuilder, VarMap};
-use candle_transformers::models::bert::Config;
+
+/// The parts of a Hugging Face BERT `config.json` the encoder needs.
+#[derive(Debug, Clone, serde::Deserialize)]
+struct Config {
+    vocab_size: usize,
+    hidden_size: usize,
+    num_hidden_layers: usize,
+    num_attention_heads: usize,
+    intermediate_size: usize,
+    max_position_embeddings: usize,
+    #[serde(default = "two")]
+    type_vocab_size: usize,
+    #[serde(default = "eps")]
+    layer_norm_eps: f64,
+    #[serde(default = "gelu")]
+    hidden_act: String,
+}
+
+fn two() -> usize {
+    2
+}
+
+fn eps() -> f64 {
+    1e-12
+}
+
+fn gelu() -> String {
+    "gelu".into()
+}
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::path::Path;
@@ -29,34 +57,32 @@ fn config(src: &Path) -> Result<Config, TrainError> {
         path: path.clone(),
         message: e.to_string(),
     })?;
-    if let Some(o) = v.as_object_mut() {
-        let model_type = o
-            .get("model_type")
-            .and_then(|t| t.as_str())
-            .unwrap_or("bert");
-        if model_type != "bert" {
-            return Err(TrainError::Data(format!(
-                "--mode full fine-tunes BERT encoders; {} is {model_type:?}",
-                path.display()
-            )));
-        }
-        for (k, d) in [
-            ("hidden_act", serde_json::json!("gelu")),
-            ("hidden_dropout_prob", serde_json::json!(0.1)),
-            ("initializer_range", serde_json::json!(0.02)),
-            ("layer_norm_eps", serde_json::json!(1e-12)),
-            ("pad_token_id", serde_json::json!(0)),
-            ("type_vocab_size", serde_json::json!(2)),
-            ("classifier_dropout", serde_json::Value::Null),
-            ("model_type", serde_json::json!("bert")),
-        ] {
-            o.entry(k).or_insert(d);
-        }
+    let model_type = v
+        .get("model_type")
+        .and_then(|t| t.as_str())
+        .unwrap_or("bert")
+        .to_string();
+    if model_type != "bert" {
+        return Err(TrainError::Data(format!(
+            "--mode full fine-tunes BERT encoders; {} is {model_type:?}",
+            path.display()
+        )));
     }
-    serde_json::from_value(v).map_err(|e| TrainError::Io {
-        path,
+    if let Some(o) = v.as_object_mut() {
+        o.entry("hidden_act").or_insert(serde_json::json!("gelu"));
+    }
+    let c: Config = serde_json::from_value(v).map_err(|e| TrainError::Io {
+        path: path.clone(),
         message: format!("not a BERT config: {e}"),
-    })
+    })?;
+    if c.hidden_act != "gelu" {
+        return Err(TrainError::Data(format!(
+            "{}: hidden_act {:?} (the encoder here computes gelu)",
+            path.display(),
+            c.hidden_act
+        )));
+    }
+    Ok(c)
 }
 
 /// A BERT encoder written with differentiable ops only (candle-transformers' BERT uses a
@@ -416,9 +442,7 @@ mod tests {
         let device = Device::Cpu;
         let config: Config = serde_json::from_value(serde_json::json!({
             "vocab_size": 50, "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
-            "intermediate_size": 16, "hidden_act": "gelu", "hidden_dropout_prob": 0.0,
-            "max_position_embeddings": 16, "type_vocab_size": 2, "initializer_range": 0.02,
-            "layer_norm_eps": 1e-12, "pad_token_id": 0, "classifier_dropout": null, "model_type": "bert"
+            "intermediate_size": 16, "max_position_embeddings": 16
         }))
         .unwrap();
         let varmap = VarMap::new();

@@ -187,20 +187,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         base_valid_margin: trained.base.map(|b| b.1),
         seconds: start.elapsed().as_secs_f64(),
     };
-    let json = args.out.join("train.json");
-    std::fs::write(&json, serde_json::to_string_pretty(&report)?)
-        .with_context(|| format!("cannot write {}", json.display()))?;
-    for e in &trained.epochs {
-        println!(
-            "epoch {:>3}: train loss {:.4}{}",
-            e.epoch,
-            e.train_loss,
-            match (e.valid_loss, e.valid_margin) {
-                (Some(l), Some(m)) => format!(", validation loss {l:.4}, margin {m:.4}"),
-                _ => String::new(),
-            }
-        );
-    }
+    let json = write_report(&args.out, &report)?;
     if let (Some((bl, bm)), Some(best)) = (
         trained.base,
         trained
@@ -385,19 +372,7 @@ fn full(
         base_valid_margin: None,
         seconds: start.elapsed().as_secs_f64(),
     };
-    let json = args.out.join("train.json");
-    std::fs::write(&json, serde_json::to_string_pretty(&report)?)
-        .with_context(|| format!("cannot write {}", json.display()))?;
-    for e in &tuned.epochs {
-        println!(
-            "epoch {:>3}: train loss {:.4}{}",
-            e.epoch,
-            e.train_loss,
-            e.valid_loss
-                .map(|l| format!(", validation loss {l:.4}"))
-                .unwrap_or_default()
-        );
-    }
+    let json = write_report(&args.out, &report)?;
     println!(
         "kept epoch {} (validation loss of the base weights: {})",
         tuned.best_epoch,
@@ -412,4 +387,23 @@ fn full(
         json.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `train.json` into `out` and prints one line per epoch.
+fn write_report(out: &Path, report: &TrainReport) -> Result<PathBuf> {
+    let json = out.join("train.json");
+    std::fs::write(&json, serde_json::to_string_pretty(report)?)
+        .with_context(|| format!("cannot write {}", json.display()))?;
+    for e in &report.epochs {
+        let valid = match (e.valid_loss, e.valid_margin) {
+            (Some(l), Some(m)) => format!(", validation loss {l:.4}, margin {m:.4}"),
+            (Some(l), None) => format!(", validation loss {l:.4}"),
+            _ => String::new(),
+        };
+        println!(
+            "epoch {:>3}: train loss {:.4}{valid}",
+            e.epoch, e.train_loss
+        );
+    }
+    Ok(json)
 }

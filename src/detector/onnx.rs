@@ -248,11 +248,12 @@ impl OnnxDetector {
             });
         }
         let head = match (cfg.kind, &cfg.head) {
-            (ModelKind::Siamese, Some(h)) => Some(Mutex::new(session_checked_head(
+            (ModelKind::Siamese, Some(h)) => Some(Mutex::new(session_checked(
                 &model,
                 h,
                 options.devices[0],
                 options.threads,
+                ("a siamese head", "features", "logits"),
             )?)),
             (ModelKind::Siamese, None) => {
                 return Err(DetectorError::Mismatch {
@@ -270,11 +271,16 @@ impl OnnxDetector {
         };
         let engine = Arc::new(Engine::new(sessions, cfg.inputs.clone()).with_pooling(pooling));
         let projection = match (cfg.kind, &cfg.projection) {
-            (ModelKind::Embedding, Some(p)) => Some(Mutex::new(session_checked_projection(
+            (ModelKind::Embedding, Some(p)) => Some(Mutex::new(session_checked(
                 &model,
                 p,
                 options.devices[0],
                 options.threads,
+                (
+                    "a projection",
+                    super::projection::INPUT,
+                    super::projection::OUTPUT,
+                ),
             )?)),
             (_, Some(_)) => {
                 return Err(DetectorError::Mismatch {
@@ -555,38 +561,23 @@ fn batch_rows(options: &OnnxOptions, model: &ModelDir) -> usize {
         .max(1)
 }
 
-fn session_checked_projection(
+/// A session of a second graph (siamese head, trained projection) that must have exactly
+/// `input` and at least `output`.
+fn session_checked(
     model: &ModelDir,
     file: &str,
     device: Device,
     threads: usize,
+    (what, input, output): (&str, &str, &str),
 ) -> Result<Session, DetectorError> {
-    use super::projection::{INPUT, OUTPUT};
     let s = session(model, file, device, threads)?;
     let (i, o) = (names(s.inputs()), names(s.outputs()));
-    if i != [INPUT] || o != [OUTPUT] {
+    if i != [input] || !o.iter().any(|n| n == output) {
         return Err(DetectorError::Mismatch {
             path: model.file(file),
             message: format!(
-                "a projection needs input `{INPUT}` and output `{OUTPUT}`; it has inputs {i:?}, outputs {o:?}"
+                "{what} needs input `{input}` and output `{output}`; it has inputs {i:?}, outputs {o:?}"
             ),
-        });
-    }
-    Ok(s)
-}
-
-fn session_checked_head(
-    model: &ModelDir,
-    file: &str,
-    device: Device,
-    threads: usize,
-) -> Result<Session, DetectorError> {
-    let s = session(model, file, device, threads)?;
-    let (i, o) = (names(s.inputs()), names(s.outputs()));
-    if i != ["features"] || !o.contains(&"logits".to_string()) {
-        return Err(DetectorError::Mismatch {
-            path: model.file(file),
-            message: format!("a siamese head needs input `features` and output `logits`; it has inputs {i:?}, outputs {o:?}"),
         });
     }
     Ok(s)

@@ -3,6 +3,7 @@
 //! below most of the benchmark's Type-4 clones looks, to that detector, less alike its
 //! original than programs humans wrote to do the same thing differently.
 
+use super::summary::median;
 use crate::detector::{Detector, DetectorError};
 use crate::task::gptclonebench::CloneBench;
 use serde::{Deserialize, Serialize};
@@ -77,31 +78,17 @@ pub struct ReferenceComparison {
     pub by_type: BTreeMap<String, TypeComparison>,
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// Compares the winners' similarities `winners` (M of each attacked task's best program)
 /// with the reference scores.
 pub fn compare(reference: &ReferenceScores, winners: &[f64]) -> ReferenceComparison {
-    let mut w = winners.to_vec();
-    let median_winner = median(&mut w);
+    let median_winner = median(winners.to_vec());
     let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
     let by_type = reference
         .scores
         .iter()
         .map(|(label, scores)| {
-            let mut s: Vec<f64> = scores.iter().map(|&x| f64::from(x)).collect();
-            let med = median(&mut s);
+            let s: Vec<f64> = scores.iter().map(|&x| f64::from(x)).collect();
+            let med = median(s.clone());
             (
                 label.clone(),
                 TypeComparison {

@@ -111,7 +111,8 @@ pub struct Summary {
     pub reference_clones: Option<super::reference::ReferenceComparison>,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+/// The median of `v` (0 for none).
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return 0.0;
     }

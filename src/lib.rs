@@ -8,6 +8,7 @@
 //! [`select`] judges competing implementations of one transform (best-of-N); [`llm`] designs
 //! and implements new transforms with a language model (Auto-SPT steps 1–2).
 
+pub mod adequacy;
 pub mod augment;
 pub mod detector;
 pub mod llm;

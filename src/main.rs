@@ -84,6 +84,9 @@ enum Command {
     Implement(Box<commands::implement::ImplementArgs>),
     /// The whole Auto-SPT pipeline: design, implement, select, attack (resumable).
     Autospt(Box<commands::autospt::AutosptArgs>),
+    /// How strong the tasks' tests are (mutation score), and more tests where they are thin.
+    #[command(subcommand)]
+    Tests(commands::tests::TestsCommand),
 }
 
 /// Exit status when the reader of standard output went away (`equimorph … | head -1`): what a
@@ -138,6 +141,7 @@ fn main() -> ExitCode {
         Command::Merge(a) => commands::merge::run(a),
         Command::Diversity(a) => commands::diversity::run(*a),
         Command::Select(a) => commands::select::run(*a),
+        Command::Tests(c) => commands::tests::run(c),
         Command::Design(a) => commands::design::run(*a),
         Command::Implement(a) => commands::implement::run(*a),
         Command::Autospt(a) => commands::autospt::run(*a),

@@ -56,7 +56,7 @@ thread_local! {
 }
 
 /// Runs `f` on the parse tree of `source` (one parser per thread).
-fn with_tree<T>(
+pub(crate) fn with_tree<T>(
     source: &str,
     f: impl FnOnce(&tree_sitter::Tree) -> Result<T, InvalidProgram>,
 ) -> Result<T, InvalidProgram> {

@@ -233,11 +233,7 @@ fn failing_originals_are_skipped_with_a_reason_and_the_run_goes_on() {
     let flaky = Task {
         id: "random".into(),
         source: "import os\nprint(os.urandom(4).hex())\n".into(),
-        tests: vec![equimorph::task::TestCase {
-            input: String::new(),
-            output: None,
-        }]
-        .into(),
+        tests: vec![equimorph::task::TestCase::stdin("", None)].into(),
         ..good.clone()
     };
     let text = [&bad, &good, &flaky]

@@ -148,10 +148,7 @@ fn cache_hits_give_the_same_decision_without_a_new_process() {
 #[test]
 fn validate_classifies_failing_flaky_and_timeout_originals() {
     let oracle = common::oracle(OracleMode::Fork);
-    let case = |input: &str, output: Option<&str>| TestCase {
-        input: input.into(),
-        output: output.map(String::from),
-    };
+    let case = |input: &str, output: Option<&str>| TestCase::stdin(input, output.map(String::from));
     let failing = Task::new(
         "failing",
         "print(int(input()) + 1)\n",

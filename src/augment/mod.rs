@@ -100,6 +100,8 @@ pub struct Augmented {
     pub seconds: StageSeconds,
     /// Failed transform applications.
     pub transform_errors: TransformErrors,
+    /// What the symbolic check did to the variants (`--verify symbolic`).
+    pub symbolic: Option<crate::adequacy::symbolic::SymbolicRecord>,
 }
 
 /// One line of `variants.jsonl`.
@@ -173,6 +175,31 @@ pub struct TaskLine {
     /// Failed transform applications.
     #[serde(default, skip_serializing_if = "TransformErrors::is_empty")]
     pub transform_errors: TransformErrors,
+    /// The task's tests: how many, how many grown, its mutation score when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests: Option<crate::adequacy::TestsRecord>,
+    /// What the symbolic check did (`--verify symbolic`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<crate::adequacy::symbolic::SymbolicRecord>,
+}
+
+impl TaskLine {
+    /// The line of a task that was not augmented, with why.
+    pub fn skipped(task: &Task, reason: String) -> Self {
+        TaskLine {
+            id: task.id.clone(),
+            original: task.source.clone(),
+            problem: task.problem.clone(),
+            status: crate::report::Status::Skipped,
+            reason: Some(reason),
+            variants: 0,
+            counts: Default::default(),
+            seconds: Default::default(),
+            transform_errors: Default::default(),
+            tests: Some(crate::adequacy::TestsRecord::of(task)),
+            symbolic: None,
+        }
+    }
 }
 
 /// Makes variants of tasks with one transform set, oracle and (optional) detector.
@@ -328,6 +355,7 @@ impl<'a> Augmenter<'a> {
             counts: AugmentCounts::default(),
             seconds: StageSeconds::default(),
             transform_errors: TransformErrors::new(),
+            symbolic: None,
         };
         let mut seen: HashSet<ProgramHash> = HashSet::from([original.hash]);
         if self.config.hard {

@@ -49,6 +49,12 @@ pub struct AugmentRun {
     /// What the task loader kept and skipped, by reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dataset: Option<crate::task::LoadReport>,
+    /// How strong the tasks' tests are: counts, and recorded mutation scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adequacy: Option<crate::adequacy::SetAdequacy>,
+    /// The least mutation score a task needed to be augmented (`--min-mutation-score`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_mutation_score: Option<f64>,
 }
 
 /// Mean, spread and range of a set of numbers.
@@ -121,6 +127,9 @@ pub struct AugmentSummary {
     pub seconds: StageSeconds,
     /// Programs, pairs and negative pairs in `codexglue/`, when written.
     pub codexglue: Option<(usize, usize, usize)>,
+    /// The symbolic check's totals (`--verify symbolic`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<crate::report::SymbolicTotals>,
 }
 
 /// Problems with an augment run directory.
@@ -199,6 +208,9 @@ pub fn finish(
         clone_types: BTreeMap::new(),
         seconds: StageSeconds::default(),
         codexglue: None,
+        symbolic: crate::report::SymbolicTotals::of(
+            tasks.iter().filter_map(|t| t.symbolic.as_ref()),
+        ),
     };
     let (mut checked, mut broken) = (0u64, 0u64);
     let mut counts = Vec::new();
@@ -373,13 +385,18 @@ pub fn html(s: &AugmentSummary, tasks: &[TaskLine], variants: &[VariantLine]) ->
          table{{border-collapse:collapse}}th,td{{border:1px solid #ccc;padding:4px 8px;text-align:left}}\
          figure{{display:inline-block;margin:1em}}figcaption{{font-weight:bold}}{CSS}</style></head>\
          <body><h1>equimorph augment report</h1><p>Tasks <code>{}</code>, K = {}, {}..{} steps, \
-         seed {}, detector {}.</p>{body}</body></html>\n",
+         seed {}, detector {}.</p>{}{body}</body></html>\n",
         esc(&s.run.tasks),
         s.run.config.variants,
         s.run.config.min_steps,
         s.run.config.max_steps,
         s.run.config.seed,
         esc(s.run.detector.as_deref().unwrap_or("none")),
+        s.run
+            .adequacy
+            .as_ref()
+            .map(|a| format!("<p id=\"adequacy\">Test adequacy: {}.</p>", esc(&a.describe())))
+            .unwrap_or_default(),
     )
 }
 
@@ -404,6 +421,18 @@ pub fn markdown(s: &AugmentSummary) -> String {
         },
         s.run.detector.as_deref().unwrap_or("none")
     );
+    if let Some(a) = &s.run.adequacy {
+        let _ = writeln!(m, "Test adequacy: {}.\n", a.describe());
+    }
+    if let Some(sym) = &s.symbolic {
+        let _ = writeln!(m, "Symbolic check (CrossHair): {}.\n", sym.describe());
+    }
+    if let Some(min) = s.run.min_mutation_score {
+        let _ = writeln!(
+            m,
+            "Tasks whose tests score below {min} (mutation score) were refused.\n"
+        );
+    }
     let _ = writeln!(m, "| | |\n|---|---|");
     let _ = writeln!(m, "| tasks finished | {} |", s.tasks);
     let _ = writeln!(m, "| tasks augmented | {} |", s.augmented);

@@ -2,11 +2,12 @@
 
 use super::common::{
     detector_settings, interrupt_flag, load_dataset, progress, stop_point, task_settings,
-    transform_settings, DatasetArgs, DetectorArgs, OracleOptions, TransformOptions, WindowArgs,
-    INTERRUPTED, NOTHING_USABLE,
+    transform_settings, DatasetArgs, DetectorArgs, OracleOptions, TransformOptions, VerifyArgs,
+    WindowArgs, INTERRUPTED, NOTHING_USABLE,
 };
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use equimorph::adequacy::symbolic::{Gated, SymbolicGate};
 use equimorph::oracle::ValidationStatus;
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
 use equimorph::program::Candidate;
@@ -95,6 +96,12 @@ pub struct AttackArgs {
     /// below N % of its Type-4 clones").
     #[arg(long, value_name = "DIR|ZIP")]
     pub(super) reference_clones: Option<PathBuf>,
+    /// With --verify symbolic, how many times a task's search is redone when its winner is
+    /// rejected (each time with the counterexamples found so far as tests).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub(super) symbolic_rounds: usize,
+    #[command(flatten)]
+    pub(super) verify: VerifyArgs,
     /// Attack only shard I of N (0 ≤ I < N; a stable split by task id); `equimorph merge`
     /// combines the shard directories into one run.
     #[arg(long, value_name = "I/N")]
@@ -212,6 +219,10 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         .set("window", window)
         .set("keep verified", args.keep_verified)
         .set_opt("shard", args.shard);
+    args.verify.record(&mut settings);
+    if args.verify.verify.is_some() {
+        settings.set("symbolic rounds", args.symbolic_rounds);
+    }
     let (run_dir, opened) = RunDir::open(&args.out, JobKind::Attack, settings, args.force_new)?;
     let detector = args.detector.open()?;
     let oracle = args.oracle.oracle()?;
@@ -269,6 +280,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         tasks: args.tasks.display().to_string(),
         shard: args.shard.map(|s| s.to_string()),
         dataset: Some(set.report()),
+        adequacy: Some(equimorph::adequacy::SetAdequacy::of(&set.tasks)),
     };
     run_dir.write_run_json(&run_info)?;
     let todo: Vec<_> = set
@@ -303,6 +315,9 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         patience,
     };
     let searcher = Searcher::new(&list, detector.as_ref(), &oracle, config);
+    let symbolic = args.verify.checker()?;
+    let gate = symbolic.as_ref().map(|c| SymbolicGate::new(c, &oracle));
+    let job = Gated::new(&searcher, gate.as_ref(), args.symbolic_rounds);
     let start = Instant::now();
     let mut sink = AttackSink {
         writer: &mut writer,
@@ -324,7 +339,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         .unwrap_or(if detector.shares_batches() { 8 } else { 1 });
     let end = Pipeline::new(&oracle, Some(&stop))
         .with_in_flight(in_flight)
-        .run(&todo, &searcher, &mut sink)?;
+        .run(&todo, &job, &mut sink)?;
     let done_now = sink.written;
     let failing = equimorph::search::mostly_failing(&sink.calls, &sink.errors);
     let interrupted = || end.interrupted;

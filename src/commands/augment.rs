@@ -1,12 +1,13 @@
 //! `equimorph augment`: K distinct verified variants of every task (training data).
 
 use super::common::{
-    detector_settings, interrupt_flag, load_dataset, progress, stop_point, task_settings,
-    transform_settings, DatasetArgs, DetectorArgs, OracleOptions, PrecisionArg, TransformOptions,
-    WindowArgs, INTERRUPTED, NOTHING_USABLE,
+    detector_settings, interrupt_flag, load_dataset, measure_scores, progress, stop_point,
+    task_settings, transform_settings, DatasetArgs, DetectorArgs, OracleOptions, PrecisionArg,
+    TransformOptions, VerifyArgs, WindowArgs, INTERRUPTED, NOTHING_USABLE,
 };
 use anyhow::{bail, Result};
 use clap::Args;
+use equimorph::adequacy::symbolic::{Gated, SymbolicGate};
 use equimorph::augment::summary::{finish, read_run, AugmentRun, OutputFormat};
 use equimorph::augment::{AugmentConfig, Augmented, Augmenter, TaskLine, VariantLine};
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
@@ -74,6 +75,16 @@ pub struct AugmentArgs {
     /// `verified: false`.
     #[arg(long, conflicts_with = "hard")]
     pub(super) unverified: bool,
+    /// Refuse tasks whose tests are weaker than this mutation score (0–1): the score the task
+    /// file records (`equimorph tests score --write`, `tests grow`), else measured now with
+    /// --mutants mutants. A refused task is reported as skipped, with its score.
+    #[arg(long, value_name = "X")]
+    pub(super) min_mutation_score: Option<f64>,
+    /// Mutants per task when --min-mutation-score must measure a score.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub(super) mutants: usize,
+    #[command(flatten)]
+    pub(super) verify: VerifyArgs,
     /// Augment only shard I of N (a stable split by task id); `equimorph merge` combines
     /// the shard directories into one run.
     #[arg(long, value_name = "I/N")]
@@ -121,7 +132,13 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     if args.split.is_some() && args.format != OutputFormat::Codexglue {
         bail!("--split splits the CodeXGLUE pairs: give it with --format codexglue");
     }
-    let set = load_dataset(
+    if args
+        .min_mutation_score
+        .is_some_and(|x| !(0.0..=1.0).contains(&x))
+    {
+        bail!("--min-mutation-score must be between 0 and 1");
+    }
+    let mut set = load_dataset(
         &args.tasks,
         args.task_format,
         "--task-format",
@@ -179,6 +196,15 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     };
     let oracle = args.oracle.oracle()?;
     stop_point(&stop, "starting the sandbox", "no task was augmented")?;
+    let refused = match args.min_mutation_score {
+        Some(min) => {
+            measure_scores(&mut set.tasks, &oracle, args.mutants, args.seed, args.quiet)?;
+            equimorph::adequacy::score::below(&set.tasks, min)
+        }
+        None => std::collections::BTreeMap::new(),
+    };
+    stop_point(&stop, "measuring mutation scores", "no task was augmented")?;
+    let symbolic = args.verify.checker()?;
     let config = AugmentConfig {
         variants: args.variants,
         min_steps: args.steps.0,
@@ -201,6 +227,8 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         split: args.split,
         shard: args.shard.map(|s| s.to_string()),
         dataset: Some(set.report()),
+        adequacy: Some(equimorph::adequacy::SetAdequacy::of(&set.tasks)),
+        min_mutation_score: args.min_mutation_score,
     };
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);
@@ -236,6 +264,12 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
             args.split.map(|s| format!("{},{},{}", s[0], s[1], s[2])),
         )
         .set_opt("shard", args.shard);
+    if let Some(min) = args.min_mutation_score {
+        settings
+            .set("min mutation score", min)
+            .set("mutants", args.mutants);
+    }
+    args.verify.record(&mut settings);
     let (run_dir, _) = RunDir::open(&args.out, JobKind::Augment, settings, args.force_new)?;
     run_dir.write_run_json(&run_info)?;
 
@@ -264,7 +298,17 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         );
     }
 
+    // Refused tasks are finished at once, with their score as the reason.
+    let (refused_now, todo): (Vec<&Task>, Vec<&Task>) =
+        todo.into_iter().partition(|t| refused.contains_key(&t.id));
+    for t in &refused_now {
+        let mut line = TaskLine::skipped(t, refused[&t.id].clone());
+        line.tests = Some(equimorph::adequacy::TestsRecord::of(t));
+        tasks_log.append(&line)?;
+    }
     let augmenter = Augmenter::new(&list, &oracle, detector.as_deref(), config);
+    let symbolic_gate = symbolic.as_ref().map(|c| SymbolicGate::new(c, &oracle));
+    let job = Gated::new(&augmenter, symbolic_gate.as_ref(), 0);
     let pb = progress(todo.len() as u64, args.quiet);
     let mut sink = AugmentSink {
         variants: &mut variants_log,
@@ -274,7 +318,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         start: Instant::now(),
         made: 0,
     };
-    let end = Pipeline::new(&oracle, Some(&stop)).run(&todo, &augmenter, &mut sink)?;
+    let end = Pipeline::new(&oracle, Some(&stop)).run(&todo, &job, &mut sink)?;
     pb.finish_and_clear();
     let seconds = sink.start.elapsed().as_secs_f64();
     let made_now = sink.made;
@@ -356,17 +400,10 @@ impl Sink<Augmented> for AugmentSink<'_> {
     type Error = anyhow::Error;
 
     fn finished(&mut self, task: &Task, outcome: TaskOutcome<Augmented>) -> Result<()> {
-        let mut line = TaskLine {
-            id: task.id.clone(),
-            original: task.source.clone(),
-            problem: task.problem.clone(),
-            status: Status::Ok,
-            reason: None,
-            variants: 0,
-            counts: Default::default(),
-            seconds: Default::default(),
-            transform_errors: Default::default(),
-        };
+        let mut line = TaskLine::skipped(task, String::new());
+        line.status = Status::Ok;
+        line.reason = None;
+        line.tests = Some(equimorph::adequacy::TestsRecord::of(task));
         match outcome {
             TaskOutcome::Done(a) => {
                 let lines = VariantLine::of(task, &a, self.verify);
@@ -376,6 +413,7 @@ impl Sink<Augmented> for AugmentSink<'_> {
                 line.counts = a.counts;
                 line.seconds = a.seconds;
                 line.transform_errors = a.transform_errors;
+                line.symbolic = a.symbolic;
             }
             TaskOutcome::Skipped(why) => {
                 line.status = Status::Skipped;

@@ -302,6 +302,8 @@ fn attack_stage(args: &AutosptArgs, selection: &Path, attack: &Path) -> Result<S
     let attack_args = AttackArgs {
         dataset: DatasetArgs::default(),
         reference_clones: None,
+        symbolic_rounds: 2,
+        verify: Default::default(),
         tasks_in_flight: None,
         tasks: args.tasks.clone(),
         out: attack.to_path_buf(),

@@ -750,3 +750,93 @@ impl WindowArgs {
         self.window || !self.no_window
     }
 }
+
+/// Measures the mutation score of the tasks that carry none (progress on stderr).
+pub fn measure_scores(
+    tasks: &mut [equimorph::task::Task],
+    oracle: &equimorph::oracle::Oracle,
+    mutants: usize,
+    seed: u64,
+    quiet: bool,
+) -> Result<()> {
+    if mutants == 0 {
+        bail!("--mutants must be at least 1");
+    }
+    let missing = tasks
+        .iter()
+        .filter(|t| t.mutation_score().is_none())
+        .count();
+    if missing == 0 {
+        return Ok(());
+    }
+    eprintln!(
+        "measuring the mutation score of {missing} task(s) ({mutants} mutants at most each)…"
+    );
+    let pb = progress(tasks.len() as u64, quiet);
+    equimorph::adequacy::score::ensure_scores(
+        oracle,
+        tasks,
+        equimorph::adequacy::score::MutantOptions {
+            max_mutants: mutants,
+            seed,
+        },
+        &|| pb.inc(1),
+    );
+    pb.finish_and_clear();
+    Ok(())
+}
+
+/// Which extra checks a job's outputs pass before they are reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum VerifyMode {
+    /// CrossHair's symbolic differential check on function tasks with annotated parameters.
+    Symbolic,
+}
+
+/// `--verify symbolic` and its settings.
+#[derive(Args, Debug, Clone, Default)]
+pub struct VerifyArgs {
+    /// symbolic: search (CrossHair diffbehavior, in the sandbox) for an input on which each
+    /// reported program and its original differ, for function tasks whose entry point has
+    /// annotated parameters; a confirmed counterexample rejects the program and becomes a test
+    /// of the task.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub verify: Option<VerifyMode>,
+    /// Seconds CrossHair may spend per check.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub symbolic_budget: f64,
+    /// Python interpreter with crosshair-tool (default: the virtualenv setup installs).
+    #[arg(long, value_name = "PATH")]
+    pub crosshair_python: Option<PathBuf>,
+}
+
+impl VerifyArgs {
+    /// Starts the symbolic checker when asked for.
+    pub fn checker(&self) -> Result<Option<equimorph::adequacy::symbolic::SymbolicChecker>> {
+        if self.verify.is_none() {
+            return Ok(None);
+        }
+        if !(self.symbolic_budget > 0.0 && self.symbolic_budget.is_finite()) {
+            bail!("--symbolic-budget must be a positive number of seconds");
+        }
+        let python = self
+            .crosshair_python
+            .clone()
+            .unwrap_or_else(equimorph::adequacy::symbolic::default_crosshair_python);
+        Ok(Some(equimorph::adequacy::symbolic::SymbolicChecker::new(
+            python,
+            Duration::from_secs_f64(self.symbolic_budget),
+        )?))
+    }
+
+    /// Records the setting in a run's settings.
+    pub fn record(&self, settings: &mut equimorph::run::RunSettings) {
+        // Only when given: directories of runs without it resume as before.
+        if self.verify.is_some() {
+            settings.set(
+                "verify",
+                format!("symbolic ({} s per check)", self.symbolic_budget),
+            );
+        }
+    }
+}

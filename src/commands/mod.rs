@@ -19,6 +19,7 @@ pub mod report;
 pub mod robustness;
 pub mod score;
 pub mod select;
+pub mod tests;
 pub mod train;
 pub mod transforms;
 pub mod validate;

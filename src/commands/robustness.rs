@@ -213,6 +213,9 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
             beam: 5,
             attempts: 8,
             unverified: false,
+            min_mutation_score: None,
+            mutants: 100,
+            verify: Default::default(),
             shard: None,
             device: args.detector.device.clone(),
             batch_size: None,
@@ -306,6 +309,8 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
                 super::attack::run(AttackArgs {
                     dataset: DatasetArgs::default(),
                     reference_clones: None,
+                    symbolic_rounds: 2,
+                    verify: Default::default(),
                     tasks_in_flight: None,
                     tasks: test_file.clone(),
                     out: dir.clone(),

@@ -93,6 +93,8 @@ mod tests {
                 stderr_tail: String::new(),
                 sandbox_failure: None,
                 left_running: None,
+                call: None,
+                grown: false,
             }),
             tests_run: 1,
             cached: false,

@@ -185,6 +185,12 @@ pub struct TestFailure {
     /// when it exited, and the original left none (a bounded fork bomb, a daemon).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left_running: Option<u32>,
+    /// The call of a call-level test (the Python run after the program).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// Whether the test that rejected the candidate was grown by equimorph.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub grown: bool,
 }
 
 /// A(x, x') with detail.
@@ -387,10 +393,33 @@ impl Oracle {
             .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
     }
 
+    /// Runs `source` on one test (its stdin, and its call when it has one) under string-hash
+    /// seed `hash_seed`, retried once on a fresh worker if the sandbox fails.
+    pub fn run_test(
+        &self,
+        source: &str,
+        test: &crate::task::TestCase,
+        timeout: Duration,
+        hash_seed: u32,
+    ) -> RunResult {
+        match &test.call {
+            Some(call) => self.run_seeded(
+                &format!("{source}\n\n{call}\n"),
+                &test.input,
+                timeout,
+                hash_seed,
+            ),
+            None => self.run_seeded(source, &test.input, timeout, hash_seed),
+        }
+    }
+
     /// The program to run and the stdin of test `i` of `task` for program text `source`.
     fn test_program<'a>(task: &'a Task, source: &str, i: usize) -> (String, &'a str) {
-        if i < task.tests.len() {
-            (source.to_string(), task.tests[i].input.as_str())
+        if let Some(test) = task.tests.get(i) {
+            match &test.call {
+                Some(call) => (format!("{source}\n\n{call}\n"), test.input.as_str()),
+                None => (source.to_string(), test.input.as_str()),
+            }
         } else {
             let code = task.test_code.as_deref().unwrap_or("");
             (format!("{source}\n\n{code}"), "")
@@ -552,7 +581,12 @@ impl Oracle {
         reference: &Reference,
         candidate: &str,
     ) -> Result<Decision, OracleFault> {
-        let key = (task.id.clone(), ProgramHash::of(candidate));
+        // Grown tests are appended to a task, so its test count is part of the key: a decision
+        // taken on fewer tests is never reused for more.
+        let key = (
+            format!("{}#{}", task.id, task.test_count()),
+            ProgramHash::of(candidate),
+        );
         let hit = self
             .cache
             .lock()
@@ -625,6 +659,8 @@ impl Oracle {
                     stderr_tail: excerpt(&got.stderr_tail),
                     sandbox_failure,
                     left_running: left_behind.then_some(got.left_running),
+                    call: task.tests.get(i).and_then(|t| t.call.clone()),
+                    grown: task.tests.get(i).is_some_and(|t| t.grown),
                 });
                 break;
             }

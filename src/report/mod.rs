@@ -32,7 +32,7 @@ pub fn constraints_label(c: &crate::search::Constraints, window: Option<usize>) 
         parts.join("; ")
     }
 }
-pub use summary::{RunInfo, Summary};
+pub use summary::{RunInfo, Summary, SymbolicTotals};
 
 use std::path::Path;
 

@@ -27,6 +27,9 @@ pub fn markdown(s: &Summary) -> String {
     if let Some(d) = &r.dataset {
         let _ = writeln!(o, "Tasks loaded: {d}.\n");
     }
+    if let Some(a) = &r.adequacy {
+        let _ = writeln!(o, "Test adequacy: {}.\n", a.describe());
+    }
     let _ = writeln!(o, "| measure | value |\n|---|---|");
     let _ = writeln!(
         o,
@@ -72,6 +75,9 @@ pub fn markdown(s: &Summary) -> String {
             "| winners: mean growth in tokens / truncated by the detector | {:.2}× / {} |",
             s.mean_growth, s.truncated_winners
         );
+    }
+    if let Some(sym) = &s.symbolic {
+        let _ = writeln!(o, "| symbolic check (CrossHair) | {} |", sym.describe());
     }
     if s.window_waived > 0 {
         let _ = writeln!(
@@ -424,6 +430,12 @@ pub fn html(s: &Summary, lines: &[super::results::ResultLine]) -> String {
             .as_ref()
             .map(|d| format!("<p id=\"dataset\">Tasks loaded: {}.</p>", esc(&d.to_string())))
             .unwrap_or_default()
+            + &s
+                .run
+                .adequacy
+                .as_ref()
+                .map(|a| format!("<p id=\"adequacy\">Test adequacy: {}.</p>", esc(&a.describe())))
+                .unwrap_or_default()
             + &s
                 .reference_clones
                 .as_ref()

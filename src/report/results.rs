@@ -84,6 +84,12 @@ pub struct ResultLine {
     /// Failed transform applications: transform → kind of failure → count.
     #[serde(default, skip_serializing_if = "TransformErrors::is_empty")]
     pub transform_errors: TransformErrors,
+    /// The task's tests: how many, how many grown, its mutation score when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests: Option<crate::adequacy::TestsRecord>,
+    /// What the symbolic check did to the winner (`--verify symbolic`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<crate::adequacy::symbolic::SymbolicRecord>,
 }
 
 impl ResultLine {
@@ -120,6 +126,8 @@ impl ResultLine {
             best_per_iteration: r.best_per_iteration,
             stopped: r.stopped,
             transform_errors: r.transform_errors,
+            tests: Some(crate::adequacy::TestsRecord::of(task)),
+            symbolic: r.symbolic,
         }
     }
 
@@ -147,6 +155,8 @@ impl ResultLine {
             best_per_iteration: vec![],
             stopped: None,
             transform_errors: Default::default(),
+            tests: Some(crate::adequacy::TestsRecord::of(task)),
+            symbolic: None,
         }
     }
 }

@@ -37,6 +37,9 @@ pub struct RunInfo {
     /// What the task loader kept and skipped, by reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dataset: Option<crate::task::LoadReport>,
+    /// How strong the tasks' tests are: counts, and recorded mutation scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adequacy: Option<crate::adequacy::SetAdequacy>,
 }
 
 /// Aggregates over a results file.
@@ -109,6 +112,64 @@ pub struct Summary {
     /// (`attack --reference-clones`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference_clones: Option<super::reference::ReferenceComparison>,
+    /// The symbolic check's totals (`--verify symbolic`), summed over tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<SymbolicTotals>,
+}
+
+/// The symbolic check over a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SymbolicTotals {
+    /// Tasks it could check (function tasks with annotated parameters).
+    pub tasks: usize,
+    /// Programs checked.
+    pub checked: usize,
+    /// Programs the tests accepted and a confirmed counterexample rejected.
+    pub rejected: usize,
+    /// Reported differences the real oracle did not confirm.
+    pub unconfirmed: usize,
+    /// Checks without an answer.
+    pub failed: usize,
+    /// Tests grown from counterexamples.
+    pub counterexamples: usize,
+    /// Reported winners that still fail it.
+    pub winners_rejected: usize,
+}
+
+impl SymbolicTotals {
+    /// The totals of `records`; `None` when there is none.
+    pub fn of<'a>(
+        records: impl IntoIterator<Item = &'a crate::adequacy::symbolic::SymbolicRecord>,
+    ) -> Option<Self> {
+        let mut t: Option<SymbolicTotals> = None;
+        for r in records {
+            let s = t.get_or_insert_with(Default::default);
+            s.tasks += usize::from(r.not_applicable.is_none());
+            s.checked += r.checked;
+            s.rejected += r.rejected;
+            s.unconfirmed += r.unconfirmed;
+            s.failed += r.failed;
+            s.counterexamples += r.counterexamples.len();
+            s.winners_rejected += usize::from(r.winner_rejected);
+        }
+        t
+    }
+
+    /// One line in words.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} program(s) of {} task(s) checked; {} accepted by the tests but rejected on a \
+             confirmed counterexample ({} test(s) grown), {} unconfirmed, {} without an answer, \
+             {} reported winner(s) still rejected",
+            self.checked,
+            self.tasks,
+            self.rejected,
+            self.counterexamples,
+            self.unconfirmed,
+            self.failed,
+            self.winners_rejected
+        )
+    }
 }
 
 /// The median of `v` (0 for none).
@@ -259,6 +320,7 @@ impl Summary {
             window_waived: ok.iter().filter(|l| l.window_waived).count(),
             anytime: anytime_curve(&ok),
             reference_clones: None,
+            symbolic: SymbolicTotals::of(lines.iter().filter_map(|l| l.symbolic.as_ref())),
             transform_strength: strength
                 .into_iter()
                 .map(|(k, (sum, n))| (k, sum / n as f64))

@@ -206,6 +206,9 @@ pub struct SearchResult {
     /// than the detector's window.
     #[serde(default)]
     pub window_waived: bool,
+    /// What the symbolic check did to the winner (`--verify symbolic`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<crate::adequacy::symbolic::SymbolicRecord>,
 }
 
 /// Failed transform applications: transform name → kind of failure → count.
@@ -452,6 +455,7 @@ impl<'a> Searcher<'a> {
             growth: 1.0,
             truncated: false,
             window_waived: false,
+            symbolic: None,
         };
         (origin, result)
     }

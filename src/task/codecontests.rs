@@ -114,10 +114,12 @@ impl Collector {
                     ),
                 );
             }
-            tests.extend(inputs.iter().zip(outputs).map(|(i, o)| TestCase {
-                input: i.clone(),
-                output: Some(o.clone()),
-            }));
+            tests.extend(
+                inputs
+                    .iter()
+                    .zip(outputs)
+                    .map(|(i, o)| TestCase::stdin(i.clone(), Some(o.clone()))),
+            );
         }
         if tests.is_empty() {
             set.skip("problem(s) without tests", 1);
@@ -146,6 +148,7 @@ impl Collector {
                         problem: Some(problem.clone()),
                         checker: Checker::Tokens,
                         time_limit_ms: p.time_limit_ms,
+                        adequacy: None,
                     });
                 }
                 PYTHON2 => set.skip("Python 2 solution(s)", 1),

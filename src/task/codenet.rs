@@ -266,10 +266,7 @@ fn sample_test(full: &Path, problem: &str, set: &mut TaskSet) -> Option<TestCase
         return None;
     };
     match (String::from_utf8(input), String::from_utf8(output)) {
-        (Ok(input), Ok(output)) => Some(TestCase {
-            input,
-            output: Some(output),
-        }),
+        (Ok(input), Ok(output)) => Some(TestCase::stdin(input, Some(output))),
         _ => {
             set.push_problem(
                 &dir,

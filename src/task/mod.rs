@@ -27,10 +27,30 @@ pub struct TestCase {
     /// Expected standard output; `None` = differential testing against the original only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// Python run after the program in the same script, for a call-level test of a function
+    /// task (`print(repr(f(3, 'ab')))`): its standard output is what is compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// Made by equimorph (`tests grow`, a symbolic counterexample), not by the dataset: its
+    /// `output` is the original's own output on it, so it is differential.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub grown: bool,
+}
+
+impl TestCase {
+    /// A dataset's stdin test with its expected output.
+    pub fn stdin(input: impl Into<String>, output: Option<String>) -> Self {
+        TestCase {
+            input: input.into(),
+            output,
+            call: None,
+            grown: false,
+        }
+    }
 }
 
 /// A program and its tests.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Task {
     /// Unique id within a task file.
     pub id: String,
@@ -59,6 +79,9 @@ pub struct Task {
     /// oracle's `--timeout-cap` for this task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_limit_ms: Option<u64>,
+    /// How strong the tests are, when measured (`tests score`, `tests grow`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adequacy: Option<crate::adequacy::Adequacy>,
 }
 
 impl Task {
@@ -73,7 +96,21 @@ impl Task {
             problem: None,
             checker: Checker::default(),
             time_limit_ms: None,
+            adequacy: None,
         }
+    }
+
+    /// Number of tests `tests grow` or a symbolic check added.
+    pub fn grown_tests(&self) -> usize {
+        self.tests.iter().filter(|t| t.grown).count()
+    }
+
+    /// The recorded mutation score, when it was measured on the tests the task has now.
+    pub fn mutation_score(&self) -> Option<f64> {
+        self.adequacy
+            .as_ref()
+            .filter(|a| a.tests == self.test_count() && a.mutants > 0)
+            .map(|a| a.mutation_score)
     }
 
     /// Number of test executions one check of this task needs at most.

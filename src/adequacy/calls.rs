@@ -1,0 +1,395 @@
+//! New call-level tests for function tasks (HumanEval style): the entry point's calls in the
+//! task's `test_code` whose arguments are all literals are read, their arguments mutated by
+//! type (numbers stepped or drawn from the observed range, strings edited over the observed
+//! alphabet, containers shortened, lengthened or reordered), and written back as a call whose
+//! printed `repr` is compared (`print(repr(f(…)))`).
+
+use crate::program::with_tree;
+use rand::seq::SliceRandom;
+use rand::Rng;
+use std::collections::BTreeSet;
+use tree_sitter::Node;
+
+/// A literal argument.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A plain string (no prefix, no escapes).
+    Str(String),
+    /// `True` / `False`.
+    Bool(bool),
+    /// `None`.
+    None,
+    /// `[…]`.
+    List(Vec<Value>),
+    /// `(…)`.
+    Tuple(Vec<Value>),
+    /// `{…}` with keys and values.
+    Dict(Vec<(Value, Value)>),
+    /// Anything else literal, kept as written and never changed.
+    Raw(String),
+}
+
+impl Value {
+    /// Python source for this value.
+    pub fn render(&self) -> String {
+        let join = |xs: &[Value]| xs.iter().map(Value::render).collect::<Vec<_>>().join(", ");
+        match self {
+            Value::Int(v) => v.to_string(),
+            Value::Float(v) => {
+                let s = format!("{v:?}");
+                if s.contains(['.', 'e']) {
+                    s
+                } else {
+                    format!("{s}.0")
+                }
+            }
+            Value::Str(s) => {
+                let mut out = String::from("'");
+                for c in s.chars() {
+                    match c {
+                        '\\' => out.push_str("\\\\"),
+                        '\'' => out.push_str("\\'"),
+                        '\n' => out.push_str("\\n"),
+                        '\t' => out.push_str("\\t"),
+                        '\r' => out.push_str("\\r"),
+                        c => out.push(c),
+                    }
+                }
+                out.push('\'');
+                out
+            }
+            Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+            Value::None => "None".into(),
+            Value::List(xs) => format!("[{}]", join(xs)),
+            Value::Tuple(xs) if xs.len() == 1 => format!("({},)", xs[0].render()),
+            Value::Tuple(xs) => format!("({})", join(xs)),
+            Value::Dict(kv) => format!(
+                "{{{}}}",
+                kv.iter()
+                    .map(|(k, v)| format!("{}: {}", k.render(), v.render()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Value::Raw(s) => s.clone(),
+        }
+    }
+}
+
+/// Reads a literal; `None` when the expression is not one.
+fn literal(n: Node<'_>, src: &str) -> Option<Value> {
+    let text = &src[n.byte_range()];
+    let items = |n: Node<'_>| -> Option<Vec<Value>> {
+        let mut c = n.walk();
+        let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+        kids.into_iter()
+            .filter(|k| k.kind() != "comment")
+            .map(|k| literal(k, src))
+            .collect()
+    };
+    Some(match n.kind() {
+        "integer" => text
+            .replace('_', "")
+            .parse::<i64>()
+            .map(Value::Int)
+            .unwrap_or_else(|_| Value::Raw(text.into())),
+        "float" => text
+            .replace('_', "")
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .map(Value::Float)
+            .unwrap_or_else(|| Value::Raw(text.into())),
+        "true" => Value::Bool(true),
+        "false" => Value::Bool(false),
+        "none" => Value::None,
+        "string" => plain_string(n, src).map_or_else(|| Value::Raw(text.into()), Value::Str),
+        "concatenated_string" => Value::Raw(text.into()),
+        "unary_operator" => match literal(n.child_by_field_name("argument")?, src)? {
+            Value::Int(v) if text.trim_start().starts_with('-') => Value::Int(-v),
+            Value::Float(v) if text.trim_start().starts_with('-') => Value::Float(-v),
+            _ => Value::Raw(text.into()),
+        },
+        "list" => Value::List(items(n)?),
+        "tuple" => Value::Tuple(items(n)?),
+        "parenthesized_expression" => literal(n.named_child(0)?, src)?,
+        "set" => Value::Raw(items(n).map(|_| text.to_string())?),
+        "dictionary" => {
+            let mut c = n.walk();
+            let mut kv = Vec::new();
+            for pair in n.named_children(&mut c) {
+                if pair.kind() != "pair" {
+                    return None;
+                }
+                kv.push((
+                    literal(pair.child_by_field_name("key")?, src)?,
+                    literal(pair.child_by_field_name("value")?, src)?,
+                ));
+            }
+            Value::Dict(kv)
+        }
+        _ => return None,
+    })
+}
+
+/// The content of a string literal without prefix, interpolation or escapes.
+fn plain_string(n: Node<'_>, src: &str) -> Option<String> {
+    let mut c = n.walk();
+    let mut content = String::new();
+    for k in n.children(&mut c) {
+        match k.kind() {
+            "string_start" => {
+                let s = &src[k.byte_range()];
+                if !(s == "'" || s == "\"") {
+                    return None; // prefixed or triple-quoted
+                }
+            }
+            "string_content" => {
+                let mut cc = k.walk();
+                if k.named_children(&mut cc).next().is_some() {
+                    return None; // escape sequences
+                }
+                content.push_str(&src[k.byte_range()]);
+            }
+            "string_end" => {}
+            _ => return None,
+        }
+    }
+    Some(content)
+}
+
+/// The literal argument lists of the calls of a function task's entry point in its test code,
+/// and what they show (integer range, string alphabet).
+#[derive(Debug, Clone)]
+pub struct CallModel {
+    entry: String,
+    calls: Vec<Vec<Value>>,
+    int_lo: i64,
+    int_hi: i64,
+    alphabet: Vec<char>,
+}
+
+impl CallModel {
+    /// The model of a task's test code; `None` when no call of `entry` (or of `candidate`, the
+    /// name HumanEval's `check` gives it) has only literal positional arguments.
+    pub fn of(test_code: &str, entry: &str) -> Option<CallModel> {
+        let calls = with_tree(test_code, |tree| {
+            let mut calls = Vec::new();
+            let mut stack = vec![tree.root_node()];
+            while let Some(n) = stack.pop() {
+                let mut c = n.walk();
+                stack.extend(n.children(&mut c));
+                if n.kind() != "call" {
+                    continue;
+                }
+                let Some(f) = n.child_by_field_name("function") else {
+                    continue;
+                };
+                let name = &test_code[f.byte_range()];
+                if name != entry && name != "candidate" {
+                    continue;
+                }
+                let Some(args) = n.child_by_field_name("arguments") else {
+                    continue;
+                };
+                if args.kind() != "argument_list" {
+                    continue;
+                }
+                let mut c = args.walk();
+                let values: Option<Vec<Value>> = args
+                    .named_children(&mut c)
+                    .filter(|a| a.kind() != "comment")
+                    .map(|a| literal(a, test_code))
+                    .collect();
+                if let Some(v) = values.filter(|v| !v.is_empty()) {
+                    calls.push(v);
+                }
+            }
+            Ok(calls)
+        })
+        .ok()?;
+        if calls.is_empty() {
+            return None;
+        }
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        let mut chars = BTreeSet::new();
+        let mut stack: Vec<&Value> = calls.iter().flatten().collect();
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Int(i) => {
+                    lo = lo.min(*i);
+                    hi = hi.max(*i);
+                }
+                Value::Str(s) => chars.extend(s.chars()),
+                Value::List(xs) | Value::Tuple(xs) => stack.extend(xs),
+                Value::Dict(kv) => stack.extend(kv.iter().flat_map(|(k, v)| [k, v])),
+                _ => {}
+            }
+        }
+        if lo > hi {
+            (lo, hi) = (0, 10);
+        }
+        Some(CallModel {
+            entry: entry.to_string(),
+            calls,
+            int_lo: lo,
+            int_hi: hi,
+            alphabet: chars.into_iter().collect(),
+        })
+    }
+
+    /// The calls found, rendered as call-level tests.
+    pub fn existing(&self) -> Vec<String> {
+        self.calls.iter().map(|a| self.render(a)).collect()
+    }
+
+    /// `print(repr(entry(args)))`.
+    pub fn render(&self, args: &[Value]) -> String {
+        let args: Vec<String> = args.iter().map(Value::render).collect();
+        format!("print(repr({}({})))", self.entry, args.join(", "))
+    }
+
+    /// A new call made from a random existing one by changing one or two arguments.
+    pub fn mutate(&self, rng: &mut impl Rng) -> String {
+        let mut args = self.calls[rng.random_range(0..self.calls.len())].clone();
+        for _ in 0..rng.random_range(1..=2) {
+            let i = rng.random_range(0..args.len());
+            self.mutate_value(&mut args[i], rng, 0);
+        }
+        self.render(&args)
+    }
+
+    fn mutate_value(&self, v: &mut Value, rng: &mut impl Rng, depth: usize) {
+        match v {
+            Value::Int(i) => {
+                let step = (i.unsigned_abs() / 2).clamp(1, 1 << 20) as i64;
+                *i = match rng.random_range(0..7) {
+                    0 => i.saturating_add(1),
+                    1 => i.saturating_sub(1),
+                    2 => i.saturating_add(rng.random_range(1..=step)),
+                    3 => 0,
+                    4 => i.saturating_neg(),
+                    _ => rng.random_range(self.int_lo..=self.int_hi),
+                };
+            }
+            Value::Float(f) => {
+                *f = match rng.random_range(0..4) {
+                    0 => *f + 1.0,
+                    1 => *f - 1.0,
+                    2 => 0.0,
+                    _ => *f * rng.random_range(0.5..1.5),
+                };
+            }
+            Value::Str(s) => {
+                let mut chars: Vec<char> = s.chars().collect();
+                let alphabet = if self.alphabet.is_empty() {
+                    vec!['a']
+                } else {
+                    self.alphabet.clone()
+                };
+                let pick = alphabet[rng.random_range(0..alphabet.len())];
+                match rng.random_range(0..5) {
+                    0 if !chars.is_empty() => {
+                        let i = rng.random_range(0..chars.len());
+                        chars[i] = pick;
+                    }
+                    1 if !chars.is_empty() => {
+                        chars.remove(rng.random_range(0..chars.len()));
+                    }
+                    2 if chars.len() >= 2 => chars.shuffle(rng),
+                    3 => chars.clear(),
+                    _ => {
+                        let i = rng.random_range(0..=chars.len());
+                        chars.insert(i, pick);
+                    }
+                }
+                *s = chars.into_iter().collect();
+            }
+            Value::Bool(b) => *b = !*b,
+            Value::List(xs) | Value::Tuple(xs) => {
+                if xs.is_empty() || depth > 3 {
+                    return;
+                }
+                match rng.random_range(0..6) {
+                    0 => {
+                        xs.remove(rng.random_range(0..xs.len()));
+                    }
+                    1 => {
+                        let mut x = xs[rng.random_range(0..xs.len())].clone();
+                        self.mutate_value(&mut x, rng, depth + 1);
+                        let at = rng.random_range(0..=xs.len());
+                        xs.insert(at, x);
+                    }
+                    2 => xs.reverse(),
+                    3 => xs.shuffle(rng),
+                    _ => {
+                        let i = rng.random_range(0..xs.len());
+                        self.mutate_value(&mut xs[i], rng, depth + 1);
+                    }
+                }
+            }
+            Value::Dict(kv) => {
+                if kv.is_empty() || depth > 3 {
+                    return;
+                }
+                let i = rng.random_range(0..kv.len());
+                if rng.random_bool(0.3) {
+                    kv.remove(i);
+                } else {
+                    self.mutate_value(&mut kv[i].1, rng, depth + 1);
+                }
+            }
+            Value::None | Value::Raw(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    const TEST: &str = "def check(candidate):\n    assert candidate([1, 2, 3], 2) == 5\n    assert candidate([], -1) == 0\n    assert candidate(list(range(3)), 1) == 2\n    assert abs(candidate([0.5, 'a b', (1,), {'k': None}], 0) - 1) < 1e-6\n\ncheck(f)\n";
+
+    #[test]
+    fn reads_only_literal_calls_and_renders_them_back() {
+        let m = CallModel::of(TEST, "f").unwrap();
+        let mut calls = m.existing();
+        calls.sort();
+        assert_eq!(
+            calls,
+            vec![
+                "print(repr(f([0.5, 'a b', (1,), {'k': None}], 0)))",
+                "print(repr(f([1, 2, 3], 2)))",
+                "print(repr(f([], -1)))",
+            ]
+        );
+        assert!(CallModel::of("assert g(1) == 2\n", "f").is_none());
+    }
+
+    #[test]
+    fn mutated_calls_parse_and_are_seeded() {
+        let m = CallModel::of(TEST, "f").unwrap();
+        let draw = |seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            (0..50).map(|_| m.mutate(&mut rng)).collect::<Vec<_>>()
+        };
+        let a = draw(1);
+        assert_eq!(a, draw(1));
+        assert_ne!(a, draw(2));
+        for c in &a {
+            assert!(crate::program::validate(c).is_ok(), "{c}");
+            assert!(c.starts_with("print(repr(f("), "{c}");
+        }
+    }
+
+    #[test]
+    fn strings_are_escaped() {
+        let v = Value::Str("it's\\\n".into());
+        assert_eq!(v.render(), "'it\\'s\\\\\\n'");
+    }
+}

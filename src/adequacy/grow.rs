@@ -1,0 +1,398 @@
+//! Growing a task's tests: new inputs (stdin tasks) or calls (function tasks) are made from the
+//! existing ones and kept only when
+//! 1. the original runs normally on it (exit 0, within the deadline, output under the cap),
+//! 2. deterministically (a second run under another string-hash seed prints the same), and
+//! 3. every other accepted solution of the task's problem prints the same, by the task's own
+//!    checker (an input they disagree on is most likely outside the problem's constraints),
+//! 4. and it rejects a mutant of the original that every test so far lets through.
+//!
+//! A kept test is differential: its `output` is the original's. Growing stops when no new
+//! test has raised the mutation score for `patience` rounds, when no mutant survives, or at
+//! `max_tests` new tests.
+
+use super::calls::CallModel;
+use super::inputs::InputModel;
+use super::mutants::{mutants, Mutant};
+use super::score::{rejected, MutantOptions};
+use super::Adequacy;
+use crate::oracle::{
+    outputs_equal, ExitClass, Oracle, ValidationStatus, REFERENCE_HASH_SEED, SECOND_HASH_SEED,
+};
+use crate::task::{Task, TestCase};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
+
+/// How tests are grown.
+#[derive(Debug, Clone, Copy)]
+pub struct GrowOptions {
+    /// The mutants that guide growth (and score it).
+    pub mutants: MutantOptions,
+    /// Most tests added to one task.
+    pub max_tests: usize,
+    /// New inputs tried per round.
+    pub batch: usize,
+    /// Rounds in a row without a new kill before a task stops.
+    pub patience: usize,
+    /// Longest the original may run on a grown test.
+    pub deadline: Duration,
+    /// Seed of the input mutations (each task also mixes in its id).
+    pub seed: u64,
+}
+
+impl Default for GrowOptions {
+    fn default() -> Self {
+        GrowOptions {
+            mutants: MutantOptions::default(),
+            max_tests: 10,
+            batch: 16,
+            patience: 4,
+            deadline: Duration::from_secs(2),
+            seed: 0,
+        }
+    }
+}
+
+/// Largest output a grown test may have (bytes): a grown test is a small one.
+const MAX_GROWN_OUTPUT: usize = 64 << 10;
+
+/// What growing did to one task.
+#[derive(Debug, Clone, Serialize)]
+pub struct GrowReport {
+    /// The task.
+    pub id: String,
+    /// How its original fared (`ok` = grown).
+    pub status: ValidationStatus,
+    /// Why nothing was grown, when nothing could be.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// `stdin` or `call`: what the new tests are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    /// The tests' adequacy before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<Adequacy>,
+    /// And after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<Adequacy>,
+    /// Tests added.
+    pub added: usize,
+    /// New inputs tried.
+    pub tried: usize,
+    /// New inputs dropped, by the rule that dropped them.
+    pub discarded: BTreeMap<&'static str, usize>,
+    /// Other accepted solutions of the problem that every kept test was checked against.
+    pub siblings: usize,
+}
+
+/// Why a new input was dropped.
+pub const ORIGINAL_FAILS: &str = "the original does not run normally on it";
+/// The original ran past the deadline.
+pub const TOO_SLOW: &str = "the original runs past the deadline";
+/// The original printed too much.
+pub const TOO_LARGE: &str = "the original's output is too large";
+/// Two runs differ.
+pub const NOT_DETERMINISTIC: &str = "the original is not deterministic on it";
+/// Accepted solutions disagree.
+pub const DISAGREE: &str = "accepted solutions disagree on it";
+/// It kills no surviving mutant.
+pub const NO_KILL: &str = "it rejects no surviving mutant";
+
+/// The source of new tests for a task.
+enum Maker {
+    Stdin(InputModel, Vec<String>),
+    Call(CallModel),
+}
+
+impl Maker {
+    fn of(task: &Task) -> Option<Maker> {
+        let inputs: Vec<String> = task
+            .tests
+            .iter()
+            .filter(|t| t.call.is_none())
+            .map(|t| t.input.clone())
+            .collect();
+        if !inputs.is_empty() {
+            let model = InputModel::of(inputs.iter().map(String::as_str));
+            return Some(Maker::Stdin(model, inputs));
+        }
+        let code = task.test_code.as_deref()?;
+        let entry = task.entry_point.as_deref()?;
+        CallModel::of(code, entry).map(Maker::Call)
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Maker::Stdin(..) => "stdin",
+            Maker::Call(_) => "call",
+        }
+    }
+
+    fn make(&self, pool: &[String], rng: &mut ChaCha8Rng) -> Option<TestCase> {
+        match self {
+            Maker::Stdin(model, _) => {
+                let base = &pool[rand::Rng::random_range(rng, 0..pool.len())];
+                model.mutate(base, rng).map(|input| TestCase {
+                    input,
+                    output: None,
+                    call: None,
+                    grown: true,
+                })
+            }
+            Maker::Call(model) => Some(TestCase {
+                input: String::new(),
+                output: None,
+                call: Some(model.mutate(rng)),
+                grown: true,
+            }),
+        }
+    }
+}
+
+/// The identity of a test's input, for de-duplication.
+fn test_key(t: &TestCase) -> String {
+    format!("{}\u{0}{}", t.call.as_deref().unwrap_or(""), t.input)
+}
+
+/// A new test that passed the keep rules 1–3, with the original's time on it.
+struct Kept {
+    test: TestCase,
+    seconds: f64,
+}
+
+/// Applies keep rules 1–3 to `test`.
+fn keep(
+    oracle: &Oracle,
+    task: &Task,
+    siblings: &[&Task],
+    test: TestCase,
+    deadline: Duration,
+) -> Result<Kept, &'static str> {
+    let first = oracle.run_test(&task.source, &test, deadline, REFERENCE_HASH_SEED);
+    match first.class {
+        ExitClass::Success => {}
+        ExitClass::Timeout => return Err(TOO_SLOW),
+        _ => return Err(ORIGINAL_FAILS),
+    }
+    if first.stdout.len() > MAX_GROWN_OUTPUT {
+        return Err(TOO_LARGE);
+    }
+    let second = oracle.run_test(&task.source, &test, deadline, SECOND_HASH_SEED);
+    if second.class != ExitClass::Success || second.stdout != first.stdout {
+        return Err(NOT_DETERMINISTIC);
+    }
+    let tolerance = oracle.config().float_tolerance;
+    for s in siblings {
+        let r = oracle.run_test(&s.source, &test, deadline, REFERENCE_HASH_SEED);
+        if r.class != ExitClass::Success
+            || !task.checker.accepts(&first.stdout, &r.stdout, tolerance)
+        {
+            return Err(DISAGREE);
+        }
+    }
+    Ok(Kept {
+        test: TestCase {
+            output: Some(first.stdout),
+            ..test
+        },
+        seconds: first.seconds,
+    })
+}
+
+/// Whether `mutant` behaves differently from the original on the kept test.
+fn kills(oracle: &Oracle, task: &Task, kept: &Kept, mutant: &Mutant) -> bool {
+    let timeout = oracle.candidate_timeout(task, kept.seconds);
+    let got = oracle.run_test(&mutant.source, &kept.test, timeout, REFERENCE_HASH_SEED);
+    match got.class {
+        // A sandbox failure is no evidence either way.
+        ExitClass::Crash => false,
+        ExitClass::Success => !outputs_equal(
+            kept.test.output.as_deref().unwrap_or(""),
+            &got.stdout,
+            oracle.config().float_tolerance,
+        ),
+        _ => true,
+    }
+}
+
+/// A per-task seed: the run's seed mixed with the task's id.
+fn task_seed(seed: u64, id: &str) -> u64 {
+    let h = blake3::hash(id.as_bytes());
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&h.as_bytes()[..8]);
+    seed ^ u64::from_le_bytes(b)
+}
+
+/// Grows the tests of `task`; `siblings` are the other accepted solutions of its problem.
+/// Returns the task with its new tests (and its adequacy recorded) and what happened.
+pub fn grow_task(
+    oracle: &Oracle,
+    task: &Task,
+    siblings: &[&Task],
+    options: GrowOptions,
+) -> (Task, GrowReport) {
+    let mut report = GrowReport {
+        id: task.id.clone(),
+        status: ValidationStatus::Ok,
+        reason: None,
+        kind: None,
+        before: None,
+        after: None,
+        added: 0,
+        tried: 0,
+        discarded: BTreeMap::new(),
+        siblings: siblings.len(),
+    };
+    let validation = oracle.validate(task);
+    report.status = validation.status;
+    let Some(reference) = validation
+        .reference
+        .filter(|_| report.status == ValidationStatus::Ok)
+    else {
+        report.reason = validation.reason;
+        return (task.clone(), report);
+    };
+    let ms = mutants(
+        &task.source,
+        options.mutants.max_mutants,
+        options.mutants.seed,
+    );
+    let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
+    let verdicts = rejected(oracle, task, &reference, &sources);
+    let run = verdicts.iter().flatten().count();
+    let killed_before = verdicts.iter().flatten().filter(|k| **k).count();
+    let mut survivors: Vec<&Mutant> = ms
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| **v == Some(false))
+        .map(|(m, _)| m)
+        .collect();
+    let adequacy = |tests: usize, grown: usize, killed: usize| Adequacy {
+        tests,
+        grown,
+        mutants: run,
+        killed,
+        mutation_score: if run == 0 {
+            1.0
+        } else {
+            killed as f64 / run as f64
+        },
+        seed: options.mutants.seed,
+        broken: None,
+    };
+    report.before = Some(adequacy(
+        task.test_count(),
+        task.grown_tests(),
+        killed_before,
+    ));
+    let mut out = task.clone();
+    let Some(maker) = Maker::of(task) else {
+        report.reason = Some(
+            "no test to grow from: neither stdin inputs nor literal calls of the entry point"
+                .into(),
+        );
+        out.adequacy = report.before.clone();
+        report.after = report.before.clone();
+        return (out, report);
+    };
+    report.kind = Some(maker.kind());
+    let mut pool: Vec<String> = match &maker {
+        Maker::Stdin(_, inputs) => inputs.clone(),
+        Maker::Call(_) => Vec::new(),
+    };
+    let mut seen: HashSet<String> = task.tests.iter().map(test_key).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(task_seed(options.seed, &task.id));
+    let mut new_tests: Vec<TestCase> = Vec::new();
+    let mut killed = killed_before;
+    let mut idle = 0;
+    while !survivors.is_empty() && new_tests.len() < options.max_tests && idle < options.patience {
+        let mut batch = Vec::new();
+        for _ in 0..options.batch * 4 {
+            if batch.len() == options.batch {
+                break;
+            }
+            if let Some(t) = maker.make(&pool, &mut rng) {
+                if seen.insert(test_key(&t)) {
+                    batch.push(t);
+                }
+            }
+        }
+        if batch.is_empty() {
+            report.reason = Some("no new input could be made from the existing ones".into());
+            break;
+        }
+        report.tried += batch.len();
+        let verdicts: Vec<Result<Kept, &'static str>> = batch
+            .into_par_iter()
+            .map(|t| keep(oracle, task, siblings, t, options.deadline))
+            .collect();
+        let mut kept = Vec::new();
+        for v in verdicts {
+            match v {
+                Ok(k) => kept.push(k),
+                Err(why) => *report.discarded.entry(why).or_default() += 1,
+            }
+        }
+        // Which survivor each kept test rejects, all at once; then a greedy pass in order.
+        let kill_sets: Vec<Vec<bool>> = kept
+            .par_iter()
+            .map(|k| {
+                survivors
+                    .par_iter()
+                    .map(|m| kills(oracle, task, k, m))
+                    .collect()
+            })
+            .collect();
+        let mut alive: Vec<bool> = vec![true; survivors.len()];
+        let mut added_now = 0;
+        for (k, set) in kept.into_iter().zip(kill_sets) {
+            let new_kills = set
+                .iter()
+                .zip(&alive)
+                .filter(|(kill, live)| **kill && **live)
+                .count();
+            if new_kills == 0 || new_tests.len() >= options.max_tests {
+                *report.discarded.entry(NO_KILL).or_default() += 1;
+                continue;
+            }
+            for (a, kill) in alive.iter_mut().zip(&set) {
+                *a &= !kill;
+            }
+            killed += new_kills;
+            added_now += 1;
+            if k.test.call.is_none() {
+                pool.push(k.test.input.clone());
+            }
+            new_tests.push(k.test);
+        }
+        survivors = survivors
+            .into_iter()
+            .zip(alive)
+            .filter(|(_, a)| *a)
+            .map(|(m, _)| m)
+            .collect();
+        idle = if added_now > 0 { 0 } else { idle + 1 };
+    }
+    report.added = new_tests.len();
+    let mut tests: Vec<TestCase> = task.tests.to_vec();
+    tests.extend(new_tests);
+    out.tests = tests.into();
+    let after = adequacy(out.test_count(), out.grown_tests(), killed);
+    out.adequacy = Some(after.clone());
+    report.after = Some(after);
+    (out, report)
+}
+
+/// The other tasks of `task`'s problem in `tasks`.
+pub fn siblings_of<'a>(task: &Task, tasks: &'a [Task]) -> Vec<&'a Task> {
+    match task.problem.as_deref() {
+        None => Vec::new(),
+        Some(p) => tasks
+            .iter()
+            .filter(|t| t.problem.as_deref() == Some(p) && t.id != task.id)
+            .collect(),
+    }
+}

@@ -1,0 +1,215 @@
+//! How much a task's tests are worth, and more tests where they are thin.
+//!
+//! "Equivalent" in equimorph means "behaves like the original on the task's tests", so a
+//! verdict is only as strong as the tests. This module measures them (the mutation score:
+//! the share of semantic-changing mutants of the original that the tests reject, [`score`]),
+//! grows them (new differential tests made by mutating the existing inputs or call arguments
+//! and kept only under strict rules, [`grow`]), and looks for counterexamples symbolically
+//! ([`symbolic`], CrossHair).
+
+pub mod calls;
+pub mod grow;
+pub mod inputs;
+pub mod mutants;
+pub mod score;
+pub mod symbolic;
+
+use serde::{Deserialize, Serialize};
+
+/// The measured strength of a task's tests, recorded on the task (`adequacy` in task JSONL).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Adequacy {
+    /// Tests the score was measured on (a score for another number of tests is stale).
+    pub tests: usize,
+    /// Of them, tests equimorph grew.
+    #[serde(default)]
+    pub grown: usize,
+    /// Mutants of the original that were run.
+    pub mutants: usize,
+    /// Mutants the tests rejected.
+    pub killed: usize,
+    /// `killed / mutants`: a lower bound of the tests' true power, since some mutants are
+    /// equivalent to the original and no test can reject them.
+    pub mutation_score: f64,
+    /// The seed that drew the mutants.
+    pub seed: u64,
+    /// The dataset's known-broken programs of this task's problem that the tests reject.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broken: Option<BrokenShare>,
+}
+
+/// How many of a problem's known-broken programs the tests reject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BrokenShare {
+    /// Known-broken programs checked.
+    pub programs: usize,
+    /// Of them, rejected by the tests.
+    pub rejected: usize,
+}
+
+/// How a set of mutation scores is spread, for reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ScoreDistribution {
+    /// Tasks with a score.
+    pub tasks: usize,
+    /// Mean score.
+    pub mean: f64,
+    /// Median score.
+    pub median: f64,
+    /// Lowest score.
+    pub min: f64,
+    /// Tasks per band: `[0, 0.5)`, `[0.5, 0.75)`, `[0.75, 0.9)`, `[0.9, 1)`, `1`.
+    pub bands: [usize; 5],
+}
+
+/// The bands' labels, in [`ScoreDistribution::bands`] order.
+pub const BAND_LABELS: [&str; 5] = ["< 0.5", "0.5–0.75", "0.75–0.9", "0.9–1", "1"];
+
+impl ScoreDistribution {
+    /// The distribution of `scores`; `None` when there are none.
+    pub fn of(scores: &[f64]) -> Option<Self> {
+        if scores.is_empty() {
+            return None;
+        }
+        let mut sorted = scores.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        };
+        let mut bands = [0; 5];
+        for s in &sorted {
+            let b = match *s {
+                s if s < 0.5 => 0,
+                s if s < 0.75 => 1,
+                s if s < 0.9 => 2,
+                s if s < 1.0 => 3,
+                _ => 4,
+            };
+            bands[b] += 1;
+        }
+        Some(ScoreDistribution {
+            tasks: n,
+            mean: sorted.iter().sum::<f64>() / n as f64,
+            median,
+            min: sorted[0],
+            bands,
+        })
+    }
+
+    /// One line in words: `mean 0.91, median 0.95, min 0.40 over 12 tasks (< 0.5: 1, …)`.
+    pub fn describe(&self) -> String {
+        let bands: Vec<String> = BAND_LABELS
+            .iter()
+            .zip(self.bands)
+            .map(|(l, n)| format!("{l}: {n}"))
+            .collect();
+        format!(
+            "mean {:.3}, median {:.3}, min {:.3} over {} task(s) ({}); a lower bound: \
+             equivalent mutants count as survivors",
+            self.mean,
+            self.median,
+            self.min,
+            self.tasks,
+            bands.join(", ")
+        )
+    }
+}
+
+/// What one task's tests are, for run records: their number, how many were grown, and the
+/// recorded mutation score when it matches them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct TestsRecord {
+    /// Test executions one check needs (test_code counts as one).
+    pub tests: usize,
+    /// Of them, grown by equimorph.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub grown: usize,
+    /// The recorded mutation score, when measured on these tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation_score: Option<f64>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl TestsRecord {
+    /// The record of `task`.
+    pub fn of(task: &crate::task::Task) -> Self {
+        TestsRecord {
+            tests: task.test_count(),
+            grown: task.grown_tests(),
+            mutation_score: task.mutation_score(),
+        }
+    }
+}
+
+/// The adequacy of a set of tasks, as runs record it: test counts and the mutation scores'
+/// distribution (when any task carries one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SetAdequacy {
+    /// Tasks.
+    pub tasks: usize,
+    /// Mean tests per task.
+    pub mean_tests: f64,
+    /// Tasks with a single test.
+    pub single_test: usize,
+    /// Tasks with grown tests.
+    pub with_grown: usize,
+    /// The recorded mutation scores, when any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation_scores: Option<ScoreDistribution>,
+}
+
+impl SetAdequacy {
+    /// The adequacy of `tasks`.
+    pub fn of<'a>(tasks: impl IntoIterator<Item = &'a crate::task::Task>) -> Self {
+        let mut s = SetAdequacy::default();
+        let mut total = 0usize;
+        let mut scores = Vec::new();
+        for t in tasks {
+            s.tasks += 1;
+            total += t.test_count();
+            s.single_test += usize::from(t.test_count() == 1);
+            s.with_grown += usize::from(t.grown_tests() > 0);
+            scores.extend(t.mutation_score());
+        }
+        s.mean_tests = if s.tasks == 0 {
+            0.0
+        } else {
+            total as f64 / s.tasks as f64
+        };
+        s.mutation_scores = ScoreDistribution::of(&scores);
+        s
+    }
+
+    /// One line in words.
+    pub fn describe(&self) -> String {
+        let mut line = format!(
+            "tests: {:.1} per task, {} task(s) with a single test, {} with grown tests",
+            self.mean_tests, self.single_test, self.with_grown
+        );
+        match &self.mutation_scores {
+            Some(d) => line.push_str(&format!("; mutation score {}", d.describe())),
+            None => line.push_str("; no mutation score recorded (run `equimorph tests score`)"),
+        }
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distribution_bands_and_median() {
+        let d = ScoreDistribution::of(&[0.2, 0.6, 0.8, 0.95, 1.0, 1.0]).unwrap();
+        assert_eq!(d.bands, [1, 1, 1, 1, 2]);
+        assert!((d.median - 0.875).abs() < 1e-12);
+        assert!((d.min - 0.2).abs() < 1e-12);
+        assert!(ScoreDistribution::of(&[]).is_none());
+    }
+}

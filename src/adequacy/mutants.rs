@@ -1,0 +1,434 @@
+//! Mutants of a Python program: small semantic-changing edits (the classic mutation operators)
+//! used to measure how much a task's tests can tell apart.
+//!
+//! Every site of every operator is enumerated in source order; each mutant is one edit. Mutants
+//! that do not parse, equal the original, or repeat another mutant's text are dropped. When more
+//! are asked for than exist, all are kept; otherwise a seeded sample is taken, so the same seed
+//! gives the same mutants.
+
+use crate::program::{validate, with_tree};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use tree_sitter::Node;
+
+/// The mutation operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Operator {
+    /// `<` → `<=`, `==` → `!=`, `in` → `not in`, …
+    Comparison,
+    /// `+` → `-`, `*` → `+`, `//` → `*`, … (also in `+=`).
+    Arithmetic,
+    /// `and` ↔ `or`.
+    Boolean,
+    /// An integer constant ± 1.
+    Constant,
+    /// `True` ↔ `False`.
+    Truth,
+    /// `if c:` → `if not (c):` (also `elif`, `while`), and `not c` → `c`.
+    NegateCondition,
+    /// The bodies of an `if`/`else` swapped.
+    SwapBranches,
+    /// A statement replaced by `pass`.
+    DropStatement,
+    /// A slice bound ± 1, or a missing start made 1.
+    SliceBound,
+    /// `range(a, b)`: an argument ± 1.
+    RangeBound,
+    /// `min` ↔ `max`.
+    MinMax,
+}
+
+impl Operator {
+    /// The operator's name as reports print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Operator::Comparison => "comparison",
+            Operator::Arithmetic => "arithmetic",
+            Operator::Boolean => "boolean",
+            Operator::Constant => "constant",
+            Operator::Truth => "truth",
+            Operator::NegateCondition => "negate-condition",
+            Operator::SwapBranches => "swap-branches",
+            Operator::DropStatement => "drop-statement",
+            Operator::SliceBound => "slice-bound",
+            Operator::RangeBound => "range-bound",
+            Operator::MinMax => "min-max",
+        }
+    }
+}
+
+/// One mutant of a program.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mutant {
+    /// Index in the enumeration of all sites (stable for a program).
+    pub site: usize,
+    /// The operator.
+    pub operator: Operator,
+    /// 1-based line of the edit.
+    pub line: usize,
+    /// The edit, in words (`` `<` → `<=` ``).
+    pub edit: String,
+    /// The mutated program.
+    #[serde(skip)]
+    pub source: String,
+}
+
+/// One edit: replace `start..end` of the source by `text`.
+struct Edit {
+    operator: Operator,
+    start: usize,
+    end: usize,
+    text: String,
+    line: usize,
+}
+
+/// Every mutant of `source` (parsing, distinct, different from `source`), in site order.
+pub fn all_mutants(source: &str) -> Vec<Mutant> {
+    let edits = with_tree(source, |tree| {
+        let mut edits = Vec::new();
+        collect(tree.root_node(), source, &mut edits);
+        Ok(edits)
+    })
+    .unwrap_or_default();
+    let mut seen = HashSet::new();
+    seen.insert(source.to_string());
+    let mut out = Vec::new();
+    for (site, e) in edits.into_iter().enumerate() {
+        let mutated = format!("{}{}{}", &source[..e.start], e.text, &source[e.end..]);
+        if validate(&mutated).is_err() || !seen.insert(mutated.clone()) {
+            continue;
+        }
+        let before = one_line(&source[e.start..e.end]);
+        out.push(Mutant {
+            site,
+            operator: e.operator,
+            line: e.line,
+            edit: format!("`{before}` → `{}`", one_line(&e.text)),
+            source: mutated,
+        });
+    }
+    out
+}
+
+/// At most `max` mutants of `source`, a sample drawn with `seed` when there are more (kept in
+/// site order).
+pub fn mutants(source: &str, max: usize, seed: u64) -> Vec<Mutant> {
+    let mut all = all_mutants(source);
+    if all.len() > max {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        all.shuffle(&mut rng);
+        all.truncate(max);
+        all.sort_by_key(|m| m.site);
+    }
+    all
+}
+
+/// A short one-line rendering of a piece of code.
+fn one_line(s: &str) -> String {
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > 40 {
+        format!("{}…", flat.chars().take(40).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
+    &src[n.byte_range()]
+}
+
+fn push(edits: &mut Vec<Edit>, operator: Operator, n: Node<'_>, text: impl Into<String>) {
+    edits.push(Edit {
+        operator,
+        start: n.start_byte(),
+        end: n.end_byte(),
+        text: text.into(),
+        line: n.start_position().row + 1,
+    });
+}
+
+/// The replacements of a comparison operator.
+fn comparison_swaps(op: &str) -> &'static [&'static str] {
+    match op {
+        "<" => &["<=", ">"],
+        "<=" => &["<", ">="],
+        ">" => &[">=", "<"],
+        ">=" => &[">", "<="],
+        "==" => &["!="],
+        "!=" => &["=="],
+        "in" => &["not in"],
+        "not in" => &["in"],
+        "is" => &["is not"],
+        "is not" => &["is"],
+        _ => &[],
+    }
+}
+
+/// The replacements of an arithmetic or bitwise operator.
+fn arithmetic_swaps(op: &str) -> &'static [&'static str] {
+    match op {
+        "+" => &["-"],
+        "-" => &["+"],
+        "*" => &["+"],
+        "/" => &["*"],
+        "//" => &["*"],
+        "%" => &["//"],
+        "**" => &["*"],
+        "<<" => &[">>"],
+        ">>" => &["<<"],
+        "&" => &["|"],
+        "|" => &["&"],
+        "^" => &["&"],
+        _ => &[],
+    }
+}
+
+fn collect(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
+    match n.kind() {
+        "comparison_operator" => {
+            let mut c = n.walk();
+            for child in n.children(&mut c) {
+                for s in comparison_swaps(child.kind()) {
+                    push(edits, Operator::Comparison, child, *s);
+                }
+            }
+        }
+        "binary_operator" => {
+            if let Some(op) = n.child_by_field_name("operator") {
+                for s in arithmetic_swaps(op.kind()) {
+                    push(edits, Operator::Arithmetic, op, *s);
+                }
+            }
+        }
+        "augmented_assignment" => {
+            if let Some(op) = n.child_by_field_name("operator") {
+                let base = op.kind().trim_end_matches('=');
+                for s in arithmetic_swaps(base) {
+                    push(edits, Operator::Arithmetic, op, format!("{s}="));
+                }
+            }
+        }
+        "boolean_operator" => {
+            if let Some(op) = n.child_by_field_name("operator") {
+                let other = if op.kind() == "and" { "or" } else { "and" };
+                push(edits, Operator::Boolean, op, other);
+            }
+        }
+        "integer" => {
+            let t = text(n, src).replace('_', "");
+            if let Ok(v) = t.parse::<i64>() {
+                push(edits, Operator::Constant, n, (v + 1).to_string());
+                if v > 0 {
+                    push(edits, Operator::Constant, n, (v - 1).to_string());
+                }
+            }
+        }
+        "true" => push(edits, Operator::Truth, n, "False"),
+        "false" => push(edits, Operator::Truth, n, "True"),
+        "not_operator" => {
+            if let Some(arg) = n.child_by_field_name("argument") {
+                push(
+                    edits,
+                    Operator::NegateCondition,
+                    n,
+                    format!("({})", text(arg, src)),
+                );
+            }
+        }
+        "if_statement" | "elif_clause" | "while_statement" => {
+            if let Some(cond) = n.child_by_field_name("condition") {
+                push(
+                    edits,
+                    Operator::NegateCondition,
+                    cond,
+                    format!("not ({})", text(cond, src)),
+                );
+            }
+            if n.kind() == "if_statement" {
+                swap_branches(n, src, edits);
+            }
+        }
+        "expression_statement"
+        | "return_statement"
+        | "break_statement"
+        | "continue_statement"
+        | "delete_statement" => {
+            let docstring = n.kind() == "expression_statement"
+                && n.named_child_count() == 1
+                && n.named_child(0).is_some_and(|c| c.kind() == "string");
+            let in_block = n
+                .parent()
+                .is_some_and(|p| matches!(p.kind(), "block" | "module"));
+            if in_block && !docstring {
+                push(edits, Operator::DropStatement, n, "pass");
+            }
+        }
+        "slice" => slice_bounds(n, src, edits),
+        "call" => call_edits(n, src, edits),
+        _ => {}
+    }
+    let mut c = n.walk();
+    for child in n.children(&mut c) {
+        collect(child, src, edits);
+    }
+}
+
+/// `if c: A else: B` → `if c: B else: A`, when both bodies are indented blocks at one column.
+fn swap_branches(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
+    let Some(then) = n.child_by_field_name("consequence") else {
+        return;
+    };
+    let mut c = n.walk();
+    let alternatives: Vec<Node<'_>> = n.children_by_field_name("alternative", &mut c).collect();
+    let [alt] = alternatives.as_slice() else {
+        return;
+    };
+    if alt.kind() != "else_clause" {
+        return;
+    }
+    let Some(other) = alt.child_by_field_name("body") else {
+        return;
+    };
+    let same_shape = then.start_position().column == other.start_position().column
+        && then.start_position().row > n.start_position().row
+        && other.start_position().row > alt.start_position().row;
+    if !same_shape {
+        return;
+    }
+    // One edit spanning from the first body to the end of the second.
+    let between = &src[then.end_byte()..other.start_byte()];
+    edits.push(Edit {
+        operator: Operator::SwapBranches,
+        start: then.start_byte(),
+        end: other.end_byte(),
+        text: format!("{}{between}{}", text(other, src), text(then, src)),
+        line: n.start_position().row + 1,
+    });
+}
+
+/// `a[i:j]` → `a[(i)+1:j]`, `a[i:(j)-1]`, …; `a[:j]` → `a[1:j]`.
+fn slice_bounds(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
+    let mut c = n.walk();
+    let parts: Vec<Node<'_>> = n.children(&mut c).collect();
+    // Children are expressions and `:` tokens; the bounds are the expressions before the
+    // second colon.
+    let mut colons = 0;
+    let mut start_seen = false;
+    for p in &parts {
+        if p.kind() == ":" {
+            colons += 1;
+            continue;
+        }
+        if colons >= 2 {
+            break;
+        }
+        if colons == 0 {
+            start_seen = true;
+        }
+        let t = text(*p, src);
+        push(edits, Operator::SliceBound, *p, format!("({t}) + 1"));
+        push(edits, Operator::SliceBound, *p, format!("({t}) - 1"));
+    }
+    if !start_seen {
+        if let Some(first_colon) = parts.iter().find(|p| p.kind() == ":") {
+            edits.push(Edit {
+                operator: Operator::SliceBound,
+                start: first_colon.start_byte(),
+                end: first_colon.start_byte(),
+                text: "1".into(),
+                line: first_colon.start_position().row + 1,
+            });
+        }
+    }
+}
+
+/// `range(...)` arguments ± 1 and `min` ↔ `max`.
+fn call_edits(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
+    let Some(f) = n.child_by_field_name("function") else {
+        return;
+    };
+    match text(f, src) {
+        "min" => push(edits, Operator::MinMax, f, "max"),
+        "max" => push(edits, Operator::MinMax, f, "min"),
+        "range" => {
+            let Some(args) = n.child_by_field_name("arguments") else {
+                return;
+            };
+            let mut c = args.walk();
+            for a in args.named_children(&mut c) {
+                if a.kind() == "integer" || a.kind() == "keyword_argument" {
+                    continue; // constants are the constant operator's
+                }
+                let t = text(a, src);
+                push(edits, Operator::RangeBound, a, format!("({t}) + 1"));
+                push(edits, Operator::RangeBound, a, format!("({t}) - 1"));
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROGRAM: &str = "n = int(input())\nxs = list(map(int, input().split()))\nbest = 0\nfor i in range(1, n):\n    if xs[i] > xs[i - 1] and xs[i] % 2 == 0:\n        best += xs[i]\n    else:\n        best -= 1\nprint(max(best, 0), xs[:n])\n";
+
+    #[test]
+    fn every_mutant_parses_differs_and_is_distinct() {
+        let all = all_mutants(PROGRAM);
+        assert!(all.len() > 20, "{}", all.len());
+        let mut seen = HashSet::new();
+        for m in &all {
+            assert!(validate(&m.source).is_ok(), "{}", m.edit);
+            assert_ne!(m.source, PROGRAM);
+            assert!(seen.insert(m.source.clone()));
+        }
+        let ops: HashSet<Operator> = all.iter().map(|m| m.operator).collect();
+        for op in [
+            Operator::Comparison,
+            Operator::Arithmetic,
+            Operator::Boolean,
+            Operator::Constant,
+            Operator::NegateCondition,
+            Operator::SwapBranches,
+            Operator::DropStatement,
+            Operator::SliceBound,
+            Operator::RangeBound,
+            Operator::MinMax,
+        ] {
+            assert!(ops.contains(&op), "{op:?} missing");
+        }
+    }
+
+    #[test]
+    fn sampling_is_deterministic_for_a_seed() {
+        let a = mutants(PROGRAM, 10, 7);
+        let b = mutants(PROGRAM, 10, 7);
+        let c = mutants(PROGRAM, 10, 8);
+        assert_eq!(a.len(), 10);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert!(a.windows(2).all(|w| w[0].site < w[1].site));
+    }
+
+    #[test]
+    fn swapped_branches_keep_indentation() {
+        let m = all_mutants(PROGRAM)
+            .into_iter()
+            .find(|m| m.operator == Operator::SwapBranches)
+            .expect("a swap");
+        assert!(m
+            .source
+            .contains("    if xs[i] > xs[i - 1] and xs[i] % 2 == 0:\n        best -= 1\n    else:\n        best += xs[i]\n"));
+    }
+
+    #[test]
+    fn a_program_that_does_not_parse_has_no_mutants() {
+        assert!(all_mutants("def f(:\n").is_empty());
+    }
+}

@@ -23,3 +23,4 @@ pub mod select;
 pub mod task;
 pub mod train;
 pub mod transform;
+pub mod verify;

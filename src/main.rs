@@ -87,6 +87,9 @@ enum Command {
     /// How strong the tasks' tests are (mutation score), and more tests where they are thin.
     #[command(subcommand)]
     Tests(commands::tests::TestsCommand),
+    /// Re-judge a finished attack's winners (or augment's variants) against stronger tests,
+    /// e.g. those `equimorph tests grow` wrote.
+    Verify(Box<commands::verify::VerifyRunArgs>),
 }
 
 /// Exit status when the reader of standard output went away (`equimorph … | head -1`): what a
@@ -142,6 +145,7 @@ fn main() -> ExitCode {
         Command::Diversity(a) => commands::diversity::run(*a),
         Command::Select(a) => commands::select::run(*a),
         Command::Tests(c) => commands::tests::run(c),
+        Command::Verify(a) => commands::verify::run(*a),
         Command::Design(a) => commands::design::run(*a),
         Command::Implement(a) => commands::implement::run(*a),
         Command::Autospt(a) => commands::autospt::run(*a),

@@ -68,7 +68,14 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
                  exited; the original left none",
                 f.test
             ),
-            (None, None) => println!("NOT equivalent: test {} differs", f.test),
+            (None, None) => println!(
+                "NOT equivalent: {} test {} differs",
+                if f.grown { "grown" } else { "the task's" },
+                f.test
+            ),
+        }
+        if let Some(call) = &f.call {
+            println!("--- call ---\n{call}");
         }
         if !f.input.is_empty() {
             println!("--- input ---\n{}", f.input.trim_end());

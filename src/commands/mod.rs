@@ -23,3 +23,4 @@ pub mod tests;
 pub mod train;
 pub mod transforms;
 pub mod validate;
+pub mod verify;

@@ -150,6 +150,7 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
             .collect(),
         shard: args.shard.map(|s| s.to_string()),
         dataset: Some(set.report()),
+        adequacy: Some(equimorph::adequacy::SetAdequacy::of(&set.tasks)),
     };
     run_dir.write_run_json(&run_info)?;
     let (mut log, mut records) = PairLog::open(&run_dir.join("pairs.jsonl"))?;
@@ -285,6 +286,9 @@ pub struct SelectRun {
     /// What the task loader kept and skipped, by reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     dataset: Option<equimorph::task::LoadReport>,
+    /// How strong the tasks' tests are: counts, and recorded mutation scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    adequacy: Option<equimorph::adequacy::SetAdequacy>,
 }
 
 /// `state.json`: the tasks a select run used and those it left out (original not ok).
@@ -314,6 +318,7 @@ fn write_outputs(
         seed: run.seed,
         excluded: state.excluded,
         max_broken: run.max_broken,
+        adequacy: run.adequacy.clone(),
     };
     let write = |name: &str, text: String| -> Result<()> {
         let p = out.join(name);

@@ -64,6 +64,12 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
             "unparseable": list(ValidationStatus::Unparseable),
             "load_problems": set.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
             "dataset": set.report(),
+            "adequacy": equimorph::adequacy::SetAdequacy::of(&set.tasks),
+            "tests": set
+                .tasks
+                .iter()
+                .map(|t| (t.id.clone(), equimorph::adequacy::TestsRecord::of(t)))
+                .collect::<std::collections::BTreeMap<_, _>>(),
             "isolation": oracle.isolation(),
             "seconds": start.elapsed().as_secs_f64(),
         });
@@ -89,6 +95,10 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
                 );
             }
         }
+        println!(
+            "{}",
+            equimorph::adequacy::SetAdequacy::of(&set.tasks).describe()
+        );
         println!(
             "{ok} ok, {} failing, {} flaky, {} timeout, {} unparseable, {} load warning(s) ({} tasks in {:.1}s)",
             of(ValidationStatus::Failing).len(),

@@ -18,17 +18,24 @@ pub struct SelectionInfo {
     pub excluded: Vec<(String, String)>,
     /// The largest share of broken or invalid outputs a winner may have, if limited.
     pub max_broken: Option<f64>,
+    /// How strong the validation tasks' tests are.
+    pub adequacy: Option<crate::adequacy::SetAdequacy>,
 }
 
 impl SelectionInfo {
+    /// The winning rule and the tests' adequacy, as sentences.
     fn rule(&self) -> String {
-        match self.max_broken {
+        let mut s = match self.max_broken {
             Some(m) => format!(
                 " Only candidates with at most {:.0} % broken or invalid outputs may win.",
                 m * 100.0
             ),
             None => String::new(),
+        };
+        if let Some(a) = &self.adequacy {
+            s.push_str(&format!(" Test adequacy: {}.", a.describe()));
         }
+        s
     }
 }
 

@@ -1,0 +1,159 @@
+//! Measures what `tests grow` is worth on a set of single-sample stdin problems with several
+//! accepted solutions each and hidden valid inputs (fixtures/adequacy):
+//!
+//! - **in-sample**: mutants of each task's original that the sample lets through and that are
+//!   shown non-equivalent (they differ from the original on a hidden input): the share the
+//!   grown tests reject (growth was guided by these mutants);
+//! - **held-out**: the same for mutants of the problem's *other* solutions, judged by the first
+//!   solution's grown tests with that other solution as the reference (growth never saw them);
+//! - **false alarms**: grown tests on which the task's original or another accepted solution
+//!   of its problem does not print the expected output (by the task's checker).
+//!
+//! Run: `cargo run --release --example adequacy_eval -- GROWN.jsonl HIDDEN.jsonl`
+//! (GROWN.jsonl from `equimorph tests grow fixtures/adequacy/stdin.jsonl --out GROWN.jsonl`).
+
+use equimorph::adequacy::mutants::all_mutants;
+use equimorph::oracle::{outputs_equal, ExitClass, Oracle, OracleConfig, REFERENCE_HASH_SEED};
+use equimorph::task::{Task, TestCase};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+#[derive(serde::Deserialize)]
+struct Hidden {
+    problem: String,
+    inputs: Vec<String>,
+}
+
+/// Whether `program` behaves like `reference` on `test` (stdout and exit class).
+fn same(oracle: &Oracle, reference: &str, program: &str, test: &TestCase) -> bool {
+    let t = Duration::from_secs(2);
+    let a = oracle.run_test(reference, test, t, REFERENCE_HASH_SEED);
+    let b = oracle.run_test(program, test, t, REFERENCE_HASH_SEED);
+    a.class == b.class && outputs_equal(&a.stdout, &b.stdout, None)
+}
+
+/// Of `reference`'s mutants: (let through by `sample`, of them shown non-equivalent by
+/// `hidden`, of them rejected by `grown`).
+fn judge(
+    oracle: &Oracle,
+    reference: &str,
+    sample: &[TestCase],
+    hidden: &[TestCase],
+    grown: &[TestCase],
+) -> (usize, usize, usize) {
+    let counts: Vec<(usize, usize, usize)> = all_mutants(reference)
+        .par_iter()
+        .map(|m| {
+            let through = sample.iter().all(|t| same(oracle, reference, &m.source, t));
+            if !through {
+                return (0, 0, 0);
+            }
+            let shown = hidden.iter().any(|t| !same(oracle, reference, &m.source, t));
+            if !shown {
+                return (1, 0, 0);
+            }
+            let caught = grown.iter().any(|t| !same(oracle, reference, &m.source, t));
+            (1, 1, usize::from(caught))
+        })
+        .collect();
+    counts
+        .iter()
+        .fold((0, 0, 0), |a, c| (a.0 + c.0, a.1 + c.1, a.2 + c.2))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, grown_path, hidden_path] = args.as_slice() else {
+        return Err("usage: adequacy_eval GROWN.jsonl HIDDEN.jsonl".into());
+    };
+    let tasks: Vec<Task> = std::fs::read_to_string(grown_path)?
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    let hidden: BTreeMap<String, Vec<TestCase>> = std::fs::read_to_string(hidden_path)?
+        .lines()
+        .map(|l| serde_json::from_str::<Hidden>(l))
+        .map(|h| {
+            h.map(|h| {
+                let tests = h
+                    .inputs
+                    .into_iter()
+                    .map(|i| TestCase::stdin(i, None))
+                    .collect();
+                (h.problem, tests)
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let oracle = Oracle::new(OracleConfig::default())?;
+    let mut by_problem: BTreeMap<&str, Vec<&Task>> = BTreeMap::new();
+    for t in &tasks {
+        by_problem
+            .entry(t.problem.as_deref().unwrap_or(&t.id))
+            .or_default()
+            .push(t);
+    }
+    let split = |t: &Task| -> (Vec<TestCase>, Vec<TestCase>) {
+        t.tests.iter().cloned().partition(|c| !c.grown)
+    };
+    let (mut inside, mut held) = ((0, 0, 0), (0, 0, 0));
+    let (mut alarms, mut grown_checked) = (0, 0);
+    for (problem, group) in &by_problem {
+        let Some(hidden) = hidden.get(*problem) else {
+            continue;
+        };
+        for t in group {
+            let (sample, grown) = split(t);
+            let r = judge(&oracle, &t.source, &sample, hidden, &grown);
+            inside = (inside.0 + r.0, inside.1 + r.1, inside.2 + r.2);
+            // False alarms: every grown test against every accepted solution of the problem.
+            for g in &grown {
+                for s in group {
+                    grown_checked += 1;
+                    let run = oracle.run_test(
+                        &s.source,
+                        g,
+                        Duration::from_secs(2),
+                        REFERENCE_HASH_SEED,
+                    );
+                    let ok = run.class == ExitClass::Success
+                        && t.checker.accepts(
+                            g.output.as_deref().unwrap_or(""),
+                            &run.stdout,
+                            None,
+                        );
+                    if !ok {
+                        alarms += 1;
+                        eprintln!("false alarm: {} rejects {} on {:?}", t.id, s.id, g.input);
+                    }
+                }
+            }
+        }
+        // Held-out: the first solution's grown tests judge the other solutions' mutants.
+        let (_, grown) = split(group[0]);
+        for s in &group[1..] {
+            let (sample, _) = split(s);
+            let r = judge(&oracle, &s.source, &sample, hidden, &grown);
+            held = (held.0 + r.0, held.1 + r.1, held.2 + r.2);
+        }
+    }
+    let share = |r: (usize, usize, usize)| r.2 as f64 / r.1.max(1) as f64;
+    println!(
+        "in-sample: {} mutants let through by the sample, {} shown non-equivalent, {} of them \
+         rejected by grown tests ({:.3})",
+        inside.0,
+        inside.1,
+        inside.2,
+        share(inside)
+    );
+    println!(
+        "held-out (other solutions' mutants, first solution's grown tests): {} let through, {} \
+         shown non-equivalent, {} rejected ({:.3})",
+        held.0,
+        held.1,
+        held.2,
+        share(held)
+    );
+    println!("false alarms: {alarms} of {grown_checked} (grown test, accepted solution) runs");
+    Ok(())
+}

@@ -49,7 +49,9 @@ fn judge(
             if !through {
                 return (0, 0, 0);
             }
-            let shown = hidden.iter().any(|t| !same(oracle, reference, &m.source, t));
+            let shown = hidden
+                .iter()
+                .any(|t| !same(oracle, reference, &m.source, t));
             if !shown {
                 return (1, 0, 0);
             }
@@ -110,18 +112,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for g in &grown {
                 for s in group {
                     grown_checked += 1;
-                    let run = oracle.run_test(
-                        &s.source,
-                        g,
-                        Duration::from_secs(2),
-                        REFERENCE_HASH_SEED,
-                    );
+                    let run =
+                        oracle.run_test(&s.source, g, Duration::from_secs(2), REFERENCE_HASH_SEED);
                     let ok = run.class == ExitClass::Success
-                        && t.checker.accepts(
-                            g.output.as_deref().unwrap_or(""),
-                            &run.stdout,
-                            None,
-                        );
+                        && t.checker
+                            .accepts(g.output.as_deref().unwrap_or(""), &run.stdout, None);
                     if !ok {
                         alarms += 1;
                         eprintln!("false alarm: {} rejects {} on {:?}", t.id, s.id, g.input);

@@ -143,10 +143,7 @@ pub fn rejudge(
             let v = oracle.validate(t);
             let r = match (v.status, v.reference) {
                 (ValidationStatus::Ok, Some(r)) => Ok(r),
-                (s, _) => Err(format!(
-                    "{s:?}: {}",
-                    v.reason.unwrap_or_default()
-                )),
+                (s, _) => Err(format!("{s:?}: {}", v.reason.unwrap_or_default())),
             };
             (id, r)
         })

@@ -60,7 +60,9 @@ pub fn run(args: VerifyRunArgs) -> Result<ExitCode> {
                 Verdict::Rejected { test, grown, call } => format!(
                     "rejected by {} test {test}{}",
                     if *grown { "grown" } else { "original" },
-                    call.as_deref().map(|c| format!(" ({c})")).unwrap_or_default()
+                    call.as_deref()
+                        .map(|c| format!(" ({c})"))
+                        .unwrap_or_default()
                 ),
                 Verdict::RejectedSymbolically { call } => {
                     format!("rejected by a symbolic counterexample: {call}")
@@ -73,7 +75,11 @@ pub fn run(args: VerifyRunArgs) -> Result<ExitCode> {
             };
             println!("{} ({}): {what}", j.program.task_id, j.program.label);
         }
-        let noun = if kind == "attack" { "winner(s)" } else { "variant(s)" };
+        let noun = if kind == "attack" {
+            "winner(s)"
+        } else {
+            "variant(s)"
+        };
         println!(
             "{} of {} {noun} still pass the tests of {}; {} rejected ({} by a grown test), {} by a \
              symbolic counterexample, {} without a verdict",

@@ -1,0 +1,372 @@
+//! Test adequacy: mutation scores, grown tests and their keep rules, re-judging a run with
+//! stronger tests, the symbolic check, and `augment --min-mutation-score`.
+
+mod common;
+
+use equimorph::adequacy::grow::{grow_task, siblings_of, GrowOptions, DISAGREE};
+use equimorph::adequacy::mutants::{all_mutants, mutants};
+use equimorph::adequacy::score::{score_task, MutantOptions};
+use equimorph::adequacy::symbolic::{
+    strengthened, SymbolicChecker, SymbolicRecord, SymbolicVerdict,
+};
+use equimorph::oracle::{OracleMode, ValidationStatus};
+use equimorph::task::{self, Task, TestCase};
+use std::time::Duration;
+
+fn adequacy_tasks() -> Vec<Task> {
+    let path = common::root().join("fixtures/adequacy/stdin.jsonl");
+    task::load(&path, None).expect("fixture loads").tasks
+}
+
+fn problem(tasks: &[Task], name: &str) -> Vec<Task> {
+    tasks
+        .iter()
+        .filter(|t| t.problem.as_deref() == Some(name))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn mutants_of_every_fixture_program_parse_differ_and_repeat_for_a_seed() {
+    for t in adequacy_tasks() {
+        let all = all_mutants(&t.source);
+        assert!(!all.is_empty(), "{}: no mutant", t.id);
+        for m in &all {
+            assert!(
+                equimorph::program::validate(&m.source).is_ok(),
+                "{}",
+                m.edit
+            );
+            assert_ne!(
+                m.source, t.source,
+                "{}: the original is its own mutant",
+                t.id
+            );
+        }
+        assert_eq!(mutants(&t.source, 5, 3), mutants(&t.source, 5, 3));
+    }
+}
+
+#[test]
+fn grown_tests_reject_the_off_by_one_the_sample_misses_and_no_accepted_solution() {
+    let oracle = common::oracle(OracleMode::Fork);
+    let tasks = adequacy_tasks();
+    let grade = problem(&tasks, "grade");
+    let original = &grade[0];
+    // `s >= 90` → `s > 90`: the sample (85) cannot tell; 90 can.
+    let off_by_one = original.source.replace("s >= 90", "s > 90");
+    assert_ne!(off_by_one, original.source);
+    let reference = oracle.reference(original);
+    assert!(
+        oracle
+            .check(original, &reference, &off_by_one)
+            .unwrap()
+            .equivalent,
+        "the sample alone lets the off-by-one through"
+    );
+    let siblings = siblings_of(original, &tasks);
+    assert_eq!(siblings.len(), 2);
+    let (grown, report) = grow_task(&oracle, original, &siblings, GrowOptions::default());
+    assert!(report.added > 0, "{report:?}");
+    assert_eq!(grown.grown_tests(), report.added);
+    assert!(grown
+        .tests
+        .iter()
+        .skip(1)
+        .all(|t| t.grown && t.output.is_some()));
+    let after = report.after.as_ref().unwrap();
+    assert!(after.mutation_score > report.before.as_ref().unwrap().mutation_score);
+    assert_eq!(grown.mutation_score(), Some(after.mutation_score));
+    let reference = oracle.reference(&grown);
+    let d = oracle.check(&grown, &reference, &off_by_one).unwrap();
+    assert!(!d.equivalent, "a grown test rejects the off-by-one");
+    assert!(d.failure.unwrap().grown);
+    // No false alarm: the original and every other accepted solution pass the grown tests.
+    for s in std::iter::once(original).chain(siblings.iter().copied()) {
+        let as_task = Task {
+            source: s.source.clone(),
+            ..grown.clone()
+        };
+        assert_eq!(
+            oracle.validate(&as_task).status,
+            ValidationStatus::Ok,
+            "{} fails a grown test",
+            s.id
+        );
+    }
+}
+
+#[test]
+fn an_input_accepted_solutions_disagree_on_is_discarded() {
+    let oracle = common::oracle(OracleMode::Fork);
+    // The problem promises n < 10: both solutions are right there, and differ above it.
+    let sample = vec![TestCase::stdin("7\n", Some("7\n".into()))];
+    let mut a = Task::new(
+        "digit/0",
+        "n = int(input())\nprint(n % 10)\n",
+        sample.clone(),
+    );
+    let mut b = Task::new("digit/1", "n = int(input())\nprint(n)\n", sample);
+    a.problem = Some("digit".into());
+    b.problem = Some("digit".into());
+    let tasks = vec![a.clone(), b];
+    let siblings = siblings_of(&a, &tasks);
+    let options = GrowOptions {
+        patience: 8,
+        ..GrowOptions::default()
+    };
+    let (grown, report) = grow_task(&oracle, &a, &siblings, options);
+    assert!(
+        report.discarded.get(DISAGREE).copied().unwrap_or(0) > 0,
+        "{report:?}"
+    );
+    for t in grown.tests.iter().filter(|t| t.grown) {
+        let n: i64 = t.input.trim().parse().unwrap();
+        assert!(
+            (0..10).contains(&n),
+            "kept an input outside the constraints: {n}"
+        );
+    }
+}
+
+#[test]
+fn call_level_tests_grow_for_function_tasks() {
+    let oracle = common::oracle(OracleMode::Fork);
+    let mut t = Task::new(
+        "clamp",
+        "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x\n",
+        Vec::new(),
+    );
+    t.test_code =
+        Some("def check(candidate):\n    assert candidate(5, 0, 10) == 5\n\ncheck(clamp)\n".into());
+    t.entry_point = Some("clamp".into());
+    let before = score_task(&oracle, &t, MutantOptions::default(), &[]);
+    let (grown, report) = grow_task(&oracle, &t, &[], GrowOptions::default());
+    assert_eq!(report.kind, Some("call"));
+    assert!(report.added > 0);
+    let calls: Vec<&str> = grown
+        .tests
+        .iter()
+        .filter_map(|c| c.call.as_deref())
+        .collect();
+    assert!(calls.iter().all(|c| c.starts_with("print(repr(clamp(")));
+    let after = score_task(&oracle, &grown, MutantOptions::default(), &[]);
+    let (b, a) = (
+        before.adequacy.unwrap().mutation_score,
+        after.adequacy.unwrap().mutation_score,
+    );
+    assert!(a > b, "grown call tests raise the score: {b} → {a}");
+    // The measured score after equals the one grow recorded.
+    assert_eq!(Some(a), grown.mutation_score());
+}
+
+#[test]
+fn tests_score_and_grow_on_the_command_line_and_verify_rejudges_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("grade.jsonl");
+    let grade = problem(&adequacy_tasks(), "grade");
+    std::fs::write(
+        &tasks,
+        grade
+            .iter()
+            .map(|t| serde_json::to_string(t).unwrap() + "\n")
+            .collect::<String>(),
+    )
+    .unwrap();
+    let scored = dir.path().join("scored.jsonl");
+    let out = common::equimorph(
+        &[
+            "tests",
+            "score",
+            tasks.to_str().unwrap(),
+            "--write",
+            scored.to_str().unwrap(),
+            "--survivors",
+        ],
+        None,
+    );
+    let text = common::success_stdout(&out);
+    assert!(text.contains("grade/0: "), "{text}");
+    assert!(text.contains("survives: line"), "{text}");
+    assert!(text.contains("a lower bound"), "{text}");
+    let recorded = task::load(&scored, None).unwrap();
+    assert!(recorded.tasks.iter().all(|t| t.mutation_score().is_some()));
+
+    let grown = dir.path().join("grown.jsonl");
+    let out = common::equimorph(
+        &[
+            "tests",
+            "grow",
+            tasks.to_str().unwrap(),
+            "--out",
+            grown.to_str().unwrap(),
+        ],
+        None,
+    );
+    let text = common::success_stdout(&out);
+    assert!(text.contains("test(s) grown for 3 task(s)"), "{text}");
+    let grown_set = task::load(&grown, None).unwrap();
+    assert_eq!(grown_set.tasks.len(), 3);
+    assert!(grown_set.tasks.iter().any(|t| t.grown_tests() > 0));
+
+    // A finished attack run whose winner passes the sample but not the grown tests.
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    let original = &grade[0];
+    let mut line = equimorph::report::ResultLine::not_attacked(
+        original,
+        equimorph::report::Status::Ok,
+        String::new(),
+    );
+    line.reason = None;
+    line.best = Some(original.source.replace("s >= 90", "s > 90"));
+    std::fs::write(
+        run.join("results.jsonl"),
+        serde_json::to_string(&line).unwrap() + "\n",
+    )
+    .unwrap();
+    let old = common::equimorph(
+        &[
+            "verify",
+            run.to_str().unwrap(),
+            "--tasks",
+            tasks.to_str().unwrap(),
+        ],
+        None,
+    );
+    let text = common::success_stdout(&old);
+    assert!(text.contains("1 of 1 winner(s) still pass"), "{text}");
+    let new = common::equimorph(
+        &[
+            "verify",
+            run.to_str().unwrap(),
+            "--tasks",
+            grown.to_str().unwrap(),
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&new.stdout);
+    assert_eq!(new.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("grade/0 (winner): rejected by grown test"),
+        "{text}"
+    );
+    assert!(text.contains("0 of 1 winner(s) still pass"), "{text}");
+    let verdicts: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("verify.json")).unwrap()).unwrap();
+    assert_eq!(verdicts["tally"]["rejected_by_grown"], 1);
+}
+
+#[test]
+fn augment_refuses_tasks_below_the_minimum_mutation_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("tasks.jsonl");
+    // grade/0's single sample rejects few of its mutants; rotate/0's rejects most.
+    let all = adequacy_tasks();
+    let picked: Vec<&Task> = all
+        .iter()
+        .filter(|t| t.id == "grade/0" || t.id == "count-evens/0")
+        .collect();
+    std::fs::write(
+        &tasks,
+        picked
+            .iter()
+            .map(|t| serde_json::to_string(t).unwrap() + "\n")
+            .collect::<String>(),
+    )
+    .unwrap();
+    let out_dir = dir.path().join("aug");
+    let out = common::equimorph(
+        &[
+            "augment",
+            tasks.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--variants",
+            "2",
+            "--min-mutation-score",
+            "0.6",
+            "--quiet",
+        ],
+        None,
+    );
+    common::success_stdout(&out);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(out_dir.join("tasks.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let by_id = |id: &str| lines.iter().find(|l| l["id"] == id).unwrap().clone();
+    let grade = by_id("grade/0");
+    assert_eq!(grade["status"], "skipped");
+    assert!(grade["reason"]
+        .as_str()
+        .unwrap()
+        .contains("below --min-mutation-score 0.6"));
+    assert!(grade["tests"]["mutation_score"].as_f64().unwrap() < 0.6);
+    let evens = by_id("count-evens/0");
+    assert_eq!(evens["status"], "ok");
+    assert_eq!(evens["tests"]["tests"], 1);
+    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(report.contains("Test adequacy:"), "{report}");
+    assert!(report.contains("were refused"), "{report}");
+}
+
+fn symbolic_checker() -> SymbolicChecker {
+    let python = equimorph::adequacy::symbolic::default_crosshair_python();
+    SymbolicChecker::new(python, Duration::from_secs(10))
+        .expect("CrossHair is installed by scripts/setup-models.sh")
+}
+
+#[test]
+fn the_symbolic_check_finds_an_untested_difference_and_grows_a_test_from_it() {
+    let oracle = common::oracle(OracleMode::Fork);
+    let checker = symbolic_checker();
+    let mut t = Task::new(
+        "absolute",
+        "def absolute(x: int) -> int:\n    if x < 0:\n        return -x\n    return x\n",
+        Vec::new(),
+    );
+    t.test_code = Some(
+        "def check(candidate):\n    assert candidate(3) == 3\n    assert candidate(-4) == 4\n\ncheck(absolute)\n"
+            .into(),
+    );
+    t.entry_point = Some("absolute".into());
+    // Differs only at 7, an input no test uses.
+    let candidate =
+        "def absolute(x: int) -> int:\n    if x == 7:\n        return 0\n    return x if x >= 0 else -x\n";
+    let reference = oracle.reference(&t);
+    assert!(oracle.check(&t, &reference, candidate).unwrap().equivalent);
+    let SymbolicVerdict::Counterexample { test } = checker.check(&oracle, &t, candidate) else {
+        panic!("no counterexample found");
+    };
+    assert!(test.grown);
+    assert!(
+        test.call.as_deref().unwrap().contains("absolute(x=7)"),
+        "{test:?}"
+    );
+    let record = SymbolicRecord {
+        counterexamples: vec![test],
+        ..SymbolicRecord::default()
+    };
+    let stronger = strengthened(&t, &record);
+    assert_eq!(stronger.test_count(), t.test_count() + 1);
+    let reference = oracle.reference(&stronger);
+    assert!(
+        !oracle
+            .check(&stronger, &reference, candidate)
+            .unwrap()
+            .equivalent
+    );
+    // A candidate that behaves like the original is never rejected.
+    let same = "def absolute(x: int) -> int:\n    y = x\n    return y if y >= 0 else -y\n";
+    let v = checker.check(&oracle, &t, same);
+    assert!(
+        !matches!(v, SymbolicVerdict::Counterexample { .. }),
+        "{v:?}"
+    );
+    assert!(matches!(
+        checker.check(&oracle, &t, &t.source),
+        SymbolicVerdict::NotApplicable { .. }
+    ));
+}

@@ -370,3 +370,51 @@ fn the_symbolic_check_finds_an_untested_difference_and_grows_a_test_from_it() {
         SymbolicVerdict::NotApplicable { .. }
     ));
 }
+
+#[test]
+fn attack_with_symbolic_verification_records_the_check_per_task_and_in_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("functions.jsonl");
+    let mut t = Task::new(
+        "sign",
+        "def sign(x: int) -> int:\n    if x > 0:\n        return 1\n    elif x < 0:\n        return -1\n    return 0\n",
+        Vec::new(),
+    );
+    t.test_code = Some("assert sign(5) == 1\nassert sign(-2) == -1\nassert sign(0) == 0\n".into());
+    t.entry_point = Some("sign".into());
+    std::fs::write(&tasks, serde_json::to_string(&t).unwrap() + "\n").unwrap();
+    let out = dir.path().join("run");
+    let status = common::attack_command(
+        &tasks,
+        &out,
+        "jaccard",
+        2,
+        &[
+            "--threshold",
+            "0.5",
+            "--verify",
+            "symbolic",
+            "--symbolic-budget",
+            "5",
+        ],
+    )
+    .output()
+    .unwrap();
+    common::success_stdout(&status);
+    let line: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(out.join("results.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(line["symbolic"]["checked"], 1, "{line}");
+    // Built-in transforms preserve semantics: nothing to reject.
+    assert_eq!(line["symbolic"]["rejected"], 0, "{line}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("symbolic check (CrossHair)"), "{report}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["symbolic"]["checked"], 1);
+}

@@ -198,13 +198,19 @@ impl InputModel {
         if p.lines.iter().all(Vec::is_empty) {
             return None;
         }
+        // The counts are read once, from the base: a count of 1 left by a resize must keep
+        // its meaning (one token, not one line).
+        let mut links = p.links();
         for _ in 0..rng.random_range(1..=3) {
-            let links = p.links();
             match rng.random_range(0..10) {
                 0..=4 => self.change_value(&mut p, &links, rng),
                 5..=7 if !links.is_empty() => {
                     let link = links[rng.random_range(0..links.len())];
                     self.resize(&mut p, link, rng);
+                    if let Link::LinesAfter { line, .. } = link {
+                        // The lines after it were remade: counts found there are gone.
+                        links.retain(|l| l.at().0 <= line);
+                    }
                 }
                 _ => shuffle_line(&mut p, &links, rng),
             }

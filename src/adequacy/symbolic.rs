@@ -270,6 +270,9 @@ pub struct SymbolicRecord {
     pub unconfirmed: usize,
     /// Checks without an answer (CrossHair failed or ran out of time).
     pub failed: usize,
+    /// Why the last check without an answer had none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
     /// Why the task could not be checked, when it could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_applicable: Option<String>,
@@ -316,8 +319,9 @@ impl<'a> SymbolicGate<'a> {
                     record.unconfirmed += 1;
                     out.push(false);
                 }
-                SymbolicVerdict::Failed { .. } => {
+                SymbolicVerdict::Failed { reason } => {
                     record.failed += 1;
+                    record.failure = Some(reason);
                     out.push(false);
                 }
                 SymbolicVerdict::Counterexample { test } => {

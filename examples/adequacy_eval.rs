@@ -75,7 +75,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect::<Result<_, _>>()?;
     let hidden: BTreeMap<String, Vec<TestCase>> = std::fs::read_to_string(hidden_path)?
         .lines()
-        .map(|l| serde_json::from_str::<Hidden>(l))
+        .map(serde_json::from_str::<Hidden>)
         .map(|h| {
             h.map(|h| {
                 let tests = h

@@ -418,3 +418,26 @@ fn attack_with_symbolic_verification_records_the_check_per_task_and_in_the_repor
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["symbolic"]["checked"], 1);
 }
+
+#[test]
+fn the_score_includes_the_datasets_known_broken_programs() {
+    let sample = common::root().join("fixtures/formats/codecontests/sample.parquet");
+    let out = common::equimorph(
+        &["tests", "score", sample.to_str().unwrap(), "--json"],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    let programs = v["broken"]["programs"].as_u64().unwrap();
+    let rejected = v["broken"]["rejected"].as_u64().unwrap();
+    assert!(programs > 0, "{v}");
+    // The sample's incorrect solutions are wrong on its own tests: every one is rejected.
+    assert_eq!(rejected, programs, "{v}");
+    assert_eq!(v["lower_bound"], true);
+    assert!(v["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["adequacy"]["broken"]["programs"].as_u64().unwrap_or(0) > 0));
+}

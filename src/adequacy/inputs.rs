@@ -314,7 +314,7 @@ impl InputModel {
         let (l, k) = link.at();
         let Token::Int(n) = p.lines[l][k] else { return };
         let n = n.max(1) as usize;
-        let upper = (2 * n).max(8).min(MAX_COUNT).max(n);
+        let upper = (2 * n).clamp(8, MAX_COUNT).max(n);
         let new = match rng.random_range(0..5) {
             0 => n.saturating_sub(1).max(1),
             1 => (n + 1).min(upper),

@@ -253,7 +253,10 @@ pub fn confirm(oracle: &Oracle, task: &Task, candidate: &str, call: &str) -> Opt
     }
     let differs = got.class != first.class
         || !outputs_equal(&first.stdout, &got.stdout, oracle.config().float_tolerance);
-    differs.then(|| TestCase {
+    if !differs {
+        return None;
+    }
+    Some(TestCase {
         output: Some(first.stdout),
         ..test
     })

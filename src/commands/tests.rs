@@ -268,7 +268,7 @@ fn grow(args: GrowArgs) -> Result<ExitCode> {
     if args.max_tests == 0 || args.batch == 0 || args.patience == 0 {
         bail!("--max-tests, --batch and --patience must be at least 1");
     }
-    if !(args.deadline > 0.0) {
+    if args.deadline.is_nan() || args.deadline <= 0.0 {
         bail!("--deadline must be positive");
     }
     let options = GrowOptions {

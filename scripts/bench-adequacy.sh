@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Test adequacy benchmark: mutation score of the single-sample problems (fixtures/adequacy),
+# wall time of `tests grow` on all of them, and what the grown tests are worth (in-sample and
+# held-out shares of non-equivalent mutants rejected, false alarms) by examples/adequacy_eval.
+# Usage: scripts/bench-adequacy.sh [TASKS.jsonl HIDDEN.jsonl]
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+TASKS="${1:-fixtures/adequacy/stdin.jsonl}"
+HIDDEN="${2:-fixtures/adequacy/hidden.jsonl}"
+cargo build --release --bin equimorph --example adequacy_eval >/dev/null
+BIN=target/release/equimorph
+OUT="$(mktemp -d)"
+echo "== tests score ($TASKS)"
+$BIN tests score "$TASKS" --quiet | tail -7
+echo "== tests grow"
+START=$(date +%s%N)
+$BIN tests grow "$TASKS" --out "$OUT/grown.jsonl" --quiet | tail -7
+END=$(date +%s%N)
+echo "grow wall time: $(( (END - START) / 1000000 )) ms on $(nproc) core(s)"
+echo "== what the grown tests are worth"
+target/release/examples/adequacy_eval "$OUT/grown.jsonl" "$HIDDEN"
+rm -rf "$OUT"

@@ -69,9 +69,9 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
                 f.test
             ),
             (None, None) => println!(
-                "NOT equivalent: {} test {} differs",
-                if f.grown { "grown" } else { "the task's" },
-                f.test
+                "NOT equivalent: test {}{} differs",
+                f.test,
+                if f.grown { " (grown)" } else { "" }
             ),
         }
         if let Some(call) = &f.call {

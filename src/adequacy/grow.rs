@@ -270,23 +270,11 @@ pub fn grow_task(
         .filter(|(_, v)| **v == Some(false))
         .map(|(m, _)| m)
         .collect();
-    let adequacy = |tests: usize, grown: usize, killed: usize| Adequacy {
-        tests,
-        grown,
-        mutants: run,
-        killed,
-        mutation_score: if run == 0 {
-            1.0
-        } else {
-            killed as f64 / run as f64
-        },
-        seed: options.mutants.seed,
-        broken: None,
-    };
-    report.before = Some(adequacy(
-        task.test_count(),
-        task.grown_tests(),
+    report.before = Some(Adequacy::measured(
+        task,
+        run,
         killed_before,
+        options.mutants.seed,
     ));
     let mut out = task.clone();
     let Some(maker) = Maker::of(task) else {
@@ -380,7 +368,7 @@ pub fn grow_task(
     let mut tests: Vec<TestCase> = task.tests.to_vec();
     tests.extend(new_tests);
     out.tests = tests.into();
-    let after = adequacy(out.test_count(), out.grown_tests(), killed);
+    let after = Adequacy::measured(&out, run, killed, options.mutants.seed);
     out.adequacy = Some(after.clone());
     report.after = Some(after);
     (out, report)

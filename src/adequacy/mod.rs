@@ -38,6 +38,26 @@ pub struct Adequacy {
     pub broken: Option<BrokenShare>,
 }
 
+impl Adequacy {
+    /// The adequacy of `task`'s tests, `killed` of `mutants` mutants (drawn with `seed`)
+    /// rejected; a program with no mutant scores 1 (and is left out of distributions).
+    pub fn measured(task: &crate::task::Task, mutants: usize, killed: usize, seed: u64) -> Self {
+        Adequacy {
+            tests: task.test_count(),
+            grown: task.grown_tests(),
+            mutants,
+            killed,
+            mutation_score: if mutants == 0 {
+                1.0
+            } else {
+                killed as f64 / mutants as f64
+            },
+            seed,
+            broken: None,
+        }
+    }
+}
+
 /// How many of a problem's known-broken programs the tests reject.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct BrokenShare {

@@ -123,17 +123,8 @@ pub fn score_task(
         }
     });
     out.adequacy = Some(Adequacy {
-        tests: task.test_count(),
-        grown: task.grown_tests(),
-        mutants: run,
-        killed,
-        mutation_score: if run == 0 {
-            1.0
-        } else {
-            killed as f64 / run as f64
-        },
-        seed: options.seed,
         broken: broken_share,
+        ..Adequacy::measured(task, run, killed, options.seed)
     });
     out
 }

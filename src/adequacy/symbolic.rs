@@ -7,6 +7,7 @@
 //! and the real oracle must see the original and the candidate differ on it. A confirmed
 //! counterexample is a grown test of the task (`output` = the original's).
 
+use crate::oracle::last_line;
 use crate::oracle::{
     outputs_equal, ExitClass, Oracle, OracleConfig, OracleError, OracleMode, ResourceLimits,
     REFERENCE_HASH_SEED, SECOND_HASH_SEED,
@@ -479,15 +480,6 @@ impl Screened for crate::augment::Augmented {
     fn set_symbolic(&mut self, record: SymbolicRecord) {
         self.symbolic = Some(record);
     }
-}
-
-fn last_line(s: &str) -> String {
-    s.lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-        .to_string()
 }
 
 #[cfg(test)]

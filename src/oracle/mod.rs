@@ -747,7 +747,8 @@ fn clip(s: &str) -> String {
     }
 }
 
-fn last_line(s: &str) -> String {
+/// The last non-blank line of `s`, trimmed (what a traceback says went wrong).
+pub(crate) fn last_line(s: &str) -> String {
     s.lines()
         .rev()
         .find(|l| !l.trim().is_empty())

@@ -204,12 +204,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     } else if trained.best_epoch == 0 {
         println!("no epoch beat the base model on the validation problems: the projection is the identity");
     }
-    println!(
-        "wrote {} (use it with --detector onnx:{}) and {}",
-        args.out.display(),
-        args.out.display(),
-        json.display()
-    );
+    print_written(&args.out, &json);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -380,12 +375,7 @@ fn full(
             .base_valid_loss
             .map_or("-".into(), |l| format!("{l:.4}"))
     );
-    println!(
-        "wrote {} (use it with --detector onnx:{}) and {}",
-        args.out.display(),
-        args.out.display(),
-        json.display()
-    );
+    print_written(&args.out, &json);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -406,4 +396,14 @@ fn write_report(out: &Path, report: &TrainReport) -> Result<PathBuf> {
         );
     }
     Ok(json)
+}
+
+/// The last line of a training run: where the model and its record are.
+fn print_written(out: &std::path::Path, json: &std::path::Path) {
+    println!(
+        "wrote {} (use it with --detector onnx:{}) and {}",
+        out.display(),
+        out.display(),
+        json.display()
+    );
 }

@@ -5,7 +5,7 @@
 //! validation loss) are saved as safetensors beside a copy of the config and tokenizer, which
 //! `models/export.py` turns into a model directory.
 
-use super::head::{batches, pairs};
+use super::head::{batches, pairs, valid_batches};
 use super::{EpochLog, TrainConfig, TrainError};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{Optimizer, VarBuilder, VarMap};
@@ -331,12 +331,7 @@ pub fn finetune(
         device,
     };
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x0000_6675_6c6c);
-    let valid_batches = {
-        let mut vr = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x0076_616c_6964);
-        let mut p = pairs(valid, &mut vr);
-        p.shuffle(&mut vr);
-        batches(p, cfg.batch.max(2))
-    };
+    let valid_batches = valid_batches(valid, cfg);
     std::fs::create_dir_all(out_src).map_err(|e| TrainError::Io {
         path: out_src.to_path_buf(),
         message: e.to_string(),

@@ -76,6 +76,18 @@ pub(crate) fn pairs<T>(clusters: &[Vec<T>], rng: &mut impl Rng) -> Vec<(usize, u
     out
 }
 
+/// The validation batches of a run: fixed by the seed alone, so every epoch (and both training
+/// modes) are judged on the same pairs.
+pub(crate) fn valid_batches<T>(
+    valid: &[Vec<T>],
+    cfg: &TrainConfig,
+) -> Vec<Vec<(usize, usize, usize)>> {
+    let mut vr = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x0076_616c_6964);
+    let mut p = pairs(valid, &mut vr);
+    p.shuffle(&mut vr);
+    batches(p, cfg.batch.max(2))
+}
+
 /// Cuts shuffled pairs into batches in which no cluster appears twice (its positive would be
 /// a false negative); pairs that do not fit wait for a later batch.
 pub(crate) fn batches(
@@ -250,12 +262,7 @@ pub fn train(
     mut each: impl FnMut(&EpochLog),
 ) -> Trained {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x0074_7261_696e);
-    let valid_batches = {
-        let mut vr = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x0076_616c_6964);
-        let mut p = pairs(valid, &mut vr);
-        p.shuffle(&mut vr);
-        batches(p, cfg.batch.max(2))
-    };
+    let valid_batches = valid_batches(valid, cfg);
     let mut proj = Projection::identity(d);
     let base = evaluate(&proj, valid, &valid_batches, cfg.scale);
     let mut best = (proj.clone(), 0usize, base.map_or(f64::INFINITY, |b| b.0));

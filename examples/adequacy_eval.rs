@@ -4,12 +4,15 @@
 //! - **in-sample**: mutants of each task's original that the sample lets through and that are
 //!   shown non-equivalent (they differ from the original on a hidden input): the share the
 //!   grown tests reject (growth was guided by these mutants);
-//! - **held-out**: the same for mutants of the problem's *other* solutions, judged by the first
-//!   solution's grown tests with that other solution as the reference (growth never saw them);
+//! - **other solutions**: the same for mutants of the problem's other solutions, judged by the
+//!   first solution's grown tests with that other solution as the reference;
+//! - **held out** (with ALL.jsonl): the same for the solutions in ALL.jsonl that GROWN.jsonl
+//!   lacks: growth never ran them, neither for its keep rules nor for its mutants;
 //! - **false alarms**: grown tests on which the task's original or another accepted solution
-//!   of its problem does not print the expected output (by the task's checker).
+//!   of its problem (held-out ones included) does not print the expected output (by the task's
+//!   checker).
 //!
-//! Run: `cargo run --release --example adequacy_eval -- GROWN.jsonl HIDDEN.jsonl`
+//! Run: `cargo run --release --example adequacy_eval -- GROWN.jsonl HIDDEN.jsonl [ALL.jsonl]`
 //! (GROWN.jsonl from `equimorph tests grow fixtures/adequacy/stdin.jsonl --out GROWN.jsonl`).
 
 use equimorph::adequacy::mutants::all_mutants;
@@ -66,13 +69,26 @@ fn judge(
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let [_, grown_path, hidden_path] = args.as_slice() else {
-        return Err("usage: adequacy_eval GROWN.jsonl HIDDEN.jsonl".into());
+    let (grown_path, hidden_path, all_path) = match args.as_slice() {
+        [_, g, h] => (g, h, None),
+        [_, g, h, a] => (g, h, Some(a)),
+        _ => return Err("usage: adequacy_eval GROWN.jsonl HIDDEN.jsonl [ALL.jsonl]".into()),
     };
-    let tasks: Vec<Task> = std::fs::read_to_string(grown_path)?
-        .lines()
-        .map(serde_json::from_str)
-        .collect::<Result<_, _>>()?;
+    let read_tasks = |path: &str| -> Result<Vec<Task>, Box<dyn std::error::Error>> {
+        Ok(std::fs::read_to_string(path)?
+            .lines()
+            .map(serde_json::from_str)
+            .collect::<Result<_, _>>()?)
+    };
+    let tasks = read_tasks(grown_path)?;
+    let grown_ids: std::collections::HashSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
+    let held_out: Vec<Task> = match all_path {
+        Some(p) => read_tasks(p)?
+            .into_iter()
+            .filter(|t| !grown_ids.contains(t.id.as_str()))
+            .collect(),
+        None => Vec::new(),
+    };
     let hidden: BTreeMap<String, Vec<TestCase>> = std::fs::read_to_string(hidden_path)?
         .lines()
         .map(serde_json::from_str::<Hidden>)
@@ -98,19 +114,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let split = |t: &Task| -> (Vec<TestCase>, Vec<TestCase>) {
         t.tests.iter().cloned().partition(|c| !c.grown)
     };
-    let (mut inside, mut held) = ((0, 0, 0), (0, 0, 0));
+    let (mut inside, mut others, mut held) = ((0, 0, 0), (0, 0, 0), (0, 0, 0));
     let (mut alarms, mut grown_checked) = (0, 0);
     for (problem, group) in &by_problem {
         let Some(hidden) = hidden.get(*problem) else {
             continue;
         };
+        let unseen: Vec<&Task> = held_out
+            .iter()
+            .filter(|h| h.problem.as_deref() == Some(*problem))
+            .collect();
         for t in group {
             let (sample, grown) = split(t);
             let r = judge(&oracle, &t.source, &sample, hidden, &grown);
             inside = (inside.0 + r.0, inside.1 + r.1, inside.2 + r.2);
             // False alarms: every grown test against every accepted solution of the problem.
             for g in &grown {
-                for s in group {
+                for s in group.iter().chain(&unseen) {
                     grown_checked += 1;
                     let run =
                         oracle.run_test(&s.source, g, Duration::from_secs(2), REFERENCE_HASH_SEED);
@@ -124,9 +144,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
         }
-        // Held-out: the first solution's grown tests judge the other solutions' mutants.
+        // The first solution's grown tests judge the other solutions' mutants.
         let (_, grown) = split(group[0]);
         for s in &group[1..] {
+            let (sample, _) = split(s);
+            let r = judge(&oracle, &s.source, &sample, hidden, &grown);
+            others = (others.0 + r.0, others.1 + r.1, others.2 + r.2);
+        }
+        for s in &unseen {
             let (sample, _) = split(s);
             let r = judge(&oracle, &s.source, &sample, hidden, &grown);
             held = (held.0 + r.0, held.1 + r.1, held.2 + r.2);
@@ -142,13 +167,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         share(inside)
     );
     println!(
-        "held-out (other solutions' mutants, first solution's grown tests): {} let through, {} \
-         shown non-equivalent, {} rejected ({:.3})",
-        held.0,
-        held.1,
-        held.2,
-        share(held)
+        "other solutions' mutants, first solution's grown tests: {} let through, {} shown \
+         non-equivalent, {} rejected ({:.3})",
+        others.0,
+        others.1,
+        others.2,
+        share(others)
     );
+    if !held_out.is_empty() {
+        println!(
+            "held-out solutions' mutants (never run by growth), first solution's grown tests: {} \
+             let through, {} shown non-equivalent, {} rejected ({:.3})",
+            held.0,
+            held.1,
+            held.2,
+            share(held)
+        );
+    }
     println!("false alarms: {alarms} of {grown_checked} (grown test, accepted solution) runs");
     Ok(())
 }

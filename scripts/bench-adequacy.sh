@@ -20,4 +20,8 @@ END=$(date +%s%N)
 echo "grow wall time: $(( (END - START) / 1000000 )) ms on $(nproc) core(s)"
 echo "== what the grown tests are worth"
 target/release/examples/adequacy_eval "$OUT/grown.jsonl" "$HIDDEN"
+echo "== held out: grow without the third solution of each problem, judge it"
+grep -v '/2"' "$TASKS" > "$OUT/two.jsonl"
+$BIN tests grow "$OUT/two.jsonl" --out "$OUT/grown-two.jsonl" --quiet | grep "grown for"
+target/release/examples/adequacy_eval "$OUT/grown-two.jsonl" "$HIDDEN" "$TASKS"
 rm -rf "$OUT"

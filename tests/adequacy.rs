@@ -68,6 +68,9 @@ fn grown_tests_reject_the_off_by_one_the_sample_misses_and_no_accepted_solution(
     assert_eq!(siblings.len(), 2);
     let (grown, report) = grow_task(&oracle, original, &siblings, GrowOptions::default());
     assert!(report.added > 0, "{report:?}");
+    // The other solutions' mutants the sample misses are targets too, and some are rejected.
+    assert!(report.sibling_mutants > 0, "{report:?}");
+    assert!(report.sibling_killed > 0 && report.sibling_killed <= report.sibling_mutants);
     assert_eq!(grown.grown_tests(), report.added);
     assert!(grown
         .tests

@@ -4,7 +4,9 @@
 //! 2. deterministically (a second run under another string-hash seed prints the same), and
 //! 3. every other accepted solution of the task's problem prints the same, by the task's own
 //!    checker (an input they disagree on is most likely outside the problem's constraints),
-//! 4. and it rejects a mutant of the original that every test so far lets through.
+//! 4. and it rejects a mutant that every test so far lets through: a mutant of the original,
+//!    or of another accepted solution of the problem (judged against that solution's own
+//!    output), so the grown set covers the problem's behaviour, not only this program's code.
 //!
 //! A kept test is differential: its `output` is the original's. Growing stops when no new
 //! test has raised the mutation score for `patience` rounds, when no mutant survives, or at
@@ -86,6 +88,10 @@ pub struct GrowReport {
     pub discarded: BTreeMap<&'static str, usize>,
     /// Other accepted solutions of the problem that every kept test was checked against.
     pub siblings: usize,
+    /// Their mutants that the tests let through, also targets of growth.
+    pub sibling_mutants: usize,
+    /// Of them, rejected by the grown tests.
+    pub sibling_killed: usize,
 }
 
 /// Why a new input was dropped.
@@ -157,10 +163,21 @@ fn test_key(t: &TestCase) -> String {
     format!("{}\u{0}{}", t.call.as_deref().unwrap_or(""), t.input)
 }
 
-/// A new test that passed the keep rules 1–3, with the original's time on it.
+/// A new test that passed the keep rules 1–3, with the original's time on it and each other
+/// accepted solution's own output and time.
 struct Kept {
     test: TestCase,
     seconds: f64,
+    siblings: Vec<(String, f64)>,
+}
+
+/// A mutant growth tries to reject: of the task's original (`owner` 0) or of its problem's
+/// other accepted solution `owner - 1`. A test that tells a sibling's mutant from that sibling is
+/// a test of the problem, valid for every solution (keep rule 3), so the sibling mutants make
+/// the grown set reach behaviour the original's own code does not suggest.
+struct Target<'a> {
+    mutant: &'a Mutant,
+    owner: usize,
 }
 
 /// Applies keep rules 1–3 to `test`.
@@ -185,6 +202,7 @@ fn keep(
         return Err(NOT_DETERMINISTIC);
     }
     let tolerance = oracle.config().float_tolerance;
+    let mut outputs = Vec::with_capacity(siblings.len());
     for s in siblings {
         let r = oracle.run_test(&s.source, &test, deadline, REFERENCE_HASH_SEED);
         if r.class != ExitClass::Success
@@ -192,6 +210,7 @@ fn keep(
         {
             return Err(DISAGREE);
         }
+        outputs.push((r.stdout, r.seconds));
     }
     Ok(Kept {
         test: TestCase {
@@ -199,21 +218,29 @@ fn keep(
             ..test
         },
         seconds: first.seconds,
+        siblings: outputs,
     })
 }
 
-/// Whether `mutant` behaves differently from the original on the kept test.
-fn kills(oracle: &Oracle, task: &Task, kept: &Kept, mutant: &Mutant) -> bool {
-    let timeout = oracle.candidate_timeout(task, kept.seconds);
-    let got = oracle.run_test(&mutant.source, &kept.test, timeout, REFERENCE_HASH_SEED);
+/// Whether the target mutant behaves differently from its own program on the kept test.
+fn kills(oracle: &Oracle, task: &Task, kept: &Kept, target: &Target<'_>) -> bool {
+    let (expected, seconds) = match target.owner {
+        0 => (kept.test.output.as_deref().unwrap_or(""), kept.seconds),
+        i => (kept.siblings[i - 1].0.as_str(), kept.siblings[i - 1].1),
+    };
+    let timeout = oracle.candidate_timeout(task, seconds);
+    let got = oracle.run_test(
+        &target.mutant.source,
+        &kept.test,
+        timeout,
+        REFERENCE_HASH_SEED,
+    );
     match got.class {
         // A sandbox failure is no evidence either way.
         ExitClass::Crash => false,
-        ExitClass::Success => !outputs_equal(
-            kept.test.output.as_deref().unwrap_or(""),
-            &got.stdout,
-            oracle.config().float_tolerance,
-        ),
+        ExitClass::Success => {
+            !outputs_equal(expected, &got.stdout, oracle.config().float_tolerance)
+        }
         _ => true,
     }
 }
@@ -245,6 +272,8 @@ pub fn grow_task(
         tried: 0,
         discarded: BTreeMap::new(),
         siblings: siblings.len(),
+        sibling_mutants: 0,
+        sibling_killed: 0,
     };
     let validation = oracle.validate(task);
     report.status = validation.status;
@@ -264,12 +293,39 @@ pub fn grow_task(
     let verdicts = rejected(oracle, task, &reference, &sources);
     let run = verdicts.iter().flatten().count();
     let killed_before = verdicts.iter().flatten().filter(|k| **k).count();
-    let mut survivors: Vec<&Mutant> = ms
+    let mut survivors: Vec<Target<'_>> = ms
         .iter()
         .zip(&verdicts)
         .filter(|(_, v)| **v == Some(false))
-        .map(|(m, _)| m)
+        .map(|(m, _)| Target {
+            mutant: m,
+            owner: 0,
+        })
         .collect();
+    // The other accepted solutions' mutants that the same tests let through.
+    let sibling_mutants: Vec<Vec<Mutant>> = siblings
+        .par_iter()
+        .map(|s| {
+            let Some(reference) = oracle.validate(s).reference else {
+                return Vec::new();
+            };
+            let ms = mutants(&s.source, options.mutants.max_mutants, options.mutants.seed);
+            let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
+            let verdicts = rejected(oracle, s, &reference, &sources);
+            ms.into_iter()
+                .zip(verdicts)
+                .filter(|(_, v)| *v == Some(false))
+                .map(|(m, _)| m)
+                .collect()
+        })
+        .collect();
+    for (i, ms) in sibling_mutants.iter().enumerate() {
+        survivors.extend(ms.iter().map(|m| Target {
+            mutant: m,
+            owner: i + 1,
+        }));
+    }
+    report.sibling_mutants = survivors.iter().filter(|t| t.owner > 0).count();
     report.before = Some(Adequacy::measured(
         task,
         run,
@@ -346,10 +402,16 @@ pub fn grow_task(
                 *report.discarded.entry(NO_KILL).or_default() += 1;
                 continue;
             }
-            for (a, kill) in alive.iter_mut().zip(&set) {
+            for ((a, kill), target) in alive.iter_mut().zip(&set).zip(&survivors) {
+                if *a && *kill {
+                    if target.owner == 0 {
+                        killed += 1;
+                    } else {
+                        report.sibling_killed += 1;
+                    }
+                }
                 *a &= !kill;
             }
-            killed += new_kills;
             added_now += 1;
             if k.test.call.is_none() {
                 pool.push(k.test.input.clone());

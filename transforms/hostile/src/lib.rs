@@ -7,7 +7,8 @@
 //! through the WIT string type, so `echo` returns the input unchanged instead.
 //! Any other input is transformed by appending a comment (a well-behaved call).
 //!
-//! It is never part of the default transform set.
+//! It is never part of the default transform set. It exports version 0.1.0 of the WIT world
+//! (before `language`), so that loading old components stays tested.
 
 use sdk::{Info, Outcome};
 
@@ -16,6 +17,7 @@ pub const INFO: Info = Info {
     name: "hostile",
     description: "Test-only guest that loops, allocates, recurses, panics or floods on demand",
     category: "structure",
+    language: "python",
 };
 
 #[inline(never)]
@@ -54,4 +56,5 @@ pub fn apply(source: &str, seed: u64) -> Outcome {
     }
 }
 
-sdk::export_transform!(crate::INFO, crate::apply);
+// The old WIT world (0.1.0, no `language` in `info`): the host must still load it, as Python.
+sdk::export_transform_v01!(crate::INFO, crate::apply);

@@ -10,10 +10,13 @@
 //! - [`edit`]: non-overlapping byte-range replacements applied in one pass;
 //! - [`text`]: indentation helpers that never touch the inside of string literals;
 //! - [`types`]: builtin types of names and expressions proved from the program text;
-//! - [`rng`]: the seeded RNG (ChaCha8, fixed) behind every random choice.
+//! - [`rng`]: the seeded RNG (ChaCha8, fixed) behind every random choice;
+//! - [`java`]: the Java side: tree-sitter-java parsing, scopes and bindings, statement helpers
+//!   (edits, fresh names, indentation and the RNG above are shared by both languages).
 
 pub mod edit;
 pub mod effects;
+pub mod java;
 pub mod names;
 pub mod parse;
 pub mod pyast;
@@ -35,6 +38,8 @@ pub struct Info {
     pub description: &'static str,
     /// naming | control-flow | data-flow | expression | structure | layout
     pub category: &'static str,
+    /// The language of the programs it rewrites: `python` or `java`.
+    pub language: &'static str,
 }
 
 /// The outcome of one application: `Ok(None)` = not applicable, `Err` = the input could not be handled.
@@ -71,7 +76,7 @@ fn run_with(
     (outcome, rng.sites_offered())
 }
 
-fn finish(source: &str, edits: Edits) -> Outcome {
+pub(crate) fn finish(source: &str, edits: Edits) -> Outcome {
     if edits.is_empty() {
         return Ok(None);
     }
@@ -95,6 +100,7 @@ macro_rules! declare_transform {
             name: $name,
             description: $description,
             category: $category,
+            language: "python",
         };
 
         /// Applies the transform (see the crate docs).
@@ -112,6 +118,35 @@ macro_rules! declare_transform {
     };
 }
 
+/// Declares a Java transform crate built on [`java::run`]: like [`declare_transform!`], with a
+/// rewrite of type `fn(&java::JavaParsed, &mut Rng) -> Edits` and `language: "java"` in its info.
+#[allow(clippy::crate_in_macro_def)]
+#[macro_export]
+macro_rules! declare_java_transform {
+    (name: $name:expr, description: $description:expr, category: $category:expr, rewrite: $rewrite:path $(,)?) => {
+        /// This transform's self-description.
+        pub const INFO: $crate::Info = $crate::Info {
+            name: $name,
+            description: $description,
+            category: $category,
+            language: "java",
+        };
+
+        /// Applies the transform (see the crate docs).
+        pub fn apply(source: &str, seed: u64) -> $crate::Outcome {
+            $crate::java::run(source, seed, $rewrite)
+        }
+
+        /// Applies the transform at its `site`-th candidate site only; also returns how many
+        /// candidate sites it offered (tests use it to visit every site).
+        pub fn apply_at_site(source: &str, seed: u64, site: usize) -> ($crate::Outcome, usize) {
+            $crate::java::run_at_site(source, seed, site, $rewrite)
+        }
+
+        $crate::export_transform!(crate::INFO, crate::apply);
+    };
+}
+
 /// Binds a transform crate to the WIT world `transform` when built for WebAssembly.
 ///
 /// `$info` is an expression of type [`Info`], `$apply` a `fn(&str, u64) -> Outcome`.
@@ -122,6 +157,39 @@ macro_rules! export_transform {
         #[cfg(target_arch = "wasm32")]
         mod __equimorph_component {
             wit_bindgen::generate!({ world: "transform", path: "../wit" });
+
+            struct Component;
+
+            impl Guest for Component {
+                fn info() -> Info {
+                    let i: $crate::Info = $info;
+                    Info {
+                        name: i.name.to_string(),
+                        description: i.description.to_string(),
+                        category: i.category.to_string(),
+                        language: i.language.to_string(),
+                    }
+                }
+
+                fn apply(source: String, seed: u64) -> Result<Option<String>, String> {
+                    $apply(&source, seed)
+                }
+            }
+
+            export!(Component);
+        }
+    };
+}
+
+/// Binds a crate to version 0.1.0 of the WIT world (`transforms/wit-0.1`, whose `info` has no
+/// `language`): what components built before 0.2.0 export. Only the test guest `hostile` uses it,
+/// so that the host's loading of old components stays tested.
+#[macro_export]
+macro_rules! export_transform_v01 {
+    ($info:expr, $apply:path) => {
+        #[cfg(target_arch = "wasm32")]
+        mod __equimorph_component {
+            wit_bindgen::generate!({ world: "transform", path: "../wit-0.1" });
 
             struct Component;
 

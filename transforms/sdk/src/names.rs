@@ -218,6 +218,18 @@ impl FreshNames {
         FreshNames { taken }
     }
 
+    /// A generator that avoids every word-like token of `source` and every name in `reserved`
+    /// (a language's keywords and well-known names). Used for languages other than Python.
+    pub fn avoiding(source: &str, reserved: &[&str]) -> Self {
+        let mut taken: HashSet<String> = reserved.iter().map(|s| s.to_string()).collect();
+        for word in source.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
+            if !word.is_empty() {
+                taken.insert(word.to_string());
+            }
+        }
+        FreshNames { taken }
+    }
+
     /// Whether `name` is already used (by the program or an earlier fresh name).
     pub fn is_taken(&self, name: &str) -> bool {
         self.taken.contains(name)

@@ -10,6 +10,8 @@ pub enum ParseError {
     Language(String),
     /// The program has a syntax error at this 1-based line.
     Syntax { line: usize },
+    /// The Java program has a syntax error at this 1-based line.
+    JavaSyntax { line: usize },
 }
 
 impl fmt::Display for ParseError {
@@ -18,6 +20,9 @@ impl fmt::Display for ParseError {
             ParseError::Language(e) => write!(f, "cannot load the Python grammar: {e}"),
             ParseError::Syntax { line } => {
                 write!(f, "input does not parse as Python (line {line})")
+            }
+            ParseError::JavaSyntax { line } => {
+                write!(f, "input does not parse as Java (line {line})")
             }
         }
     }

@@ -13,12 +13,104 @@ use std::process::Command;
 
 /// The `.py` files of `dir`, sorted.
 pub fn fixture_files(dir: &Path) -> Vec<PathBuf> {
+    fixture_files_with(dir, "py")
+}
+
+/// The files of `dir` with extension `ext`, sorted.
+pub fn fixture_files_with(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "py"));
+    files.retain(|p| p.extension().is_some_and(|e| e == ext));
     files.sort();
     files
+}
+
+/// Whether `source` parses as Python.
+pub fn parses_as_python(source: &str) -> bool {
+    crate::Parsed::new(source).is_ok()
+}
+
+/// Whether `source` parses as Java.
+pub fn parses_as_java(source: &str) -> bool {
+    crate::java::JavaParsed::new(source).is_ok()
+}
+
+/// A warm JVM running equimorph's Java worker (the oracle's own, outside any sandbox), shared
+/// by the tests of one binary: compiling and running a fixture costs milliseconds, not a JVM
+/// start.
+struct JavaRunner {
+    child: std::process::Child,
+    _dir: PathBuf,
+}
+
+static JAVA: std::sync::Mutex<Option<JavaRunner>> = std::sync::Mutex::new(None);
+
+fn java_frame_write(w: &mut impl std::io::Write, data: &[u8]) {
+    w.write_all(&(data.len() as u32).to_le_bytes()).expect("write to the Java worker");
+    w.write_all(data).expect("write to the Java worker");
+}
+
+fn java_frame_read(r: &mut impl std::io::Read) -> Vec<u8> {
+    let mut len = [0u8; 4];
+    r.read_exact(&mut len).expect("the Java worker answers");
+    let mut buf = vec![0u8; u32::from_le_bytes(len) as usize];
+    r.read_exact(&mut buf).expect("the Java worker answers");
+    buf
+}
+
+/// Compiles and runs a Java program (no stdin) in the shared worker; returns (exit code,
+/// stdout, stderr). A compile error is exit code -2 with the compiler's messages as stderr.
+pub fn run_java(source: &str) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut slot = JAVA.lock().unwrap_or_else(|p| p.into_inner());
+    if slot.is_none() {
+        let dir = std::env::temp_dir().join(format!("equimorph-sdk-java-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let file = dir.join("JavaWorker.java");
+        std::fs::write(&file, include_str!("../../../src/oracle/JavaWorker.java")).expect("write worker");
+        let mut child = Command::new("java")
+            .args(["-XX:+UseSerialGC", "-XX:-UsePerfData", "-Djava.security.manager=allow", "-Xmx512m"])
+            .arg(&file)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("java runs (install a JDK: `make setup`)");
+        let ready = java_frame_read(child.stdout.as_mut().expect("stdout"));
+        assert!(String::from_utf8_lossy(&ready).contains("ready"));
+        *slot = Some(JavaRunner { child, _dir: dir });
+    }
+    let runner = slot.as_mut().expect("worker");
+    let stdin = runner.child.stdin.as_mut().expect("stdin");
+    java_frame_write(stdin, br#"{"timeout": 10, "cap": 4194304}"#);
+    java_frame_write(stdin, source.as_bytes());
+    java_frame_write(stdin, b"");
+    stdin.flush().expect("flush");
+    let stdout = runner.child.stdout.as_mut().expect("stdout");
+    let result = String::from_utf8_lossy(&java_frame_read(stdout)).into_owned();
+    let out = String::from_utf8_lossy(&java_frame_read(stdout)).into_owned();
+    let err = String::from_utf8_lossy(&java_frame_read(stdout)).into_owned();
+    if result.contains("\"dirty\":true") {
+        // The worker ended itself (a timeout, say): the next run starts a fresh one.
+        let _ = runner.child.kill();
+        let _ = runner.child.wait();
+        *slot = None;
+    }
+    let code = if result.contains("compile_error") {
+        -2
+    } else if result.contains("\"timeout\"") {
+        -3
+    } else {
+        result
+            .split("\"code\":")
+            .nth(1)
+            .and_then(|r| r.split([',', '}']).next())
+            .and_then(|c| c.trim().parse().ok())
+            .unwrap_or(-1)
+    };
+    (code, out, err)
 }
 
 /// Runs `source` with `python3 -I` in a temporary directory; returns (exit code, stdout, stderr).
@@ -63,9 +155,12 @@ pub fn render(out: &crate::Outcome) -> String {
 #[macro_export]
 macro_rules! fixture_tests {
     ($apply:path) => {
+        $crate::fixture_tests!(@with $apply, "py", $crate::testing::parses_as_python, $crate::testing::run_python);
+    };
+    (@with $apply:path, $ext:expr, $parses:path, $run:path) => {
         fn __fixtures() -> Vec<(String, String)> {
             let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-            let files = $crate::testing::fixture_files(&dir);
+            let files = $crate::testing::fixture_files_with(&dir, $ext);
             assert!(!files.is_empty(), "no fixtures in {}", dir.display());
             files
                 .into_iter()
@@ -103,7 +198,7 @@ macro_rules! fixture_tests {
                     assert_eq!(a, b, "{stem}: seed {seed} is not deterministic");
                     if let Ok(Some(out)) = &a {
                         applied += 1;
-                        assert!($crate::Parsed::new(out).is_ok(), "{stem} seed {seed}: output does not parse:\n{out}");
+                        assert!($parses(out), "{stem} seed {seed}: output does not parse:\n{out}");
                         assert_ne!(out, &src, "{stem}: unchanged output must be reported as not applicable");
                         seen.insert(out.clone());
                     }
@@ -118,7 +213,7 @@ macro_rules! fixture_tests {
         fn every_site_of_every_fixture_behaves_like_it() {
             let mut total = 0usize;
             for (stem, src) in __fixtures() {
-                let expected = $crate::testing::run_python(&src);
+                let expected = $run(&src);
                 let mut site = 0usize;
                 loop {
                     let mut offered = 0usize;
@@ -128,8 +223,8 @@ macro_rules! fixture_tests {
                         match out {
                             Ok(Some(out)) => {
                                 total += 1;
-                                assert!($crate::Parsed::new(&out).is_ok(), "{stem} site {site} seed {seed}: output does not parse:\n{out}");
-                                let got = $crate::testing::run_python(&out);
+                                assert!($parses(&out), "{stem} site {site} seed {seed}: output does not parse:\n{out}");
+                                let got = $run(&out);
                                 assert_eq!(
                                     (got.0, &got.1),
                                     (expected.0, &expected.1),
@@ -153,11 +248,11 @@ macro_rules! fixture_tests {
         #[test]
         fn outputs_behave_like_fixtures() {
             for (stem, src) in __fixtures() {
-                let expected = $crate::testing::run_python(&src);
+                let expected = $run(&src);
                 assert_eq!(expected.0, 0, "{stem}: fixture itself fails: {}", expected.2);
                 for seed in 0u64..8 {
                     if let Ok(Some(out)) = $apply(&src, seed) {
-                        let got = $crate::testing::run_python(&out);
+                        let got = $run(&out);
                         assert_eq!(
                             (got.0, &got.1),
                             (expected.0, &expected.1),
@@ -168,6 +263,16 @@ macro_rules! fixture_tests {
                 }
             }
         }
+    };
+}
+
+/// Generates the standard tests of a Java SPT crate: the same as [`fixture_tests!`] on the
+/// crate's `fixtures/*.java` (programs with a `main`, no input), run by [`run_java`]. An output
+/// that does not compile fails the behaviour tests (its exit code is -2).
+#[macro_export]
+macro_rules! java_fixture_tests {
+    ($apply:path) => {
+        $crate::fixture_tests!(@with $apply, "java", $crate::testing::parses_as_java, $crate::testing::run_java);
     };
 }
 

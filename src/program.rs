@@ -1,5 +1,5 @@
-//! Validity of candidate programs: they must parse as Python (no ERROR or MISSING node), and a
-//! content hash identifies them for deduplication and caching.
+//! Validity of candidate programs: they must parse with their language's grammar (no ERROR or
+//! MISSING node), and a content hash identifies them for deduplication and caching.
 
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -7,7 +7,62 @@ use std::fmt;
 use thiserror::Error;
 use tree_sitter::{Node, Parser};
 
-/// Why a text is not a valid Python program.
+/// The programming language of a task, a transform or a program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// Python 3 (the default: tasks and transforms that say nothing are Python).
+    #[default]
+    Python,
+    /// Java (a class with `public static void main`, CodeNet style).
+    Java,
+}
+
+impl Language {
+    /// Every language equimorph knows.
+    pub const ALL: [Language; 2] = [Language::Python, Language::Java];
+
+    /// Lower-case name, as in task files and `info`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::Java => "java",
+        }
+    }
+
+    /// Whether this is the default language (for `skip_serializing_if`).
+    pub fn is_python(&self) -> bool {
+        *self == Language::Python
+    }
+
+    /// The language of a source file, by its extension (`.py`, `.java`).
+    pub fn of_path(path: &std::path::Path) -> Option<Language> {
+        match path.extension()?.to_str()? {
+            "py" => Some(Language::Python),
+            "java" => Some(Language::Java),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Language {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Language {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "python" | "python3" | "py" => Ok(Language::Python),
+            "java" => Ok(Language::Java),
+            other => Err(format!("unknown language '{other}' (expected python or java)")),
+        }
+    }
+}
+
+/// Why a text is not a valid program of its language.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum InvalidProgram {
     /// A syntax error near this 1-based line and column.
@@ -19,7 +74,7 @@ pub enum InvalidProgram {
         column: usize,
     },
     /// The parser gave up (e.g. the grammar could not be loaded).
-    #[error("the Python parser failed: {0}")]
+    #[error("the parser failed: {0}")]
     Parser(String),
 }
 
@@ -53,6 +108,48 @@ impl fmt::Display for ProgramHash {
 
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+    static JAVA_PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on the tree-sitter-java parse tree of `source` (one parser per thread).
+pub(crate) fn with_java_tree<T>(
+    source: &str,
+    f: impl FnOnce(&tree_sitter::Tree) -> Result<T, InvalidProgram>,
+) -> Result<T, InvalidProgram> {
+    JAVA_PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut p = Parser::new();
+            p.set_language(&tree_sitter_java::LANGUAGE.into())
+                .map_err(|e| InvalidProgram::Parser(e.to_string()))?;
+            *slot = Some(p);
+        }
+        let parser = slot
+            .as_mut()
+            .ok_or_else(|| InvalidProgram::Parser("no parser".into()))?;
+        let tree = parser
+            .parse(source, None)
+            .ok_or_else(|| InvalidProgram::Parser("no tree".into()))?;
+        f(&tree)
+    })
+}
+
+/// Checks that `source` parses as a program of `language` with no ERROR or MISSING node.
+pub fn validate_as(language: Language, source: &str) -> Result<(), InvalidProgram> {
+    let check = |tree: &tree_sitter::Tree| match first_error(tree.root_node()) {
+        None => Ok(()),
+        Some(n) => {
+            let p = n.start_position();
+            Err(InvalidProgram::Syntax {
+                line: p.row + 1,
+                column: p.column + 1,
+            })
+        }
+    };
+    match language {
+        Language::Python => with_tree(source, check),
+        Language::Java => with_java_tree(source, check),
+    }
 }
 
 /// Runs `f` on the parse tree of `source` (one parser per thread).
@@ -80,16 +177,7 @@ pub(crate) fn with_tree<T>(
 
 /// Checks that `source` parses as Python with no ERROR or MISSING node.
 pub fn validate(source: &str) -> Result<(), InvalidProgram> {
-    with_tree(source, |tree| match first_error(tree.root_node()) {
-        None => Ok(()),
-        Some(n) => {
-            let p = n.start_position();
-            Err(InvalidProgram::Syntax {
-                line: p.row + 1,
-                column: p.column + 1,
-            })
-        }
-    })
+    validate_as(Language::Python, source)
 }
 
 /// Whether `source` uses a statement only Python 2 has (`print x`, `exec code`) or its `<>`
@@ -138,12 +226,17 @@ pub enum Classified {
     Invalid(InvalidProgram),
 }
 
-/// Classifies `output`, the result of transforming `input`.
+/// Classifies `output`, the result of transforming `input` (a Python program).
 pub fn classify(input: &str, output: String) -> Classified {
+    classify_as(Language::Python, input, output)
+}
+
+/// Classifies `output`, the result of transforming `input`, a program of `language`.
+pub fn classify_as(language: Language, input: &str, output: String) -> Classified {
     if output == input {
         return Classified::Unchanged;
     }
-    match validate(&output) {
+    match validate_as(language, &output) {
         Ok(()) => Classified::Valid(output),
         Err(e) => Classified::Invalid(e),
     }

@@ -188,7 +188,7 @@ fn keep(
     test: TestCase,
     deadline: Duration,
 ) -> Result<Kept, &'static str> {
-    let first = oracle.run_test(&task.source, &test, deadline, REFERENCE_HASH_SEED);
+    let first = oracle.run_test(task.language, &task.source, &test, deadline, REFERENCE_HASH_SEED);
     match first.class {
         ExitClass::Success => {}
         ExitClass::Timeout => return Err(TOO_SLOW),
@@ -197,14 +197,14 @@ fn keep(
     if first.stdout.len() > MAX_GROWN_OUTPUT {
         return Err(TOO_LARGE);
     }
-    let second = oracle.run_test(&task.source, &test, deadline, SECOND_HASH_SEED);
+    let second = oracle.run_test(task.language, &task.source, &test, deadline, SECOND_HASH_SEED);
     if second.class != ExitClass::Success || second.stdout != first.stdout {
         return Err(NOT_DETERMINISTIC);
     }
     let tolerance = oracle.config().float_tolerance;
     let mut outputs = Vec::with_capacity(siblings.len());
     for s in siblings {
-        let r = oracle.run_test(&s.source, &test, deadline, REFERENCE_HASH_SEED);
+        let r = oracle.run_test(s.language, &s.source, &test, deadline, REFERENCE_HASH_SEED);
         if r.class != ExitClass::Success
             || !task.checker.accepts(&first.stdout, &r.stdout, tolerance)
         {
@@ -230,6 +230,7 @@ fn kills(oracle: &Oracle, task: &Task, kept: &Kept, target: &Target<'_>) -> bool
     };
     let timeout = oracle.candidate_timeout(task, seconds);
     let got = oracle.run_test(
+        task.language,
         &target.mutant.source,
         &kept.test,
         timeout,

@@ -235,8 +235,8 @@ pub fn confirm(oracle: &Oracle, task: &Task, candidate: &str, call: &str) -> Opt
         grown: true,
     };
     let cap = oracle.cap_for(task);
-    let first = oracle.run_test(&task.source, &test, cap, REFERENCE_HASH_SEED);
-    let second = oracle.run_test(&task.source, &test, cap, SECOND_HASH_SEED);
+    let first = oracle.run_test(task.language, &task.source, &test, cap, REFERENCE_HASH_SEED);
+    let second = oracle.run_test(task.language, &task.source, &test, cap, SECOND_HASH_SEED);
     let stable = first.class == second.class
         && first.stdout == second.stdout
         && !matches!(first.class, ExitClass::Timeout | ExitClass::Crash);
@@ -244,6 +244,7 @@ pub fn confirm(oracle: &Oracle, task: &Task, candidate: &str, call: &str) -> Opt
         return None;
     }
     let got = oracle.run_test(
+        task.language,
         candidate,
         &test,
         oracle.candidate_timeout(task, first.seconds),

@@ -13,7 +13,7 @@ pub mod summary;
 
 use crate::detector::{CloneType, Detector};
 use crate::oracle::{Oracle, Reference};
-use crate::program::{classify, Candidate, Classified, ProgramHash, Step};
+use crate::program::{classify_as, Candidate, Classified, Language, ProgramHash, Step};
 use crate::search::{
     add_errors, count_error, derive_seed, Constraints, OracleOrder, SearchConfig, Searcher,
     StageSeconds, TransformErrors,
@@ -87,6 +87,9 @@ pub struct AugmentCounts {
     /// while the original ran normally.
     #[serde(default)]
     pub sandbox_breakers: u64,
+    /// Programs that parse but do not compile (Java): invalid, not counted as broken.
+    #[serde(default)]
+    pub not_compiling: u64,
 }
 
 /// What augmentation made of one task.
@@ -235,6 +238,7 @@ impl<'a> Augmenter<'a> {
     /// stopped short of MIN steps.
     fn compose(
         &self,
+        language: Language,
         original: &Candidate,
         attempt: u64,
         errors: &mut TransformErrors,
@@ -247,14 +251,17 @@ impl<'a> Augmenter<'a> {
         ));
         let steps = rng.random_range(self.config.min_steps..=self.config.max_steps);
         let mut current = original.clone();
-        let mut order: Vec<usize> = (0..self.transforms.len()).collect();
+        // A transform is only offered programs of its language.
+        let mut order: Vec<usize> = (0..self.transforms.len())
+            .filter(|&t| self.transforms[t].language == language)
+            .collect();
         for _ in 0..steps {
             order.shuffle(&mut rng);
             let seed: u64 = rng.random();
             let next = order.iter().find_map(|&t| {
                 let tr = &self.transforms[t];
                 match tr.apply(&current.text, seed) {
-                    Ok(Some(out)) => match classify(&current.text, out) {
+                    Ok(Some(out)) => match classify_as(language, &current.text, out) {
                         Classified::Valid(text) => Some(Candidate::derived(
                             &current,
                             text,
@@ -281,24 +288,24 @@ impl<'a> Augmenter<'a> {
     }
 
     /// Runs the oracle on `candidates` in parallel; the verdicts in order, each as (equivalent,
-    /// made the sandbox fail).
+    /// made the sandbox fail, does not compile).
     fn check(
         &self,
         task: &Task,
         reference: Option<&Reference>,
         candidates: &[Candidate],
-    ) -> Result<Vec<(bool, bool)>, String> {
+    ) -> Result<Vec<(bool, bool, bool)>, String> {
         match reference {
             Some(r) if self.config.verify => candidates
                 .par_iter()
                 .map(|c| {
                     self.oracle
                         .check(task, r, &c.text)
-                        .map(|d| (d.equivalent, d.broke_sandbox()))
+                        .map(|d| (d.equivalent, d.broke_sandbox(), d.invalid.is_some()))
                 })
                 .collect::<Result<_, _>>()
                 .map_err(|e| format!("oracle: {e}")),
-            _ => Ok(vec![(true, false); candidates.len()]),
+            _ => Ok(vec![(true, false, false); candidates.len()]),
         }
     }
 
@@ -329,7 +336,8 @@ impl<'a> Augmenter<'a> {
             .map_err(|e| e.to_string())?;
         a.counts.pool = pool.len() as u64;
         a.counts.checked += r.counts.oracle_checked;
-        a.counts.broken += r.counts.oracle_checked - r.counts.accepted;
+        a.counts.broken += r.counts.oracle_checked - r.counts.accepted - r.counts.not_compiling;
+        a.counts.not_compiling += r.counts.not_compiling;
         a.counts.sandbox_breakers += r.counts.sandbox_breakers;
         a.seconds.transform += r.seconds.transform;
         a.seconds.detector += r.seconds.detector;
@@ -376,7 +384,7 @@ impl<'a> Augmenter<'a> {
                 .into_par_iter()
                 .map(|attempt| {
                     let mut errors = TransformErrors::new();
-                    (self.compose(&original, attempt, &mut errors), errors)
+                    (self.compose(task.language, &original, attempt, &mut errors), errors)
                 })
                 .collect();
             next += batch;
@@ -397,11 +405,13 @@ impl<'a> Augmenter<'a> {
                 a.counts.checked += fresh.len() as u64;
             }
             a.seconds.oracle += t0.elapsed().as_secs_f64();
-            for (c, (ok, broke_sandbox)) in fresh.into_iter().zip(verdicts) {
+            for (c, (ok, broke_sandbox, invalid)) in fresh.into_iter().zip(verdicts) {
                 if broke_sandbox {
                     a.counts.sandbox_breakers += 1;
                 }
-                if !ok {
+                if invalid {
+                    a.counts.not_compiling += 1;
+                } else if !ok {
                     a.counts.broken += 1;
                 } else if a.variants.len() < k {
                     a.variants.push(c);

@@ -3,7 +3,7 @@
 use super::common::{read_text, split_names, TransformOptions};
 use anyhow::{bail, Result};
 use clap::Args;
-use equimorph::program::{validate, Classified};
+use equimorph::program::{validate_as, Classified, Language};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -17,8 +17,11 @@ pub struct ApplyArgs {
     /// Seed of every step, or one seed per step (comma-separated).
     #[arg(long, default_value = "0", value_name = "N[,N...]")]
     seed: String,
-    /// The Python program, or `-` for standard input.
+    /// The program (Python, or Java for a `.java` file), or `-` for standard input.
     file: PathBuf,
+    /// The program's language, when its file name does not say (`-`, or another extension).
+    #[arg(long, value_name = "python|java")]
+    language: Option<Language>,
     #[command(flatten)]
     transforms: TransformOptions,
 }
@@ -46,16 +49,29 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
         );
     }
     let source = read_text(&args.file)?;
-    if let Err(e) = validate(&source) {
-        bail!("{} does not parse as Python: {e}", args.file.display());
+    let language = args
+        .language
+        .or_else(|| Language::of_path(&args.file))
+        .unwrap_or_default();
+    if let Err(e) = validate_as(language, &source) {
+        bail!("{} does not parse as {language}: {e}", args.file.display());
     }
     let runtime = args.transforms.runtime()?;
     let steps = args.transforms.resolve_steps(&runtime, &names)?;
+    if let Some(t) = steps.iter().find(|t| t.language != language) {
+        bail!(
+            "transform {} rewrites {} programs, and {} is {language} (use --language if the file \
+             name misleads)",
+            t.name,
+            t.language,
+            args.file.display()
+        );
+    }
     let mut current = source;
     for (i, t) in steps.iter().enumerate() {
         let seed = if seeds.len() == 1 { seeds[0] } else { seeds[i] };
         match t.apply(&current, seed) {
-            Ok(Some(out)) => match equimorph::program::classify(&current, out) {
+            Ok(Some(out)) => match equimorph::program::classify_as(language, &current, out) {
                 Classified::Valid(text) => current = text,
                 Classified::Unchanged => eprintln!(
                     "step {} ({}): not applicable (output unchanged)",
@@ -63,7 +79,7 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
                     t.name
                 ),
                 Classified::Invalid(e) => {
-                    bail!("step {} ({}) produced invalid Python: {e}", i + 1, t.name)
+                    bail!("step {} ({}) produced invalid {language}: {e}", i + 1, t.name)
                 }
             },
             Ok(None) => eprintln!("step {} ({}): not applicable", i + 1, t.name),

@@ -149,6 +149,9 @@ pub struct OracleOptions {
     /// Python interpreter for the tests (default: /usr/bin/python3, else python3 on PATH).
     #[arg(long, value_name = "PATH")]
     pub python: Option<PathBuf>,
+    /// `java` launcher of a JDK, for Java tasks (default: /usr/bin/java, else java on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub java: Option<PathBuf>,
     /// fork: a sandboxed fork server per worker (fast); spawn: a fresh interpreter per test.
     #[arg(long, value_enum, default_value = "fork")]
     pub oracle_mode: equimorph::oracle::OracleMode,
@@ -209,6 +212,9 @@ impl OracleOptions {
         };
         if let Some(p) = &self.python {
             config.python = p.clone();
+        }
+        if let Some(j) = &self.java {
+            config.java = j.clone();
         }
         if let Some(j) = self.jobs {
             if j == 0 {

@@ -51,6 +51,7 @@ fn list(args: ListArgs) -> Result<ExitCode> {
             .map(|t| {
                 serde_json::json!({
                     "name": t.name, "kind": t.kind.label(), "category": t.category,
+                    "language": t.language.name(),
                     "description": t.description, "file": t.file.display().to_string(),
                 })
             })
@@ -59,14 +60,15 @@ fn list(args: ListArgs) -> Result<ExitCode> {
     } else {
         let w = set.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
         println!(
-            "{:<w$}  {:<9}  {:<13}  DESCRIPTION",
-            "NAME", "KIND", "CATEGORY"
+            "{:<w$}  {:<9}  {:<8}  {:<13}  DESCRIPTION",
+            "NAME", "KIND", "LANGUAGE", "CATEGORY"
         );
         for t in set.iter() {
             println!(
-                "{:<w$}  {:<9}  {:<13}  {}",
+                "{:<w$}  {:<9}  {:<8}  {:<13}  {}",
                 t.name,
                 t.kind.label(),
+                t.language.name(),
                 t.category,
                 t.description
             );
@@ -81,7 +83,13 @@ fn show(args: ShowArgs) -> Result<ExitCode> {
         .transforms
         .resolve_steps(&runtime, std::slice::from_ref(&args.name))?
         .remove(0);
-    println!("{} ({}, {})", t.name, t.kind.label(), t.category);
+    println!(
+        "{} ({}, {}, {})",
+        t.name,
+        t.kind.label(),
+        t.language.name(),
+        t.category
+    );
     println!("{}", t.description);
     println!("file: {}", t.file.display());
     println!();

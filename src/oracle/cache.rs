@@ -98,6 +98,7 @@ mod tests {
             }),
             tests_run: 1,
             cached: false,
+            invalid: None,
         }
     }
 

@@ -10,6 +10,7 @@
 
 mod cache;
 mod compare;
+pub mod java;
 mod runner;
 mod sandbox;
 
@@ -17,7 +18,7 @@ pub use compare::{normalize, outputs_equal};
 pub use runner::{ExitClass, RunRequest, RunResult};
 pub use sandbox::{default_python, Isolation, ResourceLimits};
 
-use crate::program::ProgramHash;
+use crate::program::{Language, ProgramHash};
 use crate::task::Task;
 use runner::{Executor, ForkPool, RunSettings, Semaphore};
 use serde::Serialize;
@@ -68,6 +69,8 @@ pub struct OracleConfig {
     pub cache_entries: usize,
     /// Most bytes the cached decisions may hold (approximately).
     pub cache_bytes: usize,
+    /// The `java` launcher, for Java tasks (started on the first one).
+    pub java: PathBuf,
 }
 
 impl Default for OracleConfig {
@@ -84,6 +87,7 @@ impl Default for OracleConfig {
             float_tolerance: None,
             cache_entries: 200_000,
             cache_bytes: 64 << 20,
+            java: java::default_java(),
         }
     }
 }
@@ -204,6 +208,9 @@ pub struct Decision {
     pub tests_run: usize,
     /// Whether the decision came from the cache.
     pub cached: bool,
+    /// Why the candidate is not a program at all (a Java compile error): an invalid
+    /// candidate, not a verdict on its behaviour.
+    pub invalid: Option<String>,
 }
 
 impl Decision {
@@ -296,6 +303,9 @@ pub struct Oracle {
     config: OracleConfig,
     isolation: Isolation,
     executor: Executor,
+    /// The Java workers, started with the first Java run (`Err`: Java cannot run here).
+    java: std::sync::OnceLock<Result<java::JavaPool, String>>,
+    launcher: sandbox::Launcher,
     cache: Mutex<cache::DecisionCache>,
     counters: Counters,
 }
@@ -309,7 +319,7 @@ impl Oracle {
         }
         let (launcher, isolation) = sandbox::detect(&config.python, &config.limits);
         let settings = RunSettings {
-            launcher,
+            launcher: launcher.clone(),
             python: config.python.clone(),
             limits: config.limits,
             output_cap: config.output_cap,
@@ -331,6 +341,8 @@ impl Oracle {
             config,
             isolation,
             executor,
+            java: std::sync::OnceLock::new(),
+            launcher,
             cache: Mutex::new(cache),
             counters: Counters::default(),
         })
@@ -351,9 +363,22 @@ impl Oracle {
         self.run_seeded(source, stdin, timeout, REFERENCE_HASH_SEED)
     }
 
-    /// Runs one program on one input under string-hash seed `hash_seed`.
+    /// Runs one Python program on one input under string-hash seed `hash_seed`.
     pub fn run_seeded(
         &self,
+        source: &str,
+        stdin: &str,
+        timeout: Duration,
+        hash_seed: u32,
+    ) -> RunResult {
+        self.run_in(Language::Python, source, stdin, timeout, hash_seed)
+    }
+
+    /// Runs one program of `language` on one input (Java: compiled once per worker), retried
+    /// once on a fresh worker if the sandbox fails.
+    pub fn run_in(
+        &self,
+        language: Language,
         source: &str,
         stdin: &str,
         timeout: Duration,
@@ -364,14 +389,15 @@ impl Oracle {
             stdin,
             timeout,
             hash_seed,
+            language,
         };
         let start = Instant::now();
-        let mut r = self.executor.run(request);
+        let mut r = self.execute(request);
         if r.class == ExitClass::Crash {
             // The sandbox or the worker failed: once more, on a fresh worker (a dead fork
             // server is never reused).
             self.counters.retries.fetch_add(1, Ordering::Relaxed);
-            r = self.executor.run(request);
+            r = self.execute(request);
         }
         self.count_run(start);
         r
@@ -380,9 +406,54 @@ impl Oracle {
     /// One execution without a retry, counted.
     fn run_once(&self, request: RunRequest<'_>) -> RunResult {
         let start = Instant::now();
-        let r = self.executor.run(request);
+        let r = self.execute(request);
         self.count_run(start);
         r
+    }
+
+    /// Hands a request to the executor of its language.
+    fn execute(&self, request: RunRequest<'_>) -> RunResult {
+        match request.language {
+            Language::Python => self.executor.run(request),
+            Language::Java => match self.java_pool() {
+                Ok(pool) => pool.run(request.source, request.stdin, request.timeout),
+                Err(message) => RunResult {
+                    class: ExitClass::Crash,
+                    code: None,
+                    signal: None,
+                    stdout: String::new(),
+                    stderr_tail: message.clone(),
+                    seconds: 0.0,
+                    left_running: 0,
+                },
+            },
+        }
+    }
+
+    /// The Java workers, started on first use; `Err` says why Java cannot run here.
+    pub fn java_pool(&self) -> Result<&java::JavaPool, &String> {
+        self.java
+            .get_or_init(|| {
+                if !java::java_available(&self.config.java) {
+                    return Err(format!(
+                        "Java is not installed ({} not found): install a JDK (Debian: \
+                         openjdk-17-jdk-headless; `make setup` does) or pass --java",
+                        self.config.java.display()
+                    ));
+                }
+                let settings = java::JavaSettings {
+                    launcher: self.launcher.clone(),
+                    java: self.config.java.clone(),
+                    limits: self.config.limits,
+                    output_cap: self.config.output_cap,
+                };
+                let pool = java::JavaPool::new(settings, self.config.jobs)
+                    .map_err(|e| format!("cannot prepare the Java workers: {e}"))?;
+                pool.warm_up()
+                    .map_err(|e| format!("the Java worker cannot start here: {e}"))?;
+                Ok(pool)
+            })
+            .as_ref()
     }
 
     /// Counts a run (a retry included) that started at `start`.
@@ -397,6 +468,7 @@ impl Oracle {
     /// seed `hash_seed`, retried once on a fresh worker if the sandbox fails.
     pub fn run_test(
         &self,
+        language: Language,
         source: &str,
         test: &crate::task::TestCase,
         timeout: Duration,
@@ -409,7 +481,7 @@ impl Oracle {
                 timeout,
                 hash_seed,
             ),
-            None => self.run_seeded(source, &test.input, timeout, hash_seed),
+            None => self.run_in(language, source, &test.input, timeout, hash_seed),
         }
     }
 
@@ -436,7 +508,7 @@ impl Oracle {
         let runs = (0..task.test_count())
             .map(|i| {
                 let (prog, stdin) = Self::test_program(task, &task.source, i);
-                let r = self.run_seeded(&prog, stdin, self.cap_for(task), hash_seed);
+                let r = self.run_in(task.language, &prog, stdin, self.cap_for(task), hash_seed);
                 ReferenceRun {
                     stdout: r.stdout,
                     class: r.class,
@@ -459,17 +531,35 @@ impl Oracle {
             reason: Some(reason),
             reference: None,
         };
-        if let Err(e) = crate::program::validate(&task.source) {
+        if let Err(e) = crate::program::validate_as(task.language, &task.source) {
             return verdict(
                 ValidationStatus::Unparseable,
-                format!("the original does not parse as Python: {e}"),
+                format!("the original does not parse as {}: {e}", task.language),
             );
+        }
+        if task.language == Language::Java {
+            if task.test_code.is_some() || task.tests.iter().any(|t| t.call.is_some()) {
+                return verdict(
+                    ValidationStatus::Failing,
+                    "Java tasks are stdin/stdout programs: test_code and call tests are Python"
+                        .into(),
+                );
+            }
+            if let Err(message) = self.java_pool() {
+                return verdict(ValidationStatus::Error, message.clone());
+            }
         }
         if task.test_count() == 0 {
             return verdict(ValidationStatus::Failing, "the task has no tests".into());
         }
         let first = self.reference(task);
         for (i, run) in first.runs.iter().enumerate() {
+            if run.class == ExitClass::CompileError {
+                return verdict(
+                    ValidationStatus::Unparseable,
+                    format!("the original does not compile: {}", first_lines(&run.stderr)),
+                );
+            }
             if run.class == ExitClass::Timeout {
                 return verdict(
                     ValidationStatus::Timeout,
@@ -606,11 +696,25 @@ impl Oracle {
             failure: None,
             tests_run: 0,
             cached: false,
+            invalid: None,
         };
         for (i, expected) in reference.runs.iter().enumerate() {
             let (prog, stdin) = Self::test_program(task, candidate, i);
-            let got = self.run(&prog, stdin, self.candidate_timeout(task, expected.seconds));
+            let got = self.run_in(
+                task.language,
+                &prog,
+                stdin,
+                self.candidate_timeout(task, expected.seconds),
+                REFERENCE_HASH_SEED,
+            );
             decision.tests_run += 1;
+            if got.class == ExitClass::CompileError {
+                // Not a verdict: the candidate is not a program. Cached like one (compiling
+                // is deterministic).
+                decision.equivalent = false;
+                decision.invalid = Some(first_lines(&got.stderr_tail));
+                break;
+            }
             let mut sandbox_failure = None;
             if got.class == ExitClass::Crash {
                 // Twice (the run was retried on a fresh worker). Whose doing is it? The
@@ -684,6 +788,7 @@ impl Oracle {
             stdin,
             timeout: self.cap_for(task),
             hash_seed: REFERENCE_HASH_SEED,
+            language: task.language,
         });
         (r.class == ExitClass::Crash).then_some(r.stderr_tail)
     }
@@ -748,6 +853,12 @@ fn clip(s: &str) -> String {
 }
 
 /// The last non-blank line of `s`, trimmed (what a traceback says went wrong).
+/// The first lines of a compiler's messages (enough to say what is wrong).
+fn first_lines(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().take(3).collect();
+    clip(&lines.join(" | "))
+}
+
 pub(crate) fn last_line(s: &str) -> String {
     s.lines()
         .rev()

@@ -32,6 +32,8 @@ pub enum ExitClass {
     OutputLimit,
     /// The sandbox itself failed during the run (e.g. the program killed its fork server).
     Crash,
+    /// A Java program that does not compile (never a verdict: the candidate is invalid).
+    CompileError,
 }
 
 /// The outcome of one run.
@@ -77,8 +79,10 @@ pub struct RunRequest<'a> {
     pub stdin: &'a str,
     /// Wall-time limit.
     pub timeout: Duration,
-    /// The string-hash seed the program runs under (`PYTHONHASHSEED`).
+    /// The string-hash seed the program runs under (`PYTHONHASHSEED`; Java ignores it).
     pub hash_seed: u32,
+    /// The program's language (which executor runs it).
+    pub language: crate::program::Language,
 }
 
 /// Interpreter flags of every run: `-s` (no user site directory). Not `-I`: it would ignore

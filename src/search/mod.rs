@@ -26,7 +26,7 @@ pub mod diversity;
 
 use crate::detector::{classic, tokens_of, Detector, DetectorError};
 use crate::oracle::{Oracle, OracleFault, Reference};
-use crate::program::{classify, Classified, ProgramHash};
+use crate::program::{classify_as, Classified, Language, ProgramHash};
 pub use crate::program::{Candidate, Step};
 use crate::task::Task;
 use crate::transform::LoadedTransform;
@@ -155,6 +155,14 @@ pub struct Counts {
     /// test harness, say) while the original ran normally, so they count as not equivalent.
     #[serde(default)]
     pub sandbox_breakers: u64,
+    /// Candidates that parse but do not compile (Java): invalid programs, found by the oracle
+    /// when it first runs them, never verdicts on behaviour.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_compiling: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Wall time per stage.
@@ -464,6 +472,7 @@ impl<'a> Searcher<'a> {
     /// fixed order (member, then transform), each with where it came from.
     fn expand(
         &self,
+        language: Language,
         beam: &[Candidate],
         iteration: usize,
         seen: &mut HashSet<ProgramHash>,
@@ -472,6 +481,8 @@ impl<'a> Searcher<'a> {
         let t0 = Instant::now();
         let jobs: Vec<(usize, usize)> = (0..beam.len())
             .flat_map(|m| (0..self.transforms.len()).map(move |t| (m, t)))
+            // A transform is only offered programs of its language.
+            .filter(|&(_, t)| self.transforms[t].language == language)
             .collect();
         let outputs: Vec<Result<Option<Candidate>, &'static str>> = jobs
             .par_iter()
@@ -480,7 +491,7 @@ impl<'a> Searcher<'a> {
                 let tr = &self.transforms[t];
                 let seed = derive_seed(self.config.seed, iteration, &parent.hash, &tr.name);
                 match tr.apply(&parent.text, seed) {
-                    Ok(Some(out)) => match classify(&parent.text, out) {
+                    Ok(Some(out)) => match classify_as(language, &parent.text, out) {
                         Classified::Valid(text) => Ok(Some(Candidate::derived(
                             parent,
                             text,
@@ -566,10 +577,14 @@ impl<'a> Searcher<'a> {
         // A candidate that breaks its sandbox is a verdict (not equivalent), counted apart;
         // only a fault the original shares stops the task.
         let breakers = std::sync::atomic::AtomicU64::new(0);
+        let not_compiling = std::sync::atomic::AtomicU64::new(0);
         let check = |n: &Candidate| {
             self.oracle.check(task, reference, &n.text).map(|d| {
                 if d.broke_sandbox() {
                     breakers.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                if d.invalid.is_some() {
+                    not_compiling.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
                 d.equivalent
             })
@@ -621,6 +636,7 @@ impl<'a> Searcher<'a> {
             }
         }
         r.counts.sandbox_breakers += breakers.into_inner();
+        r.counts.not_compiling += not_compiling.into_inner();
         r.seconds.oracle += t0.elapsed().as_secs_f64();
         Ok(accepted)
     }
@@ -656,7 +672,7 @@ impl<'a> Searcher<'a> {
                 r.stopped = Some(reason);
                 break;
             }
-            let children = self.expand(&beam, it, &mut seen, &mut r);
+            let children = self.expand(task.language, &beam, it, &mut seen, &mut r);
             let mut children = self.constrain_children(task, children, &mut r)?;
             if let Some((bandit, per_iteration)) = &guide {
                 set_edit_sizes(&origin_tokens, &beam, &mut children);
@@ -772,7 +788,9 @@ impl<'a> Searcher<'a> {
                 r.stopped = Some(reason);
                 break;
             }
-            let mut order: Vec<usize> = (0..self.transforms.len()).collect();
+            let mut order: Vec<usize> = (0..self.transforms.len())
+                .filter(|&t| self.transforms[t].language == task.language)
+                .collect();
             order.shuffle(&mut rng);
             let mut moved = false;
             for t in order {
@@ -782,7 +800,7 @@ impl<'a> Searcher<'a> {
                 r.counts.generated += 1;
                 *r.calls.entry(tr.name.clone()).or_default() += 1;
                 let out = match tr.apply(&current.text, seed) {
-                    Ok(out) => out.map(|o| classify(&current.text, o)),
+                    Ok(out) => out.map(|o| classify_as(task.language, &current.text, o)),
                     Err(e) => {
                         count_error(&mut r.transform_errors, &tr.name, e.kind());
                         None

@@ -13,7 +13,7 @@ pub use render::{html, markdown, SelectionInfo};
 
 use crate::detector::{tokens_of, Detector, DetectorError};
 use crate::oracle::{Oracle, Reference};
-use crate::program::{classify, Candidate, Classified, ProgramHash, Step};
+use crate::program::{classify_as, Candidate, Classified, ProgramHash, Step};
 use crate::search::{applicable_window, derive_seed};
 use crate::task::Task;
 use crate::transform::{LoadedTransform, ScriptHeader};
@@ -206,6 +206,10 @@ pub fn evaluate_task(
                     )
                 }
             };
+            if t.language != task.language {
+                // Offered only programs of its language.
+                return (Outcome::NotApplicable, None);
+            }
             match t.apply(&task.source, seed) {
                 Err(e) => (
                     Outcome::Error {
@@ -215,7 +219,7 @@ pub fn evaluate_task(
                     None,
                 ),
                 Ok(None) => (Outcome::NotApplicable, None),
-                Ok(Some(out)) => match classify(&task.source, out) {
+                Ok(Some(out)) => match classify_as(task.language, &task.source, out) {
                     Classified::Unchanged => (Outcome::NotApplicable, None),
                     Classified::Invalid(_) => (Outcome::Invalid, None),
                     Classified::Valid(text) => match oracle.check(task, reference, &text) {
@@ -223,6 +227,8 @@ pub fn evaluate_task(
                         Ok(d) if d.equivalent => {
                             (Outcome::Correct { distance: f32::NAN }, Some(text))
                         }
+                        // A Java output that does not compile is invalid, not broken.
+                        Ok(d) if d.invalid.is_some() => (Outcome::Invalid, None),
                         Ok(_) => (Outcome::Broken, None),
                         Err(fault) => (
                             Outcome::Error {

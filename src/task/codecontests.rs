@@ -142,6 +142,7 @@ impl Collector {
                     set.tasks.push(Task {
                         id: format!("{problem}/{i}"),
                         source: src.clone(),
+                        language: crate::program::Language::Python,
                         tests: tests.clone(),
                         test_code: None,
                         entry_point: None,

@@ -54,8 +54,11 @@ impl TestCase {
 pub struct Task {
     /// Unique id within a task file.
     pub id: String,
-    /// The Python program.
+    /// The program (Python unless `language` says otherwise).
     pub source: String,
+    /// The program's language (`python` when absent).
+    #[serde(default, skip_serializing_if = "crate::program::Language::is_python")]
+    pub language: crate::program::Language,
     /// stdin/stdout tests (shared: every solution of a problem holds the same tests).
     #[serde(default)]
     pub tests: Arc<[TestCase]>,
@@ -90,6 +93,7 @@ impl Task {
         Task {
             id: id.into(),
             source: source.into(),
+            language: crate::program::Language::Python,
             tests: tests.into(),
             test_code: None,
             entry_point: None,
@@ -98,6 +102,12 @@ impl Task {
             time_limit_ms: None,
             adequacy: None,
         }
+    }
+
+    /// The same task for a program of `language`.
+    pub fn in_language(mut self, language: crate::program::Language) -> Self {
+        self.language = language;
+        self
     }
 
     /// Number of tests `tests grow` or a symbolic check added.

@@ -19,9 +19,16 @@ pub use runtime::{Limits, LoadedTransform, TransformKind, TransformRuntime};
 pub use script::{default_script_runner, ScriptHeader};
 pub use set::{default_transforms_dir, TransformSet};
 
-/// Host bindings generated from `transforms/wit/transform.wit`.
+/// Host bindings generated from `transforms/wit/transform.wit` (version 0.2.0: `info` says
+/// the transform's language).
 mod bindings {
     wasmtime::component::bindgen!({ world: "transform", path: "transforms/wit" });
+}
+
+/// Host bindings of version 0.1.0 (`transforms/wit-0.1`), whose `info` has no `language`:
+/// components built against it load as Python transforms.
+mod bindings_v01 {
+    wasmtime::component::bindgen!({ world: "transform", path: "transforms/wit-0.1" });
 }
 
 /// Host bindings of the script runner (`transforms/wit/script-runner.wit`).

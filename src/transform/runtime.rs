@@ -1,6 +1,8 @@
 //! The wasmtime engine, per-call limits and loaded transforms.
 
 use super::bindings::TransformPre;
+use super::bindings_v01::TransformPre as TransformPreV01;
+use crate::program::Language;
 use super::cache::{default_cache_dir, load_component};
 use super::error::{ApplyError, LoadError};
 use super::runner_bindings::ScriptRunnerPre;
@@ -262,32 +264,52 @@ impl TransformRuntime {
         let component =
             load_component(&self.engine, self.cache_dir.as_deref(), &bytes).map_err(invalid)?;
         let instance_pre = self.linker.instantiate_pre(&component).map_err(invalid)?;
-        let pre = TransformPre::new(instance_pre).map_err(invalid)?;
-        let pre = Arc::new(pre);
+        // The current WIT version first; a component whose `info` lacks `language` was built
+        // against 0.1.0 and is a Python transform.
+        let backend = match TransformPre::new(instance_pre.clone()) {
+            Ok(pre) => Backend::Component(Arc::new(pre)),
+            Err(current) => match TransformPreV01::new(instance_pre) {
+                Ok(pre) => Backend::ComponentV01(Arc::new(pre)),
+                Err(_) => return Err(invalid(current)),
+            },
+        };
         let mut loaded = LoadedTransform {
             name: String::new(),
             description: String::new(),
             category: String::new(),
+            language: Language::Python,
             file: path.to_path_buf(),
             kind: TransformKind::Component,
-            backend: Backend::Component(pre.clone()),
+            backend: backend.clone(),
             engine: self.engine.clone(),
             limits: self.limits,
             _ticker: self._ticker.clone(),
         };
         let info = loaded
-            .with_store(0, |store| {
-                let t = pre.instantiate(&mut *store)?;
-                t.call_info(store)
+            .with_store(0, |store| match &backend {
+                Backend::Component(pre) => {
+                    let t = pre.instantiate(&mut *store)?;
+                    t.call_info(store).map(|i| {
+                        (i.name, i.description, i.category, Some(i.language))
+                    })
+                }
+                Backend::ComponentV01(pre) => {
+                    let t = pre.instantiate(&mut *store)?;
+                    t.call_info(store)
+                        .map(|i| (i.name, i.description, i.category, None))
+                }
+                Backend::Script { .. } => Err(wasmtime::Error::msg("not a component")),
             })
             .map_err(|e| LoadError::Info {
                 path: path.to_path_buf(),
                 source: Box::new(e),
             })?;
-        check_name(path, &info.name)?;
-        loaded.name = info.name;
-        loaded.description = info.description;
-        loaded.category = info.category;
+        let (name, description, category, language) = info;
+        check_name(path, &name)?;
+        loaded.language = parse_language(path, language.as_deref())?;
+        loaded.name = name;
+        loaded.description = description;
+        loaded.category = category;
         Ok(loaded)
     }
 
@@ -310,8 +332,10 @@ impl TransformRuntime {
             None => ScriptHeader::name_from_stem(path),
         };
         check_name(path, &name)?;
+        let language = parse_language(path, header.language.as_deref())?;
         let runner = self.script_runner()?;
         Ok(LoadedTransform {
+            language,
             description: header
                 .description
                 .clone()
@@ -358,6 +382,17 @@ impl TransformRuntime {
     }
 }
 
+/// The language a transform declares (`None`: it says nothing, so Python).
+fn parse_language(path: &Path, language: Option<&str>) -> Result<Language, LoadError> {
+    match language {
+        None => Ok(Language::Python),
+        Some(l) => l.parse().map_err(|message| LoadError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        }),
+    }
+}
+
 /// Transform names are kebab-case: lower-case ASCII letters, digits and `-`.
 fn check_name(path: &Path, name: &str) -> Result<(), LoadError> {
     if name.is_empty()
@@ -376,8 +411,10 @@ fn check_name(path: &Path, name: &str) -> Result<(), LoadError> {
 /// How a transform runs.
 #[derive(Clone)]
 enum Backend {
-    /// Its own component.
+    /// Its own component (WIT 0.2.0).
     Component(Arc<TransformPre<HostState>>),
+    /// Its own component, built against WIT 0.1.0 (a Python transform).
+    ComponentV01(Arc<TransformPreV01<HostState>>),
     /// A script text, run by the shared runner component.
     Script {
         runner: Arc<ScriptRunnerPre<HostState>>,
@@ -423,6 +460,8 @@ pub struct LoadedTransform {
     pub description: String,
     /// naming | control-flow | data-flow | expression | structure | layout
     pub category: String,
+    /// The language of the programs it rewrites: it is only offered programs of this language.
+    pub language: Language,
     /// The file it came from (a component or a script).
     pub file: PathBuf,
     /// Component or script.
@@ -451,6 +490,10 @@ impl LoadedTransform {
                 let t = pre.instantiate(&mut *store)?;
                 t.call_apply(store, source, seed)
             }
+            Backend::ComponentV01(pre) => {
+                let t = pre.instantiate(&mut *store)?;
+                t.call_apply(store, source, seed)
+            }
             Backend::Script { runner, script } => {
                 let r = runner.instantiate(&mut *store)?;
                 r.call_run(store, script, source, seed)
@@ -472,7 +515,7 @@ impl LoadedTransform {
     pub fn script(&self) -> Option<&str> {
         match &self.backend {
             Backend::Script { script, .. } => Some(script),
-            Backend::Component(_) => None,
+            Backend::Component(_) | Backend::ComponentV01(_) => None,
         }
     }
 

@@ -29,6 +29,8 @@ pub struct ScriptHeader {
     pub category: Option<String>,
     /// `# description:`.
     pub description: Option<String>,
+    /// `# language:` (the language of the programs the script rewrites; Python when absent).
+    pub language: Option<String>,
     /// The leading comment block and module docstring, as text: the script's documentation.
     pub doc: String,
 }
@@ -62,6 +64,9 @@ impl ScriptHeader {
                     }
                     "category" if !value.is_empty() => {
                         header.category.get_or_insert(value);
+                    }
+                    "language" if !value.is_empty() => {
+                        header.language.get_or_insert(value);
                     }
                     "description" if !value.is_empty() => {
                         header.description.get_or_insert(value);

@@ -1,0 +1,190 @@
+//! Java end to end: the Java oracle (warm JVM workers in the sandbox), every Java transform on
+//! every Java fixture task checked by it, old WIT components loading as Python, language on
+//! tasks and transforms, and the jobs (attack, augment, select) on Java and mixed task files.
+
+mod common;
+
+use equimorph::oracle::{ExitClass, OracleMode, ValidationStatus};
+use equimorph::program::{classify_as, Classified, Language};
+use equimorph::task::{Task, TestCase};
+use rayon::prelude::*;
+use std::time::Duration;
+
+fn java_tasks() -> equimorph::task::TaskSet {
+    equimorph::task::load(&common::root().join("fixtures/java/tasks.jsonl"), None)
+        .expect("Java fixtures load")
+}
+
+fn java_task(id: &str, source: &str, tests: &[(&str, Option<&str>)]) -> Task {
+    Task::new(
+        id,
+        source,
+        tests
+            .iter()
+            .map(|(i, o)| TestCase::stdin(*i, o.map(String::from)))
+            .collect(),
+    )
+    .in_language(Language::Java)
+}
+
+const ECHO_SUM: &str = "import java.util.*;\npublic class Main {\n    static int runs = 0;\n    public static void main(String[] args) {\n        Scanner in = new Scanner(System.in);\n        int a = in.nextInt(), b = in.nextInt();\n        runs++;\n        System.out.println((a + b) + \" \" + runs);\n    }\n}\n";
+
+#[test]
+fn java_tasks_load_with_their_language_and_validate() {
+    let set = java_tasks();
+    assert!(set.tasks.len() >= 30, "{} Java tasks", set.tasks.len());
+    assert!(set.tasks.iter().all(|t| t.language == Language::Java));
+    let oracle = common::oracle(OracleMode::Fork);
+    let bad: Vec<String> = set
+        .tasks
+        .par_iter()
+        .map(|t| (t.id.clone(), oracle.validate(t)))
+        .filter(|(_, v)| v.status != ValidationStatus::Ok)
+        .map(|(id, v)| format!("{id}: {:?}", v.reason))
+        .collect();
+    assert!(bad.is_empty(), "{bad:?}");
+    // A Python task file says nothing about language: Python.
+    assert!(common::fixture_tasks()
+        .tasks
+        .iter()
+        .all(|t| t.language == Language::Python));
+}
+
+#[test]
+fn the_java_oracle_judges_runs_exits_and_compile_errors() {
+    let oracle = common::oracle(OracleMode::Fork);
+    let task = java_task("sum", ECHO_SUM, &[("1 2\n", Some("3 1\n")), ("5 5\n", None)]);
+    let v = oracle.validate(&task);
+    assert_eq!(v.status, ValidationStatus::Ok, "{:?}", v.reason);
+    let reference = v.reference.unwrap();
+    // Every run loads the classes afresh: the static counter starts at 0 each time.
+    assert!(reference.runs.iter().all(|r| r.stdout.ends_with(" 1\n")));
+    let same = ECHO_SUM.replace("(a + b)", "(b + a)");
+    assert!(oracle.check(&task, &reference, &same).unwrap().equivalent);
+    let differs = ECHO_SUM.replace("(a + b)", "(a * b)");
+    let d = oracle.check(&task, &reference, &differs).unwrap();
+    assert!(!d.equivalent && d.invalid.is_none(), "{d:?}");
+    // Parses (tree-sitter) but does not compile: invalid, not a verdict.
+    let broken = ECHO_SUM.replace("int a = in.nextInt()", "int a = \"x\"");
+    let d = oracle.check(&task, &reference, &broken).unwrap();
+    assert!(!d.equivalent);
+    assert!(d.invalid.as_deref().is_some_and(|m| m.contains("error")), "{d:?}");
+    // System.exit is the run's exit status, and output after it is never seen.
+    let exits = "public class Main { public static void main(String[] a) { System.out.println(\"x\"); try { System.exit(3); } catch (SecurityException e) { System.out.println(\"caught\"); } } }";
+    let r = oracle.run_in(Language::Java, exits, "", Duration::from_secs(5), 0);
+    assert_eq!((r.class, r.code, r.stdout.as_str()), (ExitClass::Error, Some(3), "x\n"));
+    // An uncaught exception is exit status 1 with java's message.
+    let throws = "public class Main { public static void main(String[] a) { int[] x = new int[1]; x[2] = 1; } }";
+    let r = oracle.run_in(Language::Java, throws, "", Duration::from_secs(5), 0);
+    assert_eq!((r.class, r.code), (ExitClass::Error, Some(1)));
+    assert!(r.stderr_tail.contains("ArrayIndexOutOfBoundsException"), "{}", r.stderr_tail);
+    // A run past its limit is a timeout, and the next run gets a healthy worker.
+    let spins = "public class Main { public static void main(String[] a) { while (true) { } } }";
+    let r = oracle.run_in(Language::Java, spins, "", Duration::from_millis(800), 0);
+    assert_eq!(r.class, ExitClass::Timeout);
+    let r = oracle.run_in(Language::Java, ECHO_SUM, "2 2\n", Duration::from_secs(5), 0);
+    assert_eq!((r.class, r.stdout.as_str()), (ExitClass::Success, "4 1\n"));
+}
+
+#[test]
+fn java_programs_run_in_the_sandbox() {
+    let oracle = common::oracle(OracleMode::Fork);
+    if oracle.isolation().launcher != "bubblewrap" {
+        eprintln!("bubblewrap is not available here: isolation not asserted");
+        return;
+    }
+    let probe = r#"import java.nio.file.*;
+public class Main {
+    public static void main(String[] args) {
+        try { new java.net.Socket("192.0.2.1", 9); System.out.println("net open"); }
+        catch (Exception e) { System.out.println("net closed"); }
+        try { Files.writeString(Path.of(System.getProperty("user.home"), "equimorph-java-escape"), "x"); System.out.println("home writable"); }
+        catch (Exception e) { System.out.println("home read-only"); }
+        System.out.println("env " + new java.util.TreeSet<>(System.getenv().keySet()));
+    }
+}
+"#;
+    let r = oracle.run_in(Language::Java, probe, "", Duration::from_secs(10), 0);
+    assert_eq!(r.class, ExitClass::Success, "{}", r.stderr_tail);
+    // The environment is cleared (bubblewrap sets only PWD).
+    assert_eq!(r.stdout, "net closed\nhome read-only\nenv [PWD]\n");
+}
+
+/// Every Java transform at seeds 0..4 on every Java fixture task, each output checked by the
+/// oracle: none may compile and behave differently (broken), and none may fail to compile.
+#[test]
+fn every_java_transform_on_every_java_task_is_equivalent() {
+    let set = common::default_set();
+    let java: Vec<_> = set
+        .iter()
+        .filter(|t| t.language == Language::Java)
+        .collect();
+    assert!(java.len() >= 12, "{} Java transforms", java.len());
+    let tasks = java_tasks();
+    let oracle = common::oracle(OracleMode::Fork);
+    let references: Vec<_> = tasks
+        .tasks
+        .par_iter()
+        .map(|t| oracle.validate(t).reference.expect("reference"))
+        .collect();
+    let jobs: Vec<(usize, usize, u64)> = (0..tasks.tasks.len())
+        .flat_map(|i| (0..java.len()).flat_map(move |t| (0..4u64).map(move |s| (i, t, s))))
+        .collect();
+    let outcomes: Vec<(String, Option<String>)> = jobs
+        .par_iter()
+        .filter_map(|&(i, t, seed)| {
+            let task = &tasks.tasks[i];
+            let tr = java[t];
+            let out = tr
+                .apply(&task.source, seed)
+                .unwrap_or_else(|e| panic!("{} on {}: {e}", tr.name, task.id))?;
+            let text = match classify_as(Language::Java, &task.source, out) {
+                Classified::Valid(text) => text,
+                other => panic!("{} seed {seed} on {}: {other:?}", tr.name, task.id),
+            };
+            let d = oracle.check(task, &references[i], &text).expect("sandbox works");
+            let problem = if let Some(why) = d.invalid {
+                Some(format!("{} seed {seed} on {}: does not compile: {why}\n{text}", tr.name, task.id))
+            } else if !d.equivalent {
+                Some(format!("{} seed {seed} broke {}: {:?}\n{text}", tr.name, task.id, d.failure))
+            } else {
+                None
+            };
+            Some((tr.name.clone(), problem))
+        })
+        .collect();
+    let problems: Vec<&String> = outcomes.iter().filter_map(|(_, p)| p.as_ref()).collect();
+    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.iter().take(3).map(|s| s.as_str()).collect::<Vec<_>>().join("\n\n"));
+    for t in &java {
+        let n = outcomes.iter().filter(|(name, _)| *name == t.name).count();
+        assert!(n >= 3, "{} applied to only {n} Java tasks", t.name);
+    }
+}
+
+#[test]
+fn transforms_declare_their_language_and_old_components_load_as_python() {
+    let (rt, _cache) = common::runtime(equimorph::transform::Limits::default());
+    // `hostile` is built against WIT 0.1.0 (no `language` in `info`).
+    let old = rt
+        .load(&common::test_transforms_dir().join("hostile.wasm"))
+        .expect("a 0.1.0 component loads");
+    assert_eq!(old.language, Language::Python);
+    assert_eq!(old.apply("x = 1\n", 0).unwrap().is_some(), true);
+    let java = common::default_set().get("java-local-rename").unwrap();
+    assert_eq!(java.language, Language::Java);
+    let out = common::equimorph(&["transforms", "list", "--json"], None);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&common::success_stdout(&out)).unwrap();
+    assert!(rows.iter().any(|r| r["name"] == "java-switch-to-if" && r["language"] == "java"));
+    assert!(rows.iter().any(|r| r["name"] == "var-rename" && r["language"] == "python"));
+    let text = common::success_stdout(&common::equimorph(&["transforms", "list"], None));
+    assert!(text.lines().next().unwrap().contains("LANGUAGE"), "{text}");
+    // `apply` knows a .java file, and refuses a transform of the other language.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("Main.java");
+    std::fs::write(&file, ECHO_SUM).unwrap();
+    let out = common::equimorph(&["apply", "--transform", "java-while-to-for,java-local-rename", "--seed", "3", file.to_str().unwrap()], None);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = common::equimorph(&["apply", "--transform", "var-rename", file.to_str().unwrap()], None);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("rewrites python programs"));
+}

@@ -49,6 +49,7 @@ const EXPECTED: &[&str] = &[
 
 /// The Java transforms of the default set.
 const EXPECTED_JAVA: &[&str] = &[
+    "java-comment-edit",
     "java-compound-assign",
     "java-dead-code",
     "java-extract-local",
@@ -56,7 +57,9 @@ const EXPECTED_JAVA: &[&str] = &[
     "java-for-to-while",
     "java-foreach-to-index",
     "java-if-else-flip",
+    "java-literal-unfold",
     "java-local-rename",
+    "java-member-rename",
     "java-operand-swap",
     "java-stmt-swap",
     "java-switch-to-if",

@@ -1,0 +1,123 @@
+//! ## What it does
+//! Removes comments, or adds plausible ones: a `//` line comment before a statement, or a
+//! `/* … */` block comment before a method, at their indentation.
+//!
+//! ## Why it preserves semantics
+//! javac discards comments. The one trap is that Java translates `\u` unicode escapes before it
+//! finds comments, so `// \u000a code` hides live code after an escaped newline: a comment
+//! holding `\u` is never removed, and inserted comments are plain ASCII words without
+//! backslashes. Comments inside string literals or text blocks are not comment nodes and are
+//! left alone; insertion happens only at the start of a statement's own line.
+//!
+//! ## Example
+//! ```java
+//! int total = 0; // running sum
+//! for (int x : xs) total += x;
+//! ```
+//! becomes
+//! ```java
+//! int total = 0;
+//! // walk through the items
+//! for (int x : xs) total += x;
+//! ```
+//!
+//! ## Not applied when
+//! The comment holds a unicode escape (`\u…`), or the statement does not start its line.
+
+use sdk::java::{statements, JavaParsed};
+use sdk::text::{line_end, line_start, starts_line};
+use sdk::{Edits, Rng};
+
+sdk::declare_java_transform! {
+    name: "java-comment-edit",
+    description: "Removes Java comments or adds plausible ones",
+    category: "layout",
+    rewrite: rewrite,
+}
+
+const PHRASES: &[&str] = &[
+    "read the input",
+    "compute the result",
+    "update the running total",
+    "walk through the items",
+    "check the boundary case",
+    "keep track of what we have seen",
+    "prepare the output",
+    "handle the remaining elements",
+    "store the intermediate value",
+    "print the answer",
+    "advance to the next element",
+    "nothing to do for empty input",
+    "the main loop",
+    "collect the values first",
+    "compare with the best so far",
+    "helper for the main routine",
+    "parse the numbers on this line",
+    "accumulate the counts",
+];
+
+fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
+    let mut edits = Edits::new();
+    let src = &p.source;
+    // Removal sites: comments without unicode escapes.
+    let comments: Vec<_> = p
+        .nodes()
+        .into_iter()
+        .filter(|n| matches!(n.kind(), "line_comment" | "block_comment"))
+        .filter(|n| !p.text(*n).contains("\\u"))
+        .collect();
+    // Insertion sites: statements and methods that start their line.
+    let mut anchors = Vec::new();
+    for b in p.nodes_of_kind("block") {
+        anchors.extend(statements(b).into_iter().filter(|s| starts_line(src, s.start_byte())));
+    }
+    anchors.extend(
+        p.nodes_of_kind("method_declaration")
+            .into_iter()
+            .filter(|m| starts_line(src, m.start_byte())),
+    );
+    for i in rng.sites(comments.len(), 0.5) {
+        let c = comments[i];
+        let (ls, le) = (line_start(src, c.start_byte()), line_end(src, c.end_byte()));
+        let before = &src[ls..c.start_byte()];
+        let after = &src[c.end_byte()..le];
+        if before.trim().is_empty() && after.trim().is_empty() {
+            // A comment alone on its line(s): the lines go (`le` is past the newline).
+            edits.replace(ls..le, "");
+        } else {
+            let start = c.start_byte() - (before.len() - before.trim_end().len());
+            edits.replace(start..c.end_byte(), if after.trim().is_empty() { "" } else { " " });
+        }
+    }
+    for i in rng.sites(anchors.len(), 0.2) {
+        let a = anchors[i];
+        if edits.overlaps(&(a.start_byte()..a.start_byte())) {
+            continue;
+        }
+        let ind = p.indent_of(a);
+        let phrase = PHRASES[rng.below(PHRASES.len())];
+        let text = if a.kind() == "method_declaration" {
+            format!("/* {phrase} */\n{ind}")
+        } else {
+            format!("// {phrase}\n{ind}")
+        };
+        edits.insert(a.start_byte(), text);
+    }
+    edits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::apply;
+    sdk::java_fixture_tests!(apply);
+
+    #[test]
+    fn comments_hiding_unicode_escapes_stay() {
+        let src = "public class Main {\n    public static void main(String[] a) {\n        // \\u000a System.out.println(\"live\");\n        System.out.println(\"x\");\n    }\n}\n";
+        for seed in 0..16 {
+            if let Ok(Some(out)) = apply(src, seed) {
+                assert!(out.contains("\\u000a System.out.println(\"live\");"), "{out}");
+            }
+        }
+    }
+}

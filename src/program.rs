@@ -8,7 +8,9 @@ use thiserror::Error;
 use tree_sitter::{Node, Parser};
 
 /// The programming language of a task, a transform or a program.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, PartialOrd, Ord,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
     /// Python 3 (the default: tasks and transforms that say nothing are Python).
@@ -57,7 +59,9 @@ impl std::str::FromStr for Language {
         match s.trim().to_ascii_lowercase().as_str() {
             "python" | "python3" | "py" => Ok(Language::Python),
             "java" => Ok(Language::Java),
-            other => Err(format!("unknown language '{other}' (expected python or java)")),
+            other => Err(format!(
+                "unknown language '{other}' (expected python or java)"
+            )),
         }
     }
 }

@@ -53,7 +53,11 @@ fn java_tasks_load_with_their_language_and_validate() {
 #[test]
 fn the_java_oracle_judges_runs_exits_and_compile_errors() {
     let oracle = common::oracle(OracleMode::Fork);
-    let task = java_task("sum", ECHO_SUM, &[("1 2\n", Some("3 1\n")), ("5 5\n", None)]);
+    let task = java_task(
+        "sum",
+        ECHO_SUM,
+        &[("1 2\n", Some("3 1\n")), ("5 5\n", None)],
+    );
     let v = oracle.validate(&task);
     assert_eq!(v.status, ValidationStatus::Ok, "{:?}", v.reason);
     let reference = v.reference.unwrap();
@@ -68,16 +72,26 @@ fn the_java_oracle_judges_runs_exits_and_compile_errors() {
     let broken = ECHO_SUM.replace("int a = in.nextInt()", "int a = \"x\"");
     let d = oracle.check(&task, &reference, &broken).unwrap();
     assert!(!d.equivalent);
-    assert!(d.invalid.as_deref().is_some_and(|m| m.contains("error")), "{d:?}");
+    assert!(
+        d.invalid.as_deref().is_some_and(|m| m.contains("error")),
+        "{d:?}"
+    );
     // System.exit is the run's exit status, and output after it is never seen.
     let exits = "public class Main { public static void main(String[] a) { System.out.println(\"x\"); try { System.exit(3); } catch (SecurityException e) { System.out.println(\"caught\"); } } }";
     let r = oracle.run_in(Language::Java, exits, "", Duration::from_secs(5), 0);
-    assert_eq!((r.class, r.code, r.stdout.as_str()), (ExitClass::Error, Some(3), "x\n"));
+    assert_eq!(
+        (r.class, r.code, r.stdout.as_str()),
+        (ExitClass::Error, Some(3), "x\n")
+    );
     // An uncaught exception is exit status 1 with java's message.
     let throws = "public class Main { public static void main(String[] a) { int[] x = new int[1]; x[2] = 1; } }";
     let r = oracle.run_in(Language::Java, throws, "", Duration::from_secs(5), 0);
     assert_eq!((r.class, r.code), (ExitClass::Error, Some(1)));
-    assert!(r.stderr_tail.contains("ArrayIndexOutOfBoundsException"), "{}", r.stderr_tail);
+    assert!(
+        r.stderr_tail.contains("ArrayIndexOutOfBoundsException"),
+        "{}",
+        r.stderr_tail
+    );
     // A run past its limit is a timeout, and the next run gets a healthy worker.
     let spins = "public class Main { public static void main(String[] a) { while (true) { } } }";
     let r = oracle.run_in(Language::Java, spins, "", Duration::from_millis(800), 0);
@@ -142,11 +156,19 @@ fn every_java_transform_on_every_java_task_is_equivalent() {
                 Classified::Valid(text) => text,
                 other => panic!("{} seed {seed} on {}: {other:?}", tr.name, task.id),
             };
-            let d = oracle.check(task, &references[i], &text).expect("sandbox works");
+            let d = oracle
+                .check(task, &references[i], &text)
+                .expect("sandbox works");
             let problem = if let Some(why) = d.invalid {
-                Some(format!("{} seed {seed} on {}: does not compile: {why}\n{text}", tr.name, task.id))
+                Some(format!(
+                    "{} seed {seed} on {}: does not compile: {why}\n{text}",
+                    tr.name, task.id
+                ))
             } else if !d.equivalent {
-                Some(format!("{} seed {seed} broke {}: {:?}\n{text}", tr.name, task.id, d.failure))
+                Some(format!(
+                    "{} seed {seed} broke {}: {:?}\n{text}",
+                    tr.name, task.id, d.failure
+                ))
             } else {
                 None
             };
@@ -154,7 +176,17 @@ fn every_java_transform_on_every_java_task_is_equivalent() {
         })
         .collect();
     let problems: Vec<&String> = outcomes.iter().filter_map(|(_, p)| p.as_ref()).collect();
-    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.iter().take(3).map(|s| s.as_str()).collect::<Vec<_>>().join("\n\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .take(3)
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
     for t in &java {
         let n = outcomes.iter().filter(|(name, _)| *name == t.name).count();
         assert!(n >= 3, "{} applied to only {n} Java tasks", t.name);
@@ -174,17 +206,78 @@ fn transforms_declare_their_language_and_old_components_load_as_python() {
     assert_eq!(java.language, Language::Java);
     let out = common::equimorph(&["transforms", "list", "--json"], None);
     let rows: Vec<serde_json::Value> = serde_json::from_str(&common::success_stdout(&out)).unwrap();
-    assert!(rows.iter().any(|r| r["name"] == "java-switch-to-if" && r["language"] == "java"));
-    assert!(rows.iter().any(|r| r["name"] == "var-rename" && r["language"] == "python"));
+    assert!(rows
+        .iter()
+        .any(|r| r["name"] == "java-switch-to-if" && r["language"] == "java"));
+    assert!(rows
+        .iter()
+        .any(|r| r["name"] == "var-rename" && r["language"] == "python"));
     let text = common::success_stdout(&common::equimorph(&["transforms", "list"], None));
     assert!(text.lines().next().unwrap().contains("LANGUAGE"), "{text}");
     // `apply` knows a .java file, and refuses a transform of the other language.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("Main.java");
     std::fs::write(&file, ECHO_SUM).unwrap();
-    let out = common::equimorph(&["apply", "--transform", "java-while-to-for,java-local-rename", "--seed", "3", file.to_str().unwrap()], None);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = common::equimorph(&["apply", "--transform", "var-rename", file.to_str().unwrap()], None);
+    let out = common::equimorph(
+        &[
+            "apply",
+            "--transform",
+            "java-while-to-for,java-local-rename",
+            "--seed",
+            "3",
+            file.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = common::equimorph(
+        &["apply", "--transform", "var-rename", file.to_str().unwrap()],
+        None,
+    );
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("rewrites python programs"));
+}
+
+#[test]
+fn codenet_java_submissions_load_as_java_tasks() {
+    use equimorph::task::{load_with, LoadOptions, TaskFormat};
+    let oracle = common::oracle(OracleMode::Fork);
+    // The full dataset: data/<problem>/Java/, kept when --language names Java, with metadata
+    // statuses and the problem's sample test.
+    let full = common::root().join("fixtures/formats/codenet");
+    let options = LoadOptions {
+        languages: vec!["java".into()],
+        ..LoadOptions::default()
+    };
+    let set = load_with(&full, Some(TaskFormat::Codenet), &options).unwrap();
+    let ids: Vec<&str> = set.tasks.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["p00001/s010"]);
+    assert_eq!(set.tasks[0].language, Language::Java);
+    assert_eq!(
+        set.broken.len(),
+        1,
+        "the Wrong Answer submission is kept aside"
+    );
+    let v = oracle.validate(&set.tasks[0]);
+    assert_eq!(v.status, ValidationStatus::Ok, "{:?}", v.reason);
+    // By default the full dataset loads Python only.
+    let default = load_with(&full, Some(TaskFormat::Codenet), &LoadOptions::default()).unwrap();
+    assert!(default.tasks.iter().all(|t| t.language == Language::Python));
+    // A Java250-style subset (only .java files) loads as Java without being asked; its tests
+    // come from the full dataset.
+    let subset = common::root().join("fixtures/formats/codenet_java250/Project_CodeNet_Java250");
+    let options = LoadOptions {
+        codenet_root: Some(full.clone()),
+        ..LoadOptions::default()
+    };
+    let set = load_with(&subset, Some(TaskFormat::Codenet), &options).unwrap();
+    assert_eq!(set.tasks.len(), 2);
+    assert!(set.tasks.iter().all(|t| t.language == Language::Java));
+    for t in &set.tasks {
+        assert_eq!(oracle.validate(t).status, ValidationStatus::Ok, "{}", t.id);
+    }
 }

@@ -188,7 +188,13 @@ fn keep(
     test: TestCase,
     deadline: Duration,
 ) -> Result<Kept, &'static str> {
-    let first = oracle.run_test(task.language, &task.source, &test, deadline, REFERENCE_HASH_SEED);
+    let first = oracle.run_test(
+        task.language,
+        &task.source,
+        &test,
+        deadline,
+        REFERENCE_HASH_SEED,
+    );
     match first.class {
         ExitClass::Success => {}
         ExitClass::Timeout => return Err(TOO_SLOW),
@@ -197,7 +203,13 @@ fn keep(
     if first.stdout.len() > MAX_GROWN_OUTPUT {
         return Err(TOO_LARGE);
     }
-    let second = oracle.run_test(task.language, &task.source, &test, deadline, SECOND_HASH_SEED);
+    let second = oracle.run_test(
+        task.language,
+        &task.source,
+        &test,
+        deadline,
+        SECOND_HASH_SEED,
+    );
     if second.class != ExitClass::Success || second.stdout != first.stdout {
         return Err(NOT_DETERMINISTIC);
     }

@@ -384,7 +384,10 @@ impl<'a> Augmenter<'a> {
                 .into_par_iter()
                 .map(|attempt| {
                     let mut errors = TransformErrors::new();
-                    (self.compose(task.language, &original, attempt, &mut errors), errors)
+                    (
+                        self.compose(task.language, &original, attempt, &mut errors),
+                        errors,
+                    )
                 })
                 .collect();
             next += batch;

@@ -79,7 +79,11 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
                     t.name
                 ),
                 Classified::Invalid(e) => {
-                    bail!("step {} ({}) produced invalid {language}: {e}", i + 1, t.name)
+                    bail!(
+                        "step {} ({}) produced invalid {language}: {e}",
+                        i + 1,
+                        t.name
+                    )
                 }
             },
             Ok(None) => eprintln!("step {} ({}): not applicable", i + 1, t.name),

@@ -557,7 +557,10 @@ impl Oracle {
             if run.class == ExitClass::CompileError {
                 return verdict(
                     ValidationStatus::Unparseable,
-                    format!("the original does not compile: {}", first_lines(&run.stderr)),
+                    format!(
+                        "the original does not compile: {}",
+                        first_lines(&run.stderr)
+                    ),
                 );
             }
             if run.class == ExitClass::Timeout {

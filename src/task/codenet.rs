@@ -16,6 +16,7 @@
 //! submissions that gave a wrong answer or crashed are kept aside as known-broken programs.
 
 use super::{BrokenProgram, LoadOptions, Task, TaskError, TaskSet, TestCase};
+use crate::program::Language;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -50,9 +51,9 @@ fn is_problem_id(name: &str) -> bool {
 struct Layout {
     /// Problem directories, sorted.
     problems: Vec<PathBuf>,
-    /// Within a problem directory, the folder holding its Python files ("Python" for the
-    /// full dataset, "" for a benchmark subset).
-    python_dir: &'static str,
+    /// The full dataset (`data/<problem>/<Language>/`) rather than a benchmark subset
+    /// (`<problem>/*.py` or `<problem>/*.java`).
+    full_layout: bool,
     /// The full dataset's root, for metadata, tests and clusters.
     full: Option<PathBuf>,
 }
@@ -66,7 +67,7 @@ impl Layout {
                     .into_iter()
                     .filter(|p| p.is_dir())
                     .collect(),
-                python_dir: "Python",
+                full_layout: true,
                 full: Some(root.to_path_buf()),
             });
         }
@@ -78,8 +79,8 @@ impl Layout {
             return Err(TaskError::Layout {
                 path: root.to_path_buf(),
                 message: "not a CodeNet directory: expected data/<problem>/Python/*.py (the full \
-                          dataset) or <problem>/*.py (a benchmark subset such as \
-                          Project_CodeNet_Python800)"
+                          dataset) or <problem>/*.py or <problem>/*.java (a benchmark subset \
+                          such as Project_CodeNet_Python800 or Project_CodeNet_Java250)"
                     .into(),
             });
         }
@@ -95,7 +96,7 @@ impl Layout {
         }
         Ok(Layout {
             problems,
-            python_dir: "",
+            full_layout: false,
             full: options.codenet_root.clone(),
         })
     }
@@ -205,11 +206,15 @@ impl Filter {
         self.statuses.contains(&s.status.to_lowercase())
     }
 
-    /// Whether the submission's language is kept; by default Python 3 (CPython or PyPy).
-    fn language_kept(&self, s: &Submission) -> bool {
+    /// Whether the submission's language is kept; by default Python 3 (CPython or PyPy) from
+    /// Python folders and Java from Java folders.
+    fn language_kept(&self, s: &Submission, folder: Language) -> bool {
         let orig = s.original_language.to_lowercase();
         if self.languages.is_empty() {
-            return is_python3(&orig);
+            return match folder {
+                Language::Python => is_python3(&orig),
+                Language::Java => s.language.eq_ignore_ascii_case("java"),
+            };
         }
         self.languages
             .iter()
@@ -292,16 +297,77 @@ pub(super) fn load(root: &Path, options: &LoadOptions) -> Result<TaskSet, TaskEr
         None => Default::default(),
     };
     let mut without_metadata = 0usize;
+    let names_java = filter.languages.iter().any(|l| l == "java");
+    let names_python =
+        filter.languages.is_empty() || filter.languages.iter().any(|l| !l.starts_with("java"));
     for problem_dir in &layout.problems {
         let problem = file_name(problem_dir);
-        let py_dir = problem_dir.join(layout.python_dir);
-        if !py_dir.is_dir() {
-            continue;
+        // Where the submissions are, and which extensions count: the full dataset keeps each
+        // language in its own folder (Java only when `--language` names it); a benchmark
+        // subset holds them side by side (Project_CodeNet_Java250: only `.java`, loaded as Java).
+        let mut folders: Vec<(PathBuf, Language)> = Vec::new();
+        if layout.full_layout {
+            if names_python {
+                folders.push((problem_dir.join("Python"), Language::Python));
+            }
+            if names_java {
+                folders.push((problem_dir.join("Java"), Language::Java));
+            }
+        } else {
+            let has = |ext: &str| {
+                sorted_entries(problem_dir)
+                    .is_ok_and(|v| v.iter().any(|p| p.extension().is_some_and(|e| e == ext)))
+            };
+            if names_python && has("py") {
+                folders.push((problem_dir.clone(), Language::Python));
+            }
+            if names_java || (filter.languages.is_empty() && !has("py") && has("java")) {
+                folders.push((problem_dir.clone(), Language::Java));
+            }
+        }
+        for (dir, language) in folders {
+            load_folder(
+                &dir,
+                language,
+                &problem,
+                &layout,
+                &filter,
+                &clusters,
+                &time_limits,
+                &mut without_metadata,
+                &mut set,
+            )?;
+        }
+    }
+    finish_load(root, &layout, without_metadata, set)
+}
+
+/// Loads the submissions of one problem in one language from `dir`.
+#[allow(clippy::too_many_arguments)]
+fn load_folder(
+    dir: &Path,
+    language: Language,
+    problem: &str,
+    layout: &Layout,
+    filter: &Filter,
+    clusters: &HashMap<String, String>,
+    time_limits: &HashMap<String, u64>,
+    without_metadata: &mut usize,
+    set: &mut TaskSet,
+) -> Result<(), TaskError> {
+    let problem = problem.to_string();
+    let extension = match language {
+        Language::Python => "py",
+        Language::Java => "java",
+    };
+    {
+        if !dir.is_dir() {
+            return Ok(());
         }
         let full = layout.full.as_deref();
-        let metadata = full.and_then(|f| read_metadata(f, &problem, &mut set));
+        let metadata = full.and_then(|f| read_metadata(f, &problem, set));
         let tests: Arc<[TestCase]> = full
-            .and_then(|f| sample_test(f, &problem, &mut set))
+            .and_then(|f| sample_test(f, &problem, set))
             .into_iter()
             .collect::<Vec<_>>()
             .into();
@@ -309,9 +375,9 @@ pub(super) fn load(root: &Path, options: &LoadOptions) -> Result<TaskSet, TaskEr
             .get(&problem)
             .cloned()
             .unwrap_or_else(|| problem.clone());
-        for file in sorted_entries(&py_dir)?
+        for file in sorted_entries(dir)?
             .into_iter()
-            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "py"))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == extension))
         {
             let stem = file
                 .file_stem()
@@ -319,13 +385,13 @@ pub(super) fn load(root: &Path, options: &LoadOptions) -> Result<TaskSet, TaskEr
                 .unwrap_or_default();
             let mut broken_verdict = None;
             match metadata.as_ref().map(|m| m.get(&stem)) {
-                None => without_metadata += 1,
+                None => *without_metadata += 1,
                 Some(None) => {
                     set.skip("submission(s) missing from the metadata", 1);
                     continue;
                 }
                 Some(Some(s)) => {
-                    if !filter.language_kept(s) {
+                    if !filter.language_kept(s, language) {
                         let orig = s.original_language.to_lowercase();
                         let reason = if is_python2(&orig) {
                             "Python 2 submission(s)".to_string()
@@ -365,7 +431,7 @@ pub(super) fn load(root: &Path, options: &LoadOptions) -> Result<TaskSet, TaskEr
                 });
                 continue;
             }
-            let mut task = Task::new(id, source, Vec::new());
+            let mut task = Task::new(id, source, Vec::new()).in_language(language);
             task.tests = tests.clone();
             task.problem = Some(identity.clone());
             task.time_limit_ms = time_limits.get(&problem).copied();
@@ -376,6 +442,16 @@ pub(super) fn load(root: &Path, options: &LoadOptions) -> Result<TaskSet, TaskEr
             }
         }
     }
+    Ok(())
+}
+
+/// Reports what the whole load could not know or test.
+fn finish_load(
+    root: &Path,
+    layout: &Layout,
+    without_metadata: usize,
+    mut set: TaskSet,
+) -> Result<TaskSet, TaskError> {
     if without_metadata > 0 {
         set.push_problem(
             root,

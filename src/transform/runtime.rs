@@ -2,11 +2,11 @@
 
 use super::bindings::TransformPre;
 use super::bindings_v01::TransformPre as TransformPreV01;
-use crate::program::Language;
 use super::cache::{default_cache_dir, load_component};
 use super::error::{ApplyError, LoadError};
 use super::runner_bindings::ScriptRunnerPre;
 use super::script::{default_script_runner, ScriptHeader};
+use crate::program::Language;
 use rand::{RngCore, SeedableRng};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -289,9 +289,8 @@ impl TransformRuntime {
             .with_store(0, |store| match &backend {
                 Backend::Component(pre) => {
                     let t = pre.instantiate(&mut *store)?;
-                    t.call_info(store).map(|i| {
-                        (i.name, i.description, i.category, Some(i.language))
-                    })
+                    t.call_info(store)
+                        .map(|i| (i.name, i.description, i.category, Some(i.language)))
                 }
                 Backend::ComponentV01(pre) => {
                     let t = pre.instantiate(&mut *store)?;

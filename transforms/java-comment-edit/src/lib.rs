@@ -69,7 +69,11 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
     // Insertion sites: statements and methods that start their line.
     let mut anchors = Vec::new();
     for b in p.nodes_of_kind("block") {
-        anchors.extend(statements(b).into_iter().filter(|s| starts_line(src, s.start_byte())));
+        anchors.extend(
+            statements(b)
+                .into_iter()
+                .filter(|s| starts_line(src, s.start_byte())),
+        );
     }
     anchors.extend(
         p.nodes_of_kind("method_declaration")
@@ -86,7 +90,10 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             edits.replace(ls..le, "");
         } else {
             let start = c.start_byte() - (before.len() - before.trim_end().len());
-            edits.replace(start..c.end_byte(), if after.trim().is_empty() { "" } else { " " });
+            edits.replace(
+                start..c.end_byte(),
+                if after.trim().is_empty() { "" } else { " " },
+            );
         }
     }
     for i in rng.sites(anchors.len(), 0.2) {
@@ -116,7 +123,10 @@ mod tests {
         let src = "public class Main {\n    public static void main(String[] a) {\n        // \\u000a System.out.println(\"live\");\n        System.out.println(\"x\");\n    }\n}\n";
         for seed in 0..16 {
             if let Ok(Some(out)) = apply(src, seed) {
-                assert!(out.contains("\\u000a System.out.println(\"live\");"), "{out}");
+                assert!(
+                    out.contains("\\u000a System.out.println(\"live\");"),
+                    "{out}"
+                );
             }
         }
     }

@@ -37,7 +37,9 @@ sdk::declare_java_transform! {
     rewrite: rewrite,
 }
 
-const TYPES: &[&str] = &["int", "long", "short", "byte", "char", "double", "float", "boolean", "String"];
+const TYPES: &[&str] = &[
+    "int", "long", "short", "byte", "char", "double", "float", "boolean", "String",
+];
 
 fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
@@ -83,7 +85,10 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
                 continue;
             };
             let rop = p.text(rop);
-            let ok_op = matches!(rop, "+" | "-" | "*" | "/" | "%" | "&" | "|" | "^" | "<<" | ">>" | ">>>");
+            let ok_op = matches!(
+                rop,
+                "+" | "-" | "*" | "/" | "%" | "&" | "|" | "^" | "<<" | ">>" | ">>>"
+            );
             if rl.kind() == "identifier" && p.text(rl) == x && ok_op {
                 sites.push((e.byte_range(), format!("{x} {rop}= {}", p.text(rr))));
             }

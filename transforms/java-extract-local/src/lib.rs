@@ -54,8 +54,17 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         match n.kind() {
             "return_statement" => {
                 let Some(e) = n.named_child(0) else { continue };
-                let simple = matches!(e.kind(), "identifier" | "decimal_integer_literal" | "true" | "false" | "string_literal" | "null_literal");
-                let ty = enclosing(n, &["method_declaration"]).and_then(|m| m.child_by_field_name("type"));
+                let simple = matches!(
+                    e.kind(),
+                    "identifier"
+                        | "decimal_integer_literal"
+                        | "true"
+                        | "false"
+                        | "string_literal"
+                        | "null_literal"
+                );
+                let ty = enclosing(n, &["method_declaration"])
+                    .and_then(|m| m.child_by_field_name("type"));
                 if !simple && ty.is_some_and(|t| t.kind() != "void_type") {
                     sites.push((n, 0));
                 }
@@ -63,20 +72,41 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             "if_statement" => sites.push((n, 1)),
             "local_variable_declaration" => {
                 // T r = e; return r;  with r used nowhere else.
-                let Some(next) = n.next_named_sibling() else { continue };
-                let decls: Vec<_> = named_children(n).into_iter().filter(|d| d.kind() == "variable_declarator").collect();
+                let Some(next) = n.next_named_sibling() else {
+                    continue;
+                };
+                let decls: Vec<_> = named_children(n)
+                    .into_iter()
+                    .filter(|d| d.kind() == "variable_declarator")
+                    .collect();
                 if decls.len() != 1 || next.kind() != "return_statement" {
                     continue;
                 }
-                let (Some(name), Some(_)) = (decls[0].child_by_field_name("name"), decls[0].child_by_field_name("value")) else { continue };
-                let Some(ret) = next.named_child(0) else { continue };
+                let (Some(name), Some(_)) = (
+                    decls[0].child_by_field_name("name"),
+                    decls[0].child_by_field_name("value"),
+                ) else {
+                    continue;
+                };
+                let Some(ret) = next.named_child(0) else {
+                    continue;
+                };
                 let ty = n.child_by_field_name("type").map(|t| p.text(t));
-                let mty = enclosing(n, &["method_declaration"]).and_then(|m| m.child_by_field_name("type")).map(|t| p.text(t));
+                let mty = enclosing(n, &["method_declaration"])
+                    .and_then(|m| m.child_by_field_name("type"))
+                    .map(|t| p.text(t));
                 let uses = descendants(n.parent().unwrap_or(n))
                     .into_iter()
                     .filter(|d| d.kind() == "identifier" && p.text(*d) == p.text(name))
                     .count();
-                if ret.kind() == "identifier" && p.text(ret) == p.text(name) && ty.is_some() && ty == mty && uses == 2 && !p.text(n).contains("final ") && decls[0].child_by_field_name("dimensions").is_none() {
+                if ret.kind() == "identifier"
+                    && p.text(ret) == p.text(name)
+                    && ty.is_some()
+                    && ty == mty
+                    && uses == 2
+                    && !p.text(n).contains("final ")
+                    && decls[0].child_by_field_name("dimensions").is_none()
+                {
                     sites.push((n, 2));
                 }
             }
@@ -90,7 +120,8 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             0 => {
                 let (Some(e), Some(ty)) = (
                     n.named_child(0),
-                    enclosing(n, &["method_declaration"]).and_then(|m| m.child_by_field_name("type")),
+                    enclosing(n, &["method_declaration"])
+                        .and_then(|m| m.child_by_field_name("type")),
                 ) else {
                     continue;
                 };
@@ -98,20 +129,32 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
                     continue;
                 }
                 let r = fresh.fresh(rng, Some("result"));
-                edits.replace(n.byte_range(), format!("{} {r} = {};\n{ind}return {r};", p.text(ty), p.text(e)));
+                edits.replace(
+                    n.byte_range(),
+                    format!("{} {r} = {};\n{ind}return {r};", p.text(ty), p.text(e)),
+                );
             }
             1 => {
-                let Some(cond) = n.child_by_field_name("condition") else { continue };
+                let Some(cond) = n.child_by_field_name("condition") else {
+                    continue;
+                };
                 let inner = cond.named_child(0).unwrap_or(cond);
-                if edits.overlaps(&cond.byte_range()) || edits.overlaps(&(n.start_byte()..n.start_byte())) {
+                if edits.overlaps(&cond.byte_range())
+                    || edits.overlaps(&(n.start_byte()..n.start_byte()))
+                {
                     continue;
                 }
                 let c = fresh.fresh(rng, Some("cond"));
-                edits.insert(n.start_byte(), format!("boolean {c} = {};\n{ind}", p.text(inner)));
+                edits.insert(
+                    n.start_byte(),
+                    format!("boolean {c} = {};\n{ind}", p.text(inner)),
+                );
                 edits.replace(cond.byte_range(), format!("({c})"));
             }
             _ => {
-                let Some(next) = n.next_named_sibling() else { continue };
+                let Some(next) = n.next_named_sibling() else {
+                    continue;
+                };
                 let Some(value) = named_children(n)
                     .into_iter()
                     .find(|d| d.kind() == "variable_declarator")
@@ -122,7 +165,10 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
                 if edits.overlaps(&(n.start_byte()..next.end_byte())) {
                     continue;
                 }
-                edits.replace(n.start_byte()..next.end_byte(), format!("return {};", p.text(value)));
+                edits.replace(
+                    n.start_byte()..next.end_byte(),
+                    format!("return {};", p.text(value)),
+                );
             }
         }
     }

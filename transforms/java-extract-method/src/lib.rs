@@ -66,7 +66,12 @@ fn site<'t>(p: &'t JavaParsed, block: Node<'t>, locals: &[scope::Local<'t>]) -> 
     let parent = block.parent()?;
     if !matches!(
         parent.kind(),
-        "if_statement" | "for_statement" | "enhanced_for_statement" | "while_statement" | "do_statement" | "block"
+        "if_statement"
+            | "for_statement"
+            | "enhanced_for_statement"
+            | "while_statement"
+            | "do_statement"
+            | "block"
     ) || sdk::java::statements(block).is_empty()
     {
         return None;
@@ -77,7 +82,9 @@ fn site<'t>(p: &'t JavaParsed, block: Node<'t>, locals: &[scope::Local<'t>]) -> 
         .find(|c| c.kind() == "modifiers")
         .map_or("", |m| p.text(m));
     let class_body = method.parent()?;
-    let top_level = class_body.parent().is_some_and(|c| c.kind() == "class_declaration" && c.parent().is_some_and(|r| r.kind() == "program"));
+    let top_level = class_body.parent().is_some_and(|c| {
+        c.kind() == "class_declaration" && c.parent().is_some_and(|r| r.kind() == "program")
+    });
     if !modifiers.split_whitespace().any(|w| w == "static")
         || method.child_by_field_name("type_parameters").is_some()
         || !top_level
@@ -90,14 +97,21 @@ fn site<'t>(p: &'t JavaParsed, block: Node<'t>, locals: &[scope::Local<'t>]) -> 
     }
     let inside = descendants(block);
     if inside.iter().any(|n| {
-        matches!(n.kind(), "this" | "super" | "yield_statement" | "class_body" | "labeled_statement")
+        matches!(
+            n.kind(),
+            "this" | "super" | "yield_statement" | "class_body" | "labeled_statement"
+        )
     }) {
         return None;
     }
     // Outer locals: declared before the block, in scope at it.
     let outer: Vec<&scope::Local<'t>> = locals
         .iter()
-        .filter(|l| l.decl.start_byte() < block.start_byte() && l.scope.contains(&block.start_byte()) && l.scope.end >= block.end_byte())
+        .filter(|l| {
+            l.decl.start_byte() < block.start_byte()
+                && l.scope.contains(&block.start_byte())
+                && l.scope.end >= block.end_byte()
+        })
         .collect();
     let mut params: Vec<(String, String)> = Vec::new();
     for n in &inside {
@@ -105,10 +119,14 @@ fn site<'t>(p: &'t JavaParsed, block: Node<'t>, locals: &[scope::Local<'t>]) -> 
             continue;
         }
         let name = p.text(*n);
-        let Some(l) = outer.iter().rev().find(|l| l.name == name) else { continue };
+        let Some(l) = outer.iter().rev().find(|l| l.name == name) else {
+            continue;
+        };
         // Written inside the block: a parameter could not carry the new value back.
         let written = n.parent().is_some_and(|q| {
-            (q.kind() == "assignment_expression" && q.child_by_field_name("left").is_some_and(|x| x.id() == n.id()))
+            (q.kind() == "assignment_expression"
+                && q.child_by_field_name("left")
+                    .is_some_and(|x| x.id() == n.id()))
                 || q.kind() == "update_expression"
         });
         if written {
@@ -123,7 +141,11 @@ fn site<'t>(p: &'t JavaParsed, block: Node<'t>, locals: &[scope::Local<'t>]) -> 
             params.push((name.to_string(), ty));
         }
     }
-    Some(Site { block, method, params })
+    Some(Site {
+        block,
+        method,
+        params,
+    })
 }
 
 fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
@@ -161,7 +183,10 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         );
         edits.replace(
             s.block.byte_range(),
-            format!("{{\n{block_ind}{unit}{name}({});\n{block_ind}}}", args.join(", ")),
+            format!(
+                "{{\n{block_ind}{unit}{name}({});\n{block_ind}}}",
+                args.join(", ")
+            ),
         );
         edits.insert(s.method.end_byte(), helper);
     }

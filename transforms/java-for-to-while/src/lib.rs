@@ -73,7 +73,9 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         if edits.overlaps(&f.byte_range()) {
             continue;
         }
-        let Some(body) = f.child_by_field_name("body") else { continue };
+        let Some(body) = f.child_by_field_name("body") else {
+            continue;
+        };
         let ind = p.indent_of(f).to_string();
         let (in1, in2) = (format!("{ind}{unit}"), format!("{ind}{unit}{unit}"));
         let mut cursor = f.walk();
@@ -86,7 +88,10 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         let mut out = String::from("{\n");
         for init in &inits {
             let t = p.text(*init);
-            out.push_str(&format!("{in1}{t}{}\n", if t.ends_with(';') { "" } else { ";" }));
+            out.push_str(&format!(
+                "{in1}{t}{}\n",
+                if t.ends_with(';') { "" } else { ";" }
+            ));
         }
         out.push_str(&format!("{in1}while ({cond}) {{\n"));
         // The body, re-indented two levels deeper, with its own `continue`s as `break label`.

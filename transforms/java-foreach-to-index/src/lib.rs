@@ -39,9 +39,23 @@ sdk::declare_java_transform! {
 }
 
 const COLLECTIONS: &[&str] = &[
-    "List", "ArrayList", "LinkedList", "Set", "HashSet", "LinkedHashSet", "TreeSet", "SortedSet",
-    "NavigableSet", "Collection", "Deque", "ArrayDeque", "Queue", "PriorityQueue", "Iterable",
-    "Vector", "Stack",
+    "List",
+    "ArrayList",
+    "LinkedList",
+    "Set",
+    "HashSet",
+    "LinkedHashSet",
+    "TreeSet",
+    "SortedSet",
+    "NavigableSet",
+    "Collection",
+    "Deque",
+    "ArrayDeque",
+    "Queue",
+    "PriorityQueue",
+    "Iterable",
+    "Vector",
+    "Stack",
 ];
 
 enum Kind {
@@ -76,8 +90,10 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             let body = f.child_by_field_name("body")?;
             let assigned = sdk::parse::descendants(body).into_iter().any(|n| {
                 (n.kind() == "assignment_expression"
-                    && n.child_by_field_name("left").is_some_and(|l| p.text(l) == name))
-                    || (n.kind() == "update_expression" && p.text(n).trim_matches(['+', '-']) == name)
+                    && n.child_by_field_name("left")
+                        .is_some_and(|l| p.text(l) == name))
+                    || (n.kind() == "update_expression"
+                        && p.text(n).trim_matches(['+', '-']) == name)
             });
             (!assigned).then_some((f, kind))
         })
@@ -101,10 +117,16 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             .split_once('(')
             .map_or("", |(_, m)| m)
             .trim();
-        let dims = f.child_by_field_name("dimensions").map_or("", |d| p.text(d));
+        let dims = f
+            .child_by_field_name("dimensions")
+            .map_or("", |d| p.text(d));
         let decl_ty = format!(
             "{}{}{}",
-            if modifiers.is_empty() { String::new() } else { format!("{modifiers} ") },
+            if modifiers.is_empty() {
+                String::new()
+            } else {
+                format!("{modifiers} ")
+            },
             p.text(ty),
             dims
         );

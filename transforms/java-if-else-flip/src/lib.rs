@@ -44,7 +44,9 @@ fn branch(p: &JavaParsed, n: Node<'_>) -> String {
 fn negate(p: &JavaParsed, cond: Node<'_>) -> String {
     let inner = cond.named_child(0).unwrap_or(cond);
     if inner.kind() == "unary_expression"
-        && inner.child_by_field_name("operator").is_some_and(|o| p.text(o) == "!")
+        && inner
+            .child_by_field_name("operator")
+            .is_some_and(|o| p.text(o) == "!")
     {
         if let Some(operand) = inner.child_by_field_name("operand") {
             if matches!(
@@ -52,7 +54,11 @@ fn negate(p: &JavaParsed, cond: Node<'_>) -> String {
                 "parenthesized_expression" | "identifier" | "method_invocation" | "field_access"
             ) {
                 let t = p.text(operand);
-                return if t.starts_with('(') { t.to_string() } else { format!("({t})") };
+                return if t.starts_with('(') {
+                    t.to_string()
+                } else {
+                    format!("({t})")
+                };
             }
         }
     }

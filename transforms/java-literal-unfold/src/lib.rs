@@ -65,7 +65,8 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         let text = if n.kind() == "string_literal" {
             let inner: Vec<char> = t[1..t.len() - 1].chars().collect();
             let at = 1 + rng.below(inner.len() - 1);
-            let (a, b): (String, String) = (inner[..at].iter().collect(), inner[at..].iter().collect());
+            let (a, b): (String, String) =
+                (inner[..at].iter().collect(), inner[at..].iter().collect());
             format!("(\"{a}\" + \"{b}\")")
         } else {
             let long = t.ends_with(['l', 'L']);

@@ -40,15 +40,30 @@ sdk::declare_java_transform! {
 
 /// Every occurrence of member `name` (declaration included), or `None` when one could mean
 /// something else.
-fn occurrences<'t>(p: &'t JavaParsed, name: &str, kind: &str, classes: &HashSet<&str>) -> Option<Vec<Node<'t>>> {
-    let qualifier_ok = |obj: Option<Node<'_>>| obj.is_none_or(|o| o.kind() == "this" || (o.kind() == "identifier" && classes.contains(p.text(o))));
+fn occurrences<'t>(
+    p: &'t JavaParsed,
+    name: &str,
+    kind: &str,
+    classes: &HashSet<&str>,
+) -> Option<Vec<Node<'t>>> {
+    let qualifier_ok = |obj: Option<Node<'_>>| {
+        obj.is_none_or(|o| {
+            o.kind() == "this" || (o.kind() == "identifier" && classes.contains(p.text(o)))
+        })
+    };
     let mut out = Vec::new();
     for n in p.nodes() {
         if n.kind() != "identifier" || p.text(n) != name {
             continue;
         }
-        let Some(parent) = n.parent() else { return None };
-        let is = |f: &str| parent.child_by_field_name(f).is_some_and(|c| c.id() == n.id());
+        let Some(parent) = n.parent() else {
+            return None;
+        };
+        let is = |f: &str| {
+            parent
+                .child_by_field_name(f)
+                .is_some_and(|c| c.id() == n.id())
+        };
         match parent.kind() {
             "method_declaration" if is("name") => {
                 if kind != "method" {
@@ -119,7 +134,13 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             // Only members of classes (not interfaces, enums, records).
             m.decl
                 .parent()
-                .and_then(|d| if m.kind == "field" { d.parent() } else { Some(d) })
+                .and_then(|d| {
+                    if m.kind == "field" {
+                        d.parent()
+                    } else {
+                        Some(d)
+                    }
+                })
                 .and_then(|d| d.parent())
                 .is_some_and(|body| body.kind() == "class_body")
         })

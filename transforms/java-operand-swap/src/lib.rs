@@ -57,7 +57,9 @@ fn mirrored(op: &str) -> Option<&'static str> {
 fn numeric(p: &JavaParsed, e: Node<'_>, numeric_locals: &[&str]) -> bool {
     descendants(e).into_iter().all(|n| match n.kind() {
         "identifier" => numeric_locals.contains(&p.text(n)),
-        "string_literal" | "character_literal" | "true" | "false" | "this" | "null_literal" => false,
+        "string_literal" | "character_literal" | "true" | "false" | "this" | "null_literal" => {
+            false
+        }
         _ => true,
     })
 }
@@ -74,7 +76,9 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         ) else {
             continue;
         };
-        let Some(new_op) = mirrored(p.text(op)) else { continue };
+        let Some(new_op) = mirrored(p.text(op)) else {
+            continue;
+        };
         let in_scope: Vec<&scope::Local<'_>> = locals
             .iter()
             .filter(|x| x.scope.contains(&b.start_byte()) && x.is_primitive())
@@ -101,7 +105,10 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             continue;
         }
         // Parenthesised, so precedence around and inside cannot change.
-        edits.replace(b.byte_range(), format!("({} {op} {})", p.text(r), p.text(l)));
+        edits.replace(
+            b.byte_range(),
+            format!("({} {op} {})", p.text(r), p.text(l)),
+        );
     }
     edits
 }

@@ -42,7 +42,11 @@ sdk::declare_java_transform! {
 }
 
 /// The names a pure single-variable declaration writes and reads, when `s` is one.
-fn pure_declaration<'t>(p: &'t JavaParsed, s: Node<'_>, primitives: &[&str]) -> Option<HashSet<&'t str>> {
+fn pure_declaration<'t>(
+    p: &'t JavaParsed,
+    s: Node<'_>,
+    primitives: &[&str],
+) -> Option<HashSet<&'t str>> {
     if s.kind() != "local_variable_declaration" {
         return None;
     }
@@ -81,10 +85,19 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             let (a, b) = (w[0], w[1]);
             let primitives: Vec<&str> = locals
                 .iter()
-                .filter(|l| l.is_primitive() && l.scope.contains(&a.start_byte()) && l.decl.start_byte() < a.start_byte())
+                .filter(|l| {
+                    l.is_primitive()
+                        && l.scope.contains(&a.start_byte())
+                        && l.decl.start_byte() < a.start_byte()
+                })
                 .map(|l| l.name.as_str())
                 .collect();
-            let movable = |n: Node<'_>| matches!(n.kind(), "expression_statement" | "local_variable_declaration");
+            let movable = |n: Node<'_>| {
+                matches!(
+                    n.kind(),
+                    "expression_statement" | "local_variable_declaration"
+                )
+            };
             if !movable(a) || !movable(b) {
                 continue;
             }

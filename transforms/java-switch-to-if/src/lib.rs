@@ -64,9 +64,13 @@ struct Group<'t> {
 fn literal(kind: &str) -> bool {
     matches!(
         kind,
-        "decimal_integer_literal" | "hex_integer_literal" | "octal_integer_literal"
-            | "binary_integer_literal" | "character_literal" | "string_literal"
-    ) 
+        "decimal_integer_literal"
+            | "hex_integer_literal"
+            | "octal_integer_literal"
+            | "binary_integer_literal"
+            | "character_literal"
+            | "string_literal"
+    )
 }
 
 /// The groups of a switch block, empty groups merged into the next; `None` when the switch is
@@ -79,7 +83,10 @@ fn groups<'t>(p: &JavaParsed, block: Node<'t>) -> Option<Vec<Group<'t>>> {
         if g.kind() != "switch_block_statement_group" {
             return None;
         }
-        for label in named_children(g).into_iter().filter(|c| c.kind() == "switch_label") {
+        for label in named_children(g)
+            .into_iter()
+            .filter(|c| c.kind() == "switch_label")
+        {
             let values = named_children(label);
             if values.is_empty() {
                 if p.text(label).trim_start().starts_with("default") {
@@ -130,7 +137,10 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         .collect();
     let mut sites = Vec::new();
     'each: for s in switches {
-        let (Some(cond), Some(block)) = (s.child_by_field_name("condition"), s.child_by_field_name("body")) else {
+        let (Some(cond), Some(block)) = (
+            s.child_by_field_name("condition"),
+            s.child_by_field_name("body"),
+        ) else {
             continue;
         };
         let Some(gs) = groups(p, block) else { continue };
@@ -148,7 +158,11 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             if i != n - 1 && !ends_in_break && can_complete_normally(last, &p.source) {
                 continue 'each; // falls through
             }
-            let kept = if ends_in_break { &g.body[..g.body.len() - 1] } else { &g.body[..] };
+            let kept = if ends_in_break {
+                &g.body[..g.body.len() - 1]
+            } else {
+                &g.body[..]
+            };
             for st in kept {
                 if st.kind() == "break_statement" && named_children(*st).is_empty() {
                     continue 'each;
@@ -186,7 +200,11 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             let t = fresh.fresh(rng, Some("key"));
             (format!("final var {t} = {inner};\n{ind}{unit}"), t, true)
         };
-        let body_ind = if wrap { format!("{ind}{unit}") } else { ind.clone() };
+        let body_ind = if wrap {
+            format!("{ind}{unit}")
+        } else {
+            ind.clone()
+        };
         let mut out = String::new();
         if wrap {
             out.push_str("{\n");
@@ -225,7 +243,11 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             first = false;
             let last = g.body[g.body.len() - 1];
             let ends_in_break = last.kind() == "break_statement" && named_children(last).is_empty();
-            let kept = if ends_in_break { &g.body[..g.body.len() - 1] } else { &g.body[..] };
+            let kept = if ends_in_break {
+                &g.body[..g.body.len() - 1]
+            } else {
+                &g.body[..]
+            };
             let from = p.indent_of(g.body[0]).to_string();
             for st in kept {
                 let moved = shift_lines(p.text(*st), &from, &format!("{body_ind}{unit}"));

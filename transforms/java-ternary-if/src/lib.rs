@@ -100,7 +100,9 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
                     .into_iter()
                     .filter(|d| d.kind() == "variable_declarator")
                     .collect();
-                let Some(ty) = n.child_by_field_name("type") else { continue };
+                let Some(ty) = n.child_by_field_name("type") else {
+                    continue;
+                };
                 if decls.len() != 1
                     || !SAFE_TYPES.contains(&p.text(ty))
                     || n.parent().is_none_or(|b| b.kind() != "block")
@@ -108,13 +110,16 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
                     continue;
                 }
                 let d = decls[0];
-                let (Some(name), Some(value)) =
-                    (d.child_by_field_name("name"), d.child_by_field_name("value"))
-                else {
+                let (Some(name), Some(value)) = (
+                    d.child_by_field_name("name"),
+                    d.child_by_field_name("value"),
+                ) else {
                     continue;
                 };
                 let value = unparen(value);
-                if value.kind() != "ternary_expression" || d.child_by_field_name("dimensions").is_some() {
+                if value.kind() != "ternary_expression"
+                    || d.child_by_field_name("dimensions").is_some()
+                {
                     continue;
                 }
                 let (c, a, b) = parts(p, value);
@@ -132,7 +137,9 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
                     continue;
                 }
                 if n.kind() == "expression_statement" {
-                    let Some((left, right)) = assignment(p, n) else { continue };
+                    let Some((left, right)) = assignment(p, n) else {
+                        continue;
+                    };
                     let right = unparen(right);
                     let ty = local_type(p.text(left), n.start_byte());
                     if right.kind() != "ternary_expression"
@@ -142,16 +149,24 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
                     }
                     let (c, a, b) = parts(p, right);
                     let x = p.text(left);
-                    sites.push((n, format!("if ({c}) {{ {x} = {a}; }} else {{ {x} = {b}; }}")));
+                    sites.push((
+                        n,
+                        format!("if ({c}) {{ {x} = {a}; }} else {{ {x} = {b}; }}"),
+                    ));
                 } else {
-                    let Some(e) = n.named_child(0).map(unparen) else { continue };
+                    let Some(e) = n.named_child(0).map(unparen) else {
+                        continue;
+                    };
                     if e.kind() != "ternary_expression"
                         || !method_return_type(p, n).is_some_and(|t| SAFE_TYPES.contains(&t))
                     {
                         continue;
                     }
                     let (c, a, b) = parts(p, e);
-                    sites.push((n, format!("if ({c}) {{ return {a}; }} else {{ return {b}; }}")));
+                    sites.push((
+                        n,
+                        format!("if ({c}) {{ return {a}; }} else {{ return {b}; }}"),
+                    ));
                 }
             }
             // The way back: if (c) x = a; else x = b;  /  if (c) return a; else return b;
@@ -171,14 +186,20 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
                     let x = p.text(l1);
                     let ty = local_type(x, n.start_byte());
                     if x == p.text(l2) && ty.is_some_and(|t| SAFE_TYPES.contains(&t.as_str())) {
-                        sites.push((n, format!("{x} = {c} ? ({}) : ({});", p.text(r1), p.text(r2))));
+                        sites.push((
+                            n,
+                            format!("{x} = {c} ? ({}) : ({});", p.text(r1), p.text(r2)),
+                        ));
                     }
                 } else if s1.kind() == "return_statement"
                     && s2.kind() == "return_statement"
                     && method_return_type(p, n).is_some_and(|t| SAFE_TYPES.contains(&t))
                 {
                     if let (Some(r1), Some(r2)) = (s1.named_child(0), s2.named_child(0)) {
-                        sites.push((n, format!("return {c} ? ({}) : ({});", p.text(r1), p.text(r2))));
+                        sites.push((
+                            n,
+                            format!("return {c} ? ({}) : ({});", p.text(r1), p.text(r2)),
+                        ));
                     }
                 }
             }

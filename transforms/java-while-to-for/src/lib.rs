@@ -34,14 +34,19 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
     let loops = p.nodes_of_kind("while_statement");
     for i in rng.sites(loops.len(), 0.5) {
         let w = loops[i];
-        let Some(cond) = w.child_by_field_name("condition") else { continue };
+        let Some(cond) = w.child_by_field_name("condition") else {
+            continue;
+        };
         // `while` + the condition's parentheses → `for (; cond; )`.
         let inner = p.text(cond);
         let inner = inner
             .strip_prefix('(')
             .and_then(|t| t.strip_suffix(')'))
             .unwrap_or(inner);
-        edits.replace(w.start_byte()..cond.end_byte(), format!("for (; {}; )", inner.trim()));
+        edits.replace(
+            w.start_byte()..cond.end_byte(),
+            format!("for (; {}; )", inner.trim()),
+        );
     }
     edits
 }

@@ -47,7 +47,8 @@ struct JavaRunner {
 static JAVA: std::sync::Mutex<Option<JavaRunner>> = std::sync::Mutex::new(None);
 
 fn java_frame_write(w: &mut impl std::io::Write, data: &[u8]) {
-    w.write_all(&(data.len() as u32).to_le_bytes()).expect("write to the Java worker");
+    w.write_all(&(data.len() as u32).to_le_bytes())
+        .expect("write to the Java worker");
     w.write_all(data).expect("write to the Java worker");
 }
 
@@ -69,9 +70,15 @@ pub fn run_java(source: &str) -> (i32, String, String) {
         let dir = std::env::temp_dir().join(format!("equimorph-sdk-java-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let file = dir.join("JavaWorker.java");
-        std::fs::write(&file, include_str!("../../../src/oracle/JavaWorker.java")).expect("write worker");
+        std::fs::write(&file, include_str!("../../../src/oracle/JavaWorker.java"))
+            .expect("write worker");
         let mut child = Command::new("java")
-            .args(["-XX:+UseSerialGC", "-XX:-UsePerfData", "-Djava.security.manager=allow", "-Xmx512m"])
+            .args([
+                "-XX:+UseSerialGC",
+                "-XX:-UsePerfData",
+                "-Djava.security.manager=allow",
+                "-Xmx512m",
+            ])
             .arg(&file)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

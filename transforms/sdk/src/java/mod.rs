@@ -13,17 +13,104 @@ use tree_sitter::{Node, Parser, Tree};
 /// Java's reserved words, literals and the names of `java.lang` types a program may use
 /// unqualified: a fresh name is never one of them.
 pub const RESERVED: &[&str] = &[
-    "abstract", "assert", "boolean", "break", "byte", "case", "catch", "char", "class", "const",
-    "continue", "default", "do", "double", "else", "enum", "extends", "final", "finally", "float",
-    "for", "goto", "if", "implements", "import", "instanceof", "int", "interface", "long",
-    "native", "new", "package", "private", "protected", "public", "return", "short", "static",
-    "strictfp", "super", "switch", "synchronized", "this", "throw", "throws", "transient", "try",
-    "void", "volatile", "while", "true", "false", "null", "var", "yield", "record", "sealed",
-    "permits", "when", "module", "open", "exports", "requires", "uses", "provides", "to", "with",
-    "transitive", "opens", "String", "Object", "Integer", "Long", "Math", "System", "Character",
-    "Double", "Boolean", "Byte", "Short", "Float", "StringBuilder", "Thread", "Exception",
-    "RuntimeException", "Error", "Throwable", "Iterable", "Runnable", "Comparable", "Number",
-    "Class", "Void", "Record", "Enum", "it", "main", "args",
+    "abstract",
+    "assert",
+    "boolean",
+    "break",
+    "byte",
+    "case",
+    "catch",
+    "char",
+    "class",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extends",
+    "final",
+    "finally",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "implements",
+    "import",
+    "instanceof",
+    "int",
+    "interface",
+    "long",
+    "native",
+    "new",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "short",
+    "static",
+    "strictfp",
+    "super",
+    "switch",
+    "synchronized",
+    "this",
+    "throw",
+    "throws",
+    "transient",
+    "try",
+    "void",
+    "volatile",
+    "while",
+    "true",
+    "false",
+    "null",
+    "var",
+    "yield",
+    "record",
+    "sealed",
+    "permits",
+    "when",
+    "module",
+    "open",
+    "exports",
+    "requires",
+    "uses",
+    "provides",
+    "to",
+    "with",
+    "transitive",
+    "opens",
+    "String",
+    "Object",
+    "Integer",
+    "Long",
+    "Math",
+    "System",
+    "Character",
+    "Double",
+    "Boolean",
+    "Byte",
+    "Short",
+    "Float",
+    "StringBuilder",
+    "Thread",
+    "Exception",
+    "RuntimeException",
+    "Error",
+    "Throwable",
+    "Iterable",
+    "Runnable",
+    "Comparable",
+    "Number",
+    "Class",
+    "Void",
+    "Record",
+    "Enum",
+    "it",
+    "main",
+    "args",
 ];
 
 /// A parsed Java program: its text and syntax tree (without ERROR or MISSING nodes).
@@ -98,7 +185,11 @@ impl JavaParsed {
 }
 
 /// Parses `source` as Java, runs `rewrite` and applies its edits (see [`crate::run`]).
-pub fn run(source: &str, seed: u64, rewrite: impl FnOnce(&JavaParsed, &mut Rng) -> Edits) -> Outcome {
+pub fn run(
+    source: &str,
+    seed: u64,
+    rewrite: impl FnOnce(&JavaParsed, &mut Rng) -> Edits,
+) -> Outcome {
     run_with(source, Rng::new(seed), rewrite).0
 }
 
@@ -217,7 +308,9 @@ pub fn jumps_out(body: Node<'_>, returns: bool) -> bool {
             in_loop || is_loop(n.kind()),
             in_switch || n.kind() == "switch_expression",
         );
-        named_children(n).into_iter().any(|c| walk(c, l, s, returns))
+        named_children(n)
+            .into_iter()
+            .any(|c| walk(c, l, s, returns))
     }
     named_children(body)
         .into_iter()
@@ -290,7 +383,9 @@ pub fn can_complete_normally(stmt: Node<'_>, src: &str) -> bool {
 
 /// Whether `node` holds a `break` (any) outside lambdas and class bodies.
 fn has_break(node: Node<'_>) -> bool {
-    descendants(node).iter().any(|n| n.kind() == "break_statement")
+    descendants(node)
+        .iter()
+        .any(|n| n.kind() == "break_statement")
 }
 
 /// Whether `expr` is free of side effects and of exceptions, judged from its syntax alone:
@@ -300,10 +395,18 @@ fn has_break(node: Node<'_>) -> bool {
 /// (which is still pure, but changes nothing here).
 pub fn is_pure(parsed: &JavaParsed, expr: Node<'_>, primitives: &[&str]) -> bool {
     match expr.kind() {
-        "decimal_integer_literal" | "hex_integer_literal" | "octal_integer_literal"
-        | "binary_integer_literal" | "decimal_floating_point_literal"
-        | "hex_floating_point_literal" | "true" | "false" | "character_literal"
-        | "string_literal" | "null_literal" | "this" => true,
+        "decimal_integer_literal"
+        | "hex_integer_literal"
+        | "octal_integer_literal"
+        | "binary_integer_literal"
+        | "decimal_floating_point_literal"
+        | "hex_floating_point_literal"
+        | "true"
+        | "false"
+        | "character_literal"
+        | "string_literal"
+        | "null_literal"
+        | "this" => true,
         "identifier" => primitives.contains(&parsed.text(expr)),
         "parenthesized_expression" => named_children(expr)
             .into_iter()
@@ -325,12 +428,10 @@ pub fn is_pure(parsed: &JavaParsed, expr: Node<'_>, primitives: &[&str]) -> bool
                     .child_by_field_name("right")
                     .is_some_and(|o| is_pure(parsed, o, primitives))
         }
-        "ternary_expression" => ["condition", "consequence", "alternative"]
-            .iter()
-            .all(|f| {
-                expr.child_by_field_name(f)
-                    .is_some_and(|o| is_pure(parsed, o, primitives))
-            }),
+        "ternary_expression" => ["condition", "consequence", "alternative"].iter().all(|f| {
+            expr.child_by_field_name(f)
+                .is_some_and(|o| is_pure(parsed, o, primitives))
+        }),
         _ => false,
     }
 }
@@ -392,7 +493,8 @@ mod tests {
 
     #[test]
     fn completion_and_jumps() {
-        let src = "class A { void f(int n) { while (true) { if (n > 0) break; } for (;;) { return; } } }";
+        let src =
+            "class A { void f(int n) { while (true) { if (n > 0) break; } for (;;) { return; } } }";
         let p = JavaParsed::new(src).unwrap();
         let loops: Vec<_> = p
             .nodes()
@@ -404,12 +506,16 @@ mod tests {
         let body = loops[0].child_by_field_name("body").unwrap();
         // The `break` leaves the loop body it sits in.
         assert!(jumps_out(body, false));
-        assert!(jumps_out(loops[1].child_by_field_name("body").unwrap(), true));
+        assert!(jumps_out(
+            loops[1].child_by_field_name("body").unwrap(),
+            true
+        ));
     }
 
     #[test]
     fn purity() {
-        let src = "class A { void f(int a, Integer b) { int x = a + 1; int y = a / 2; int z = b + 1; } }";
+        let src =
+            "class A { void f(int a, Integer b) { int x = a + 1; int y = a / 2; int z = b + 1; } }";
         let p = JavaParsed::new(src).unwrap();
         let values: Vec<_> = p
             .nodes_of_kind("variable_declarator")

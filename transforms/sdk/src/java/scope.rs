@@ -72,7 +72,9 @@ pub fn locals(parsed: &JavaParsed) -> Vec<Local<'_>> {
         match n.kind() {
             "local_variable_declaration" => {
                 let Some(parent) = n.parent() else { continue };
-                let ty = n.child_by_field_name("type").map(|t| parsed.text(t).to_string());
+                let ty = n
+                    .child_by_field_name("type")
+                    .map(|t| parsed.text(t).to_string());
                 let (end, kind) = match parent.kind() {
                     "for_statement" => (parent.end_byte(), LocalKind::ForVariable),
                     // A declaration in a switch group is in scope to the end of the switch block.
@@ -99,7 +101,9 @@ pub fn locals(parsed: &JavaParsed) -> Vec<Local<'_>> {
                 }
             }
             "formal_parameter" | "spread_parameter" => {
-                let Some(owner) = n.parent().and_then(|p| p.parent()) else { continue };
+                let Some(owner) = n.parent().and_then(|p| p.parent()) else {
+                    continue;
+                };
                 let kind = if owner.kind() == "lambda_expression" {
                     LocalKind::LambdaParameter
                 } else {
@@ -121,7 +125,8 @@ pub fn locals(parsed: &JavaParsed) -> Vec<Local<'_>> {
                             .find(|c| c.kind() != "modifiers" && c.kind() != "variable_declarator")
                             .map(|t| format!("{}[]", parsed.text(t)))
                     } else {
-                        n.child_by_field_name("type").map(|t| parsed.text(t).to_string())
+                        n.child_by_field_name("type")
+                            .map(|t| parsed.text(t).to_string())
                     };
                     out.push(Local {
                         name: parsed.text(name).to_string(),
@@ -133,7 +138,9 @@ pub fn locals(parsed: &JavaParsed) -> Vec<Local<'_>> {
                 }
             }
             "lambda_expression" => {
-                let Some(params) = n.child_by_field_name("parameters") else { continue };
+                let Some(params) = n.child_by_field_name("parameters") else {
+                    continue;
+                };
                 let names: Vec<Node<'_>> = match params.kind() {
                     "identifier" => vec![params],
                     "inferred_parameters" => named_children(params)
@@ -154,7 +161,10 @@ pub fn locals(parsed: &JavaParsed) -> Vec<Local<'_>> {
             }
             "catch_formal_parameter" => {
                 let Some(clause) = n.parent() else { continue };
-                if let Some(name) = n.child_by_field_name("name").filter(|x| x.kind() == "identifier") {
+                if let Some(name) = n
+                    .child_by_field_name("name")
+                    .filter(|x| x.kind() == "identifier")
+                {
                     let ty = named_children(n)
                         .into_iter()
                         .find(|c| c.kind() == "catch_type")
@@ -169,23 +179,35 @@ pub fn locals(parsed: &JavaParsed) -> Vec<Local<'_>> {
                 }
             }
             "enhanced_for_statement" => {
-                if let Some(name) = n.child_by_field_name("name").filter(|x| x.kind() == "identifier") {
+                if let Some(name) = n
+                    .child_by_field_name("name")
+                    .filter(|x| x.kind() == "identifier")
+                {
                     out.push(Local {
                         name: parsed.text(name).to_string(),
                         decl: name,
-                        ty: n.child_by_field_name("type").map(|t| parsed.text(t).to_string()),
+                        ty: n
+                            .child_by_field_name("type")
+                            .map(|t| parsed.text(t).to_string()),
                         scope: name.start_byte()..n.end_byte(),
                         kind: LocalKind::EnhancedForVariable,
                     });
                 }
             }
             "resource" => {
-                let Some(tries) = n.parent().and_then(|p| p.parent()) else { continue };
-                if let Some(name) = n.child_by_field_name("name").filter(|x| x.kind() == "identifier") {
+                let Some(tries) = n.parent().and_then(|p| p.parent()) else {
+                    continue;
+                };
+                if let Some(name) = n
+                    .child_by_field_name("name")
+                    .filter(|x| x.kind() == "identifier")
+                {
                     out.push(Local {
                         name: parsed.text(name).to_string(),
                         decl: name,
-                        ty: n.child_by_field_name("type").map(|t| parsed.text(t).to_string()),
+                        ty: n
+                            .child_by_field_name("type")
+                            .map(|t| parsed.text(t).to_string()),
                         scope: name.start_byte()..tries.end_byte(),
                         kind: LocalKind::Resource,
                     });
@@ -201,22 +223,45 @@ pub fn locals(parsed: &JavaParsed) -> Vec<Local<'_>> {
 /// `.`, not a method's name, not a label, not a type, package or annotation, and not a
 /// declaration.
 pub fn is_variable_position(id: Node<'_>) -> bool {
-    let Some(parent) = id.parent() else { return false };
-    let is_field = |f: &str| parent.child_by_field_name(f).is_some_and(|c| c.id() == id.id());
+    let Some(parent) = id.parent() else {
+        return false;
+    };
+    let is_field = |f: &str| {
+        parent
+            .child_by_field_name(f)
+            .is_some_and(|c| c.id() == id.id())
+    };
     match parent.kind() {
         "field_access" => !is_field("field"),
         "method_invocation" => !is_field("name"),
         "method_reference" => parent.named_child(0).is_some_and(|c| c.id() == id.id()),
-        "labeled_statement" | "break_statement" | "continue_statement" | "scoped_identifier"
-        | "import_declaration" | "package_declaration" | "marker_annotation" | "annotation"
-        | "element_value_pair" | "scoped_type_identifier" | "enum_constant" => false,
+        "labeled_statement"
+        | "break_statement"
+        | "continue_statement"
+        | "scoped_identifier"
+        | "import_declaration"
+        | "package_declaration"
+        | "marker_annotation"
+        | "annotation"
+        | "element_value_pair"
+        | "scoped_type_identifier"
+        | "enum_constant" => false,
         // Declarations: only their `name` declares; other identifier children (an initialiser,
         // the iterated value of an enhanced `for`, the operand of `instanceof`, a resource that
         // names an existing variable) are references.
-        "variable_declarator" | "formal_parameter" | "catch_formal_parameter" | "resource"
-        | "enhanced_for_statement" | "method_declaration" | "constructor_declaration"
-        | "class_declaration" | "interface_declaration" | "enum_declaration"
-        | "record_declaration" | "instanceof_expression" | "record_pattern_component"
+        "variable_declarator"
+        | "formal_parameter"
+        | "catch_formal_parameter"
+        | "resource"
+        | "enhanced_for_statement"
+        | "method_declaration"
+        | "constructor_declaration"
+        | "class_declaration"
+        | "interface_declaration"
+        | "enum_declaration"
+        | "record_declaration"
+        | "instanceof_expression"
+        | "record_pattern_component"
         | "type_parameter" => !is_field("name"),
         "inferred_parameters" => false,
         "lambda_expression" => !is_field("parameters"),
@@ -255,9 +300,14 @@ pub fn references<'t>(parsed: &'t JavaParsed, local: &Local<'t>) -> Option<Vec<N
         if let Some(p) = n.parent() {
             let declares = matches!(
                 p.kind(),
-                "variable_declarator" | "formal_parameter" | "catch_formal_parameter"
-                    | "enhanced_for_statement" | "inferred_parameters" | "lambda_expression"
-                    | "instanceof_expression" | "record_pattern_component"
+                "variable_declarator"
+                    | "formal_parameter"
+                    | "catch_formal_parameter"
+                    | "enhanced_for_statement"
+                    | "inferred_parameters"
+                    | "lambda_expression"
+                    | "instanceof_expression"
+                    | "record_pattern_component"
             ) && !is_variable_position(n);
             if declares {
                 return None;

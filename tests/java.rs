@@ -281,3 +281,155 @@ fn codenet_java_submissions_load_as_java_tasks() {
         assert_eq!(oracle.validate(t).status, ValidationStatus::Ok, "{}", t.id);
     }
 }
+
+fn results(dir: &std::path::Path, file: &str) -> Vec<serde_json::Value> {
+    common::read(dir.join(file))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn attack_and_augment_run_a_mixed_python_and_java_task_file() {
+    let tasks = common::root().join("fixtures/java/mixed.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("attack");
+    let run = common::attack_command(
+        &tasks,
+        &out,
+        "jaccard",
+        3,
+        &["--beam", "2", "--threshold", "0.5"],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let lines = results(&out, "results.jsonl");
+    assert_eq!(lines.len(), 6);
+    for l in &lines {
+        let id = l["id"].as_str().unwrap();
+        assert_eq!(l["status"], "ok", "{l}");
+        let steps: Vec<&str> = l["transforms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert!(!steps.is_empty(), "{id}: no rewrite found");
+        let java = id.starts_with("java/");
+        assert!(
+            steps.iter().all(|s| s.starts_with("java-") == java),
+            "{id}: {steps:?}"
+        );
+        if java {
+            // The winner is a Java program that the oracle accepted: it behaves like the
+            // original on the task's tests.
+            let task = equimorph::task::load(&tasks, None)
+                .unwrap()
+                .get(id)
+                .cloned()
+                .unwrap();
+            let oracle = common::oracle(OracleMode::Fork);
+            let reference = oracle.validate(&task).reference.unwrap();
+            let best = l["best"].as_str().unwrap();
+            assert!(oracle.check(&task, &reference, best).unwrap().equivalent);
+        }
+    }
+    assert!(common::read(out.join("report.md")).contains("java-"));
+    // augment, CodeXGLUE layout: variants of each task in its own language, and negatives never
+    // pair a Java program with a Python one.
+    let aug = dir.path().join("augment");
+    let o = common::equimorph(
+        &[
+            "augment",
+            tasks.to_str().unwrap(),
+            "--out",
+            aug.to_str().unwrap(),
+            "--variants",
+            "2",
+            "--format",
+            "codexglue",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let variants = results(&aug, "variants.jsonl");
+    assert!(variants.len() >= 10, "{} variants", variants.len());
+    for v in &variants {
+        let java = v["task_id"].as_str().unwrap().starts_with("java/");
+        let source = v["source"].as_str().unwrap();
+        assert_eq!(source.contains("public static void main"), java, "{v}");
+    }
+    let data = results(&aug.join("codexglue"), "data.jsonl");
+    let is_java: Vec<bool> = data
+        .iter()
+        .map(|d| d["func"].as_str().unwrap().contains("static void main"))
+        .collect();
+    let pairs = common::read(aug.join("codexglue/pairs.txt"));
+    let mut negatives = 0;
+    for line in pairs.lines() {
+        let f: Vec<usize> = line.split('\t').map(|x| x.parse().unwrap()).collect();
+        if f[2] == 0 {
+            negatives += 1;
+            assert_eq!(
+                is_java[f[0]], is_java[f[1]],
+                "a cross-language negative: {line}"
+            );
+        }
+    }
+    assert!(negatives > 0);
+}
+
+#[test]
+fn select_ranks_java_script_transforms() {
+    let dir = tempfile::tempdir().unwrap();
+    let group = dir.path().join("candidates/rename-scanner");
+    std::fs::create_dir_all(&group).unwrap();
+    std::fs::write(
+        group.join("good.py"),
+        "# language: java\n# category: naming\n# description: renames the Scanner local `in` to `reader`\nimport re, sys\nsrc = sys.stdin.read()\nif re.search(r'\\breader\\b', src) or not re.search(r'\\bScanner in\\b', src):\n    print(src, end='')\nelse:\n    print(re.sub(r'(?<![.\\w\"])in(?![\\w\"])', 'reader', src), end='')\n",
+    )
+    .unwrap();
+    std::fs::write(
+        group.join("sloppy.py"),
+        "# language: java\n# category: naming\n# description: renames carelessly\nimport sys\nsrc = sys.stdin.read()\nprint(src.replace('in.', 'rd.'), end='')\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = common::equimorph(
+        &[
+            "select",
+            dir.path().join("candidates").to_str().unwrap(),
+            "--tasks",
+            "fixtures/java/tasks.jsonl",
+            "--out",
+            out.to_str().unwrap(),
+            "--detector",
+            "jaccard",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let sel: serde_json::Value =
+        serde_json::from_str(&common::read(out.join("selection.json"))).unwrap();
+    let text = sel.to_string();
+    assert!(text.contains("good.py"), "{text}");
+    // The winner is the group's transform, as a script that still says it is for Java.
+    let winner = common::read(out.join("selected/rename-scanner.py"));
+    assert!(
+        winner.contains("reader") && winner.contains("# language: java"),
+        "{winner}"
+    );
+    // The sloppy script's outputs do not compile: invalid, never counted as broken.
+    let md = common::read(out.join("selection.md"));
+    let row = md.lines().find(|l| l.starts_with("| sloppy.py")).unwrap();
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    assert_eq!(cells[4], "0", "broken: {row}");
+    assert_ne!(cells[5], "0", "invalid: {row}");
+}

@@ -12,6 +12,9 @@ pub struct Group<'a> {
     /// The problem the task solves (its id when it is the only task of its problem): groups of
     /// one problem are clones of each other, never negatives, and share a split.
     pub problem: &'a str,
+    /// Their language: a negative pairs programs of one language (a Java program and a Python
+    /// one are trivially told apart, which teaches a detector nothing).
+    pub language: crate::program::Language,
     /// The programs, original first.
     pub programs: Vec<&'a str>,
 }
@@ -91,7 +94,11 @@ pub fn build<'a>(
     for (gi, range) in ranges.iter().enumerate() {
         let split = split_of[gi];
         let others: Vec<usize> = (0..ranges.len())
-            .filter(|&o| groups[o].problem != groups[gi].problem && split_of[o] == split)
+            .filter(|&o| {
+                groups[o].problem != groups[gi].problem
+                    && split_of[o] == split
+                    && groups[o].language == groups[gi].language
+            })
             .collect();
         for a in range.clone() {
             for b in a + 1..range.end {
@@ -241,19 +248,23 @@ mod tests {
     fn positives_stay_in_a_task_and_negatives_cross_tasks() {
         let groups = [
             Group {
+                language: crate::program::Language::Python,
                 problem: "a",
                 programs: vec!["a0", "a1", "a2"],
             },
             Group {
+                language: crate::program::Language::Python,
                 problem: "l",
                 programs: vec!["lonely"],
             },
             Group {
+                language: crate::program::Language::Python,
                 problem: "b",
                 programs: vec!["b0", "b1"],
             },
             // Another solution of problem b: a clone of b's programs, never a negative of them.
             Group {
+                language: crate::program::Language::Python,
                 problem: "b",
                 programs: vec!["c0", "c1"],
             },
@@ -300,6 +311,7 @@ mod tests {
         let groups: Vec<Group<'_>> = texts
             .iter()
             .map(|t| Group {
+                language: crate::program::Language::Python,
                 problem: t[0].split('-').next().unwrap_or_default(),
                 programs: t.iter().map(String::as_str).collect(),
             })

@@ -161,6 +161,9 @@ pub struct TaskLine {
     /// The problem it solves, when several tasks solve one (see `Task::problem`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// The original's language (`python` when absent).
+    #[serde(default, skip_serializing_if = "Language::is_python")]
+    pub language: Language,
     /// ok, skipped or error.
     pub status: crate::report::Status,
     /// Why, when not ok.
@@ -193,6 +196,7 @@ impl TaskLine {
             id: task.id.clone(),
             original: task.source.clone(),
             problem: task.problem.clone(),
+            language: task.language,
             status: crate::report::Status::Skipped,
             reason: Some(reason),
             variants: 0,

@@ -267,6 +267,7 @@ pub fn finish(
             .filter(|t| t.status == Status::Ok)
             .map(|t| codexglue::Group {
                 problem: t.problem.as_deref().unwrap_or(&t.id),
+                language: t.language,
                 programs: std::iter::once(t.original.as_str())
                     .chain(by_task.get(t.id.as_str()).into_iter().flatten().copied())
                     .collect(),

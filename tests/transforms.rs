@@ -60,10 +60,12 @@ const EXPECTED_JAVA: &[&str] = &[
     "java-literal-unfold",
     "java-local-rename",
     "java-member-rename",
+    "java-member-reorder",
     "java-operand-swap",
     "java-stmt-swap",
     "java-switch-to-if",
     "java-ternary-if",
+    "java-var-type",
     "java-while-to-for",
 ];
 

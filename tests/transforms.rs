@@ -49,6 +49,7 @@ const EXPECTED: &[&str] = &[
 
 /// The Java transforms of the default set.
 const EXPECTED_JAVA: &[&str] = &[
+    "java-braces",
     "java-comment-edit",
     "java-compound-assign",
     "java-dead-code",
@@ -65,6 +66,7 @@ const EXPECTED_JAVA: &[&str] = &[
     "java-stmt-swap",
     "java-switch-to-if",
     "java-ternary-if",
+    "java-try-wrap",
     "java-var-type",
     "java-while-to-for",
 ];

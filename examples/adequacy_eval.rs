@@ -17,6 +17,7 @@
 
 use equimorph::adequacy::mutants::all_mutants;
 use equimorph::oracle::{outputs_equal, ExitClass, Oracle, OracleConfig, REFERENCE_HASH_SEED};
+use equimorph::program::Language;
 use equimorph::task::{Task, TestCase};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -31,8 +32,8 @@ struct Hidden {
 /// Whether `program` behaves like `reference` on `test` (stdout and exit class).
 fn same(oracle: &Oracle, reference: &str, program: &str, test: &TestCase) -> bool {
     let t = Duration::from_secs(2);
-    let a = oracle.run_test(reference, test, t, REFERENCE_HASH_SEED);
-    let b = oracle.run_test(program, test, t, REFERENCE_HASH_SEED);
+    let a = oracle.run_test(Language::Python, reference, test, t, REFERENCE_HASH_SEED);
+    let b = oracle.run_test(Language::Python, program, test, t, REFERENCE_HASH_SEED);
     a.class == b.class && outputs_equal(&a.stdout, &b.stdout, None)
 }
 
@@ -132,8 +133,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for g in &grown {
                 for s in group.iter().chain(&unseen) {
                     grown_checked += 1;
-                    let run =
-                        oracle.run_test(&s.source, g, Duration::from_secs(2), REFERENCE_HASH_SEED);
+                    let run = oracle.run_test(
+                        s.language,
+                        &s.source,
+                        g,
+                        Duration::from_secs(2),
+                        REFERENCE_HASH_SEED,
+                    );
                     let ok = run.class == ExitClass::Success
                         && t.checker
                             .accepts(g.output.as_deref().unwrap_or(""), &run.stdout, None);

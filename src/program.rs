@@ -32,6 +32,14 @@ impl Language {
         }
     }
 
+    /// The language's proper name, for messages (`Python`, `Java`).
+    pub fn title(self) -> &'static str {
+        match self {
+            Language::Python => "Python",
+            Language::Java => "Java",
+        }
+    }
+
     /// Whether this is the default language (for `skip_serializing_if`).
     pub fn is_python(&self) -> bool {
         *self == Language::Python

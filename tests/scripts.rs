@@ -360,7 +360,7 @@ fn cli_applies_scripts_and_components_in_one_sequence_and_lists_and_shows_them()
     let out = equimorph(&["transforms", "show", strong.to_str().unwrap()], None);
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(
-        out.status.success() && shown.contains("if-else-swap (script, control-flow)"),
+        out.status.success() && shown.contains("if-else-swap (script, python, control-flow)"),
         "{shown}"
     );
     assert!(shown.contains("`not c` evaluates `c` once"), "{shown}");

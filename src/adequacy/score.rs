@@ -95,7 +95,18 @@ pub fn score_task(
     else {
         return out;
     };
-    let ms = mutants(&task.source, options.max_mutants, options.seed);
+    if task.language != crate::program::Language::Python {
+        // Mutants are made from the Python parse tree: a Java program gets none (yet).
+        out.reason = Some(format!(
+            "mutants are made for Python programs only; this one is {}",
+            task.language
+        ));
+    }
+    let ms = if task.language == crate::program::Language::Python {
+        mutants(&task.source, options.max_mutants, options.seed)
+    } else {
+        Vec::new()
+    };
     let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
     let verdicts = rejected(oracle, task, &reference, &sources);
     let (mut run, mut killed) = (0, 0);

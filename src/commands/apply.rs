@@ -54,7 +54,11 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
         .or_else(|| Language::of_path(&args.file))
         .unwrap_or_default();
     if let Err(e) = validate_as(language, &source) {
-        bail!("{} does not parse as {language}: {e}", args.file.display());
+        bail!(
+            "{} does not parse as {}: {e}",
+            args.file.display(),
+            language.title()
+        );
     }
     let runtime = args.transforms.runtime()?;
     let steps = args.transforms.resolve_steps(&runtime, &names)?;
@@ -80,9 +84,10 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
                 ),
                 Classified::Invalid(e) => {
                     bail!(
-                        "step {} ({}) produced invalid {language}: {e}",
+                        "step {} ({}) produced invalid {}: {e}",
                         i + 1,
-                        t.name
+                        t.name,
+                        language.title()
                     )
                 }
             },

@@ -189,9 +189,10 @@ fn score(args: ScoreArgs) -> Result<ExitCode> {
     }
     for s in &scores {
         match &s.adequacy {
-            Some(a) if a.mutants == 0 => {
-                println!("{}: no mutant to run (nothing to measure)", s.id)
-            }
+            Some(a) if a.mutants == 0 => match &s.reason {
+                Some(why) => println!("{}: no mutant to run ({why})", s.id),
+                None => println!("{}: no mutant to run (nothing to measure)", s.id),
+            },
             Some(a) => {
                 let mut line = format!(
                     "{}: {:.3} ({}/{} mutants rejected by {} test(s))",

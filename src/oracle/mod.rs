@@ -534,7 +534,10 @@ impl Oracle {
         if let Err(e) = crate::program::validate_as(task.language, &task.source) {
             return verdict(
                 ValidationStatus::Unparseable,
-                format!("the original does not parse as {}: {e}", task.language),
+                format!(
+                    "the original does not parse as {}: {e}",
+                    task.language.title()
+                ),
             );
         }
         if task.language == Language::Java {

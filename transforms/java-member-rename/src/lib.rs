@@ -24,7 +24,9 @@
 //! ```
 //!
 //! ## Not applied when
-//! See above; also `serialVersionUID` and every member of an enum, interface or record.
+//! See above; also `serialVersionUID` and every member of an enum, interface or record. A
+//! program without a `main` method is a library: its callers are not in view, so only its
+//! `private` members are renamed.
 
 use sdk::java::{fresh_names, scope, JavaParsed};
 use sdk::{Edits, Rng};
@@ -126,7 +128,10 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         .map(|n| p.text(n))
         .collect();
     let local_names: HashSet<String> = scope::locals(p).into_iter().map(|l| l.name).collect();
-    let sites: Vec<Vec<Node<'_>>> = scope::members(p, false)
+    // A program without `main` is a library: code outside it (its tests, its callers) reaches
+    // every non-private member by name.
+    let library = !p.source.contains("static void main");
+    let sites: Vec<Vec<Node<'_>>> = scope::members(p, library)
         .into_iter()
         .filter(|m| m.renamable && m.kind != "class" && m.name != "serialVersionUID")
         .filter(|m| !local_names.contains(&m.name))
@@ -173,6 +178,7 @@ mod tests {
                 "class A { static int f() { return 1; } public static void main(String[] a) throws Exception { System.out.println(A.class.getDeclaredMethod(\"f\")); } }",
                 "class A { static int n; public static void main(String[] a) { int n = 2; System.out.println(n); } }",
                 "class A extends Thread { void work() { } }",
+                "public class Lib { public static int twice(int v) { return 2 * v; } static int half(int v) { return v / 2; } }",
             ],
             16,
         );

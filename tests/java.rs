@@ -201,7 +201,7 @@ fn transforms_declare_their_language_and_old_components_load_as_python() {
         .load(&common::test_transforms_dir().join("hostile.wasm"))
         .expect("a 0.1.0 component loads");
     assert_eq!(old.language, Language::Python);
-    assert_eq!(old.apply("x = 1\n", 0).unwrap().is_some(), true);
+    assert!(old.apply("x = 1\n", 0).unwrap().is_some());
     let java = common::default_set().get("java-local-rename").unwrap();
     assert_eq!(java.language, Language::Java);
     let out = common::equimorph(&["transforms", "list", "--json"], None);

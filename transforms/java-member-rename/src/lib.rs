@@ -58,9 +58,7 @@ fn occurrences<'t>(
         if n.kind() != "identifier" || p.text(n) != name {
             continue;
         }
-        let Some(parent) = n.parent() else {
-            return None;
-        };
+        let parent = n.parent()?;
         let is = |f: &str| {
             parent
                 .child_by_field_name(f)

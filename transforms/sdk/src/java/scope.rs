@@ -387,8 +387,8 @@ pub fn members<'t>(parsed: &'t JavaParsed, library: bool) -> Vec<Member<'t>> {
                 && !in_string
                 && !holds_main
                 && !modifiers.contains("@Override")
-                && !(kind == "method" && owner_inherits)
-                && !(library && !private);
+                && (kind != "method" || !owner_inherits)
+                && (!library || private);
             out.push(Member {
                 name: text,
                 decl: name,

@@ -68,6 +68,7 @@ const EXPECTED_JAVA: &[&str] = &[
     "java-member-reorder",
     "java-operand-swap",
     "java-stmt-swap",
+    "java-string-escape",
     "java-switch-to-if",
     "java-ternary-if",
     "java-try-wrap",

@@ -10,7 +10,10 @@
 //! Limits differ from Python runs in one respect: a JVM reserves far more address space than it
 //! uses, so `RLIMIT_AS` is not applied; the heap is bounded by `-Xmx` (the address-space limit's
 //! value) instead. CPU time is bounded per run by the wall-time limit (the worker is killed and
-//! replaced when a run overruns), file size, core dumps and processes by rlimits as for Python.
+//! replaced when a run overruns), file size and core dumps by rlimits as for Python, and
+//! processes too, with more headroom: `RLIMIT_NPROC` counts threads of the sandbox user across
+//! every sandbox, and a JVM needs about fifteen of its own (so at least 4096 for Java workers,
+//! whose JVMs are started with as few threads as they allow).
 
 use super::runner::{ExitClass, RunResult, Semaphore};
 use super::sandbox::{command, Launcher, ResourceLimits};
@@ -27,6 +30,8 @@ use std::time::{Duration, Instant};
 const WORKER_SOURCE: &str = include_str!("JavaWorker.java");
 /// Programs a worker remembers having compiled (its own cache holds 64).
 const REMEMBERED: usize = 48;
+/// The process (thread) limit of a Java worker's user, at least.
+const JVM_PROCESSES: u64 = 4096;
 
 /// The `java` launcher: `/usr/bin/java` when present, otherwise `java` from `PATH`.
 pub fn default_java() -> PathBuf {
@@ -133,6 +138,7 @@ impl Worker {
             "-XX:+UseSerialGC",
             "-XX:-UsePerfData",
             "-XX:TieredStopAtLevel=1",
+            "-XX:CICompilerCount=1",
             "-Xshare:auto",
             "-Djava.security.manager=allow",
             "-Dfile.encoding=UTF-8",
@@ -143,9 +149,12 @@ impl Worker {
             source_arg.as_str(),
         ];
         let mut cmd = command(&settings.launcher, &settings.java, &args, Some(dir), &[]);
+        // The JVM's own messages (not the programs': their stderr is captured per run) go to a
+        // log the host reads when a worker fails to start.
+        let log = tempfile::NamedTempFile::new()?;
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(Stdio::from(log.reopen()?));
         let limits = settings.limits;
         // SAFETY: setsid and setrlimit are async-signal-safe.
         unsafe {
@@ -160,7 +169,9 @@ impl Worker {
                 };
                 set(libc::RLIMIT_FSIZE, limits.file_size);
                 set(libc::RLIMIT_CORE, 0);
-                set(libc::RLIMIT_NPROC, limits.processes);
+                // RLIMIT_NPROC counts threads, per user, across every sandbox: a JVM needs about
+                // fifteen of its own, so concurrent workers get more headroom than Python runs.
+                set(libc::RLIMIT_NPROC, limits.processes.max(JVM_PROCESSES));
                 Ok(())
             });
         }
@@ -179,9 +190,27 @@ impl Worker {
             stdout,
             compiled: VecDeque::new(),
         };
-        let ready = w.read_frame(Instant::now() + Duration::from_secs(60))?;
-        if !String::from_utf8_lossy(&ready).contains("\"ready\"") {
-            return Err(std::io::Error::other("the Java worker did not start"));
+        let ready = w
+            .read_frame(Instant::now() + Duration::from_secs(60))
+            .and_then(|r| {
+                if String::from_utf8_lossy(&r).contains("\"ready\"") {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::other("it did not say it was ready"))
+                }
+            });
+        if let Err(e) = ready {
+            let said = std::fs::read_to_string(log.path()).unwrap_or_default();
+            let tail: Vec<&str> = said.lines().rev().take(3).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            return Err(std::io::Error::other(format!(
+                "{e}{}",
+                if tail.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (java said: {})", tail.join(" | "))
+                }
+            )));
         }
         Ok(w)
     }

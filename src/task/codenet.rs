@@ -360,86 +360,84 @@ fn load_folder(
         Language::Python => "py",
         Language::Java => "java",
     };
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    let full = layout.full.as_deref();
+    let metadata = full.and_then(|f| read_metadata(f, &problem, set));
+    let tests: Arc<[TestCase]> = full
+        .and_then(|f| sample_test(f, &problem, set))
+        .into_iter()
+        .collect::<Vec<_>>()
+        .into();
+    let identity = clusters
+        .get(&problem)
+        .cloned()
+        .unwrap_or_else(|| problem.clone());
+    for file in sorted_entries(dir)?
+        .into_iter()
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == extension))
     {
-        if !dir.is_dir() {
-            return Ok(());
-        }
-        let full = layout.full.as_deref();
-        let metadata = full.and_then(|f| read_metadata(f, &problem, set));
-        let tests: Arc<[TestCase]> = full
-            .and_then(|f| sample_test(f, &problem, set))
-            .into_iter()
-            .collect::<Vec<_>>()
-            .into();
-        let identity = clusters
-            .get(&problem)
-            .cloned()
-            .unwrap_or_else(|| problem.clone());
-        for file in sorted_entries(dir)?
-            .into_iter()
-            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == extension))
-        {
-            let stem = file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let mut broken_verdict = None;
-            match metadata.as_ref().map(|m| m.get(&stem)) {
-                None => *without_metadata += 1,
-                Some(None) => {
-                    set.skip("submission(s) missing from the metadata", 1);
-                    continue;
-                }
-                Some(Some(s)) => {
-                    if !filter.language_kept(s, language) {
-                        let orig = s.original_language.to_lowercase();
-                        let reason = if is_python2(&orig) {
-                            "Python 2 submission(s)".to_string()
-                        } else {
-                            format!("submission(s) in {}", s.original_language)
-                        };
-                        set.skip(&reason, 1);
-                        continue;
-                    }
-                    if !filter.status_kept(s) {
-                        set.skip(&format!("submission(s) with status {}", s.status), 1);
-                        if !BROKEN_STATUSES.contains(&s.status.as_str()) {
-                            continue;
-                        }
-                        broken_verdict = Some(s.status.clone());
-                    }
-                }
-            }
-            let source = match std::fs::read(&file).map(String::from_utf8) {
-                Ok(Ok(s)) => s,
-                Ok(Err(_)) => {
-                    set.push_problem(&file, None, "submission is not valid UTF-8; skipped");
-                    continue;
-                }
-                Err(e) => {
-                    set.push_problem(&file, None, e.to_string());
-                    continue;
-                }
-            };
-            let id = format!("{problem}/{stem}");
-            if let Some(verdict) = broken_verdict {
-                set.broken.push(BrokenProgram {
-                    id,
-                    problem: identity.clone(),
-                    source,
-                    verdict,
-                });
+        let stem = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut broken_verdict = None;
+        match metadata.as_ref().map(|m| m.get(&stem)) {
+            None => *without_metadata += 1,
+            Some(None) => {
+                set.skip("submission(s) missing from the metadata", 1);
                 continue;
             }
-            let mut task = Task::new(id, source, Vec::new()).in_language(language);
-            task.tests = tests.clone();
-            task.problem = Some(identity.clone());
-            task.time_limit_ms = time_limits.get(&problem).copied();
-            if task.tests.is_empty() {
-                set.untested.push(task);
-            } else {
-                set.tasks.push(task);
+            Some(Some(s)) => {
+                if !filter.language_kept(s, language) {
+                    let orig = s.original_language.to_lowercase();
+                    let reason = if is_python2(&orig) {
+                        "Python 2 submission(s)".to_string()
+                    } else {
+                        format!("submission(s) in {}", s.original_language)
+                    };
+                    set.skip(&reason, 1);
+                    continue;
+                }
+                if !filter.status_kept(s) {
+                    set.skip(&format!("submission(s) with status {}", s.status), 1);
+                    if !BROKEN_STATUSES.contains(&s.status.as_str()) {
+                        continue;
+                    }
+                    broken_verdict = Some(s.status.clone());
+                }
             }
+        }
+        let source = match std::fs::read(&file).map(String::from_utf8) {
+            Ok(Ok(s)) => s,
+            Ok(Err(_)) => {
+                set.push_problem(&file, None, "submission is not valid UTF-8; skipped");
+                continue;
+            }
+            Err(e) => {
+                set.push_problem(&file, None, e.to_string());
+                continue;
+            }
+        };
+        let id = format!("{problem}/{stem}");
+        if let Some(verdict) = broken_verdict {
+            set.broken.push(BrokenProgram {
+                id,
+                problem: identity.clone(),
+                source,
+                verdict,
+            });
+            continue;
+        }
+        let mut task = Task::new(id, source, Vec::new()).in_language(language);
+        task.tests = tests.clone();
+        task.problem = Some(identity.clone());
+        task.time_limit_ms = time_limits.get(&problem).copied();
+        if task.tests.is_empty() {
+            set.untested.push(task);
+        } else {
+            set.tasks.push(task);
         }
     }
     Ok(())

@@ -128,22 +128,30 @@ pub(crate) fn with_java_tree<T>(
     source: &str,
     f: impl FnOnce(&tree_sitter::Tree) -> Result<T, InvalidProgram>,
 ) -> Result<T, InvalidProgram> {
-    JAVA_PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut p = Parser::new();
-            p.set_language(&tree_sitter_java::LANGUAGE.into())
-                .map_err(|e| InvalidProgram::Parser(e.to_string()))?;
-            *slot = Some(p);
-        }
-        let parser = slot
-            .as_mut()
-            .ok_or_else(|| InvalidProgram::Parser("no parser".into()))?;
-        let tree = parser
-            .parse(source, None)
-            .ok_or_else(|| InvalidProgram::Parser("no tree".into()))?;
-        f(&tree)
-    })
+    JAVA_PARSER.with(|cell| parse_with(cell, &tree_sitter_java::LANGUAGE.into(), source, f))
+}
+
+/// Parses `source` with the thread's parser in `cell` (made for `grammar` on first use).
+fn parse_with<T>(
+    cell: &RefCell<Option<Parser>>,
+    grammar: &tree_sitter::Language,
+    source: &str,
+    f: impl FnOnce(&tree_sitter::Tree) -> Result<T, InvalidProgram>,
+) -> Result<T, InvalidProgram> {
+    let mut slot = cell.borrow_mut();
+    if slot.is_none() {
+        let mut p = Parser::new();
+        p.set_language(grammar)
+            .map_err(|e| InvalidProgram::Parser(e.to_string()))?;
+        *slot = Some(p);
+    }
+    let parser = slot
+        .as_mut()
+        .ok_or_else(|| InvalidProgram::Parser("no parser".into()))?;
+    let tree = parser
+        .parse(source, None)
+        .ok_or_else(|| InvalidProgram::Parser("no tree".into()))?;
+    f(&tree)
 }
 
 /// Checks that `source` parses as a program of `language` with no ERROR or MISSING node.
@@ -164,27 +172,12 @@ pub fn validate_as(language: Language, source: &str) -> Result<(), InvalidProgra
     }
 }
 
-/// Runs `f` on the parse tree of `source` (one parser per thread).
+/// Runs `f` on the tree-sitter-python parse tree of `source` (one parser per thread).
 pub(crate) fn with_tree<T>(
     source: &str,
     f: impl FnOnce(&tree_sitter::Tree) -> Result<T, InvalidProgram>,
 ) -> Result<T, InvalidProgram> {
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut p = Parser::new();
-            p.set_language(&tree_sitter_python::LANGUAGE.into())
-                .map_err(|e| InvalidProgram::Parser(e.to_string()))?;
-            *slot = Some(p);
-        }
-        let parser = slot
-            .as_mut()
-            .ok_or_else(|| InvalidProgram::Parser("no parser".into()))?;
-        let tree = parser
-            .parse(source, None)
-            .ok_or_else(|| InvalidProgram::Parser("no tree".into()))?;
-        f(&tree)
-    })
+    PARSER.with(|cell| parse_with(cell, &tree_sitter_python::LANGUAGE.into(), source, f))
 }
 
 /// Checks that `source` parses as Python with no ERROR or MISSING node.

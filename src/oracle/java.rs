@@ -15,12 +15,11 @@
 //! every sandbox, and a JVM needs about fifteen of its own (so at least 4096 for Java workers,
 //! whose JVMs are started with as few threads as they allow).
 
-use super::runner::{ExitClass, RunResult, Semaphore};
+use super::runner::{read_exact_until, ExitClass, RunResult, Semaphore};
 use super::sandbox::{command, Launcher, ResourceLimits};
 use crate::program::ProgramHash;
 use std::collections::VecDeque;
-use std::io::{Read, Write};
-use std::os::fd::AsRawFd;
+use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
@@ -88,45 +87,6 @@ impl Drop for Worker {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn read_exact_until(r: &mut ChildStdout, buf: &mut [u8], deadline: Instant) -> std::io::Result<()> {
-    let mut got = 0;
-    while got < buf.len() {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "the Java worker did not answer in time",
-            ));
-        }
-        let mut pfd = libc::pollfd {
-            fd: r.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let n = unsafe { libc::poll(&mut pfd, 1, left.as_millis().clamp(1, 1000) as i32) };
-        if n < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
-        if n == 0 {
-            continue;
-        }
-        let k = r.read(&mut buf[got..])?;
-        if k == 0 {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "the Java worker exited",
-            ));
-        }
-        got += k;
-    }
-    Ok(())
 }
 
 impl Worker {

@@ -307,14 +307,20 @@ impl Drop for Zygote {
     }
 }
 
-fn read_exact_until(r: &mut ChildStdout, buf: &mut [u8], deadline: Instant) -> std::io::Result<()> {
+/// Reads exactly `buf.len()` bytes from a worker's stdout, or fails at `deadline` (shared by the
+/// fork server and the Java workers, which speak the same framing).
+pub(super) fn read_exact_until(
+    r: &mut ChildStdout,
+    buf: &mut [u8],
+    deadline: Instant,
+) -> std::io::Result<()> {
     let mut got = 0;
     while got < buf.len() {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
-                "fork server did not answer in time",
+                "the worker did not answer in time",
             ));
         }
         let mut pfd = libc::pollfd {
@@ -344,7 +350,7 @@ fn read_exact_until(r: &mut ChildStdout, buf: &mut [u8], deadline: Instant) -> s
         if k == 0 {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
-                "fork server exited",
+                "the worker exited",
             ));
         }
         got += k;

@@ -27,7 +27,7 @@
 //! The block is a constructor body or a `switch` group (where a declaration would leak into the
 //! following groups), or the statement follows one that cannot complete normally.
 
-use sdk::java::{can_complete_normally, fresh_names, statements, JavaParsed};
+use sdk::java::{fresh_names, reachable_statements, JavaParsed};
 use sdk::{Edits, Rng};
 
 sdk::declare_java_transform! {
@@ -42,13 +42,7 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
     let mut sites = Vec::new();
     for block in p.nodes_of_kind("block") {
         // Method, lambda and nested blocks; not constructor bodies (a different node kind).
-        let stmts = statements(block);
-        for (i, s) in stmts.iter().enumerate() {
-            if i > 0 && !can_complete_normally(stmts[i - 1], &p.source) {
-                break;
-            }
-            sites.push(*s);
-        }
+        sites.extend(reachable_statements(block, &p.source));
     }
     let mut fresh = fresh_names(p);
     for i in rng.sites(sites.len(), 0.3) {

@@ -32,9 +32,7 @@
 //! group, or the program holds a text block; the tail starts after a statement that cannot
 //! complete normally.
 
-use sdk::java::{
-    can_complete_normally, fresh_names, has_text_block, shift_lines, statements, JavaParsed,
-};
+use sdk::java::{fresh_names, has_text_block, reachable_statements, shift_lines, JavaParsed};
 use sdk::{Edits, Rng};
 
 sdk::declare_java_transform! {
@@ -51,12 +49,9 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
     }
     let mut sites = Vec::new();
     for block in p.nodes_of_kind("block") {
-        let stmts = statements(block);
-        for (i, s) in stmts.iter().enumerate() {
-            if i > 0 && !can_complete_normally(stmts[i - 1], &p.source) {
-                break;
-            }
-            sites.push((*s, *stmts.last().unwrap_or(s)));
+        let stmts = sdk::java::statements(block);
+        for s in reachable_statements(block, &p.source) {
+            sites.push((s, *stmts.last().unwrap_or(&s)));
         }
     }
     let mut fresh = fresh_names(p);

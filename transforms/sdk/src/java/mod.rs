@@ -231,6 +231,17 @@ pub fn statements(block: Node<'_>) -> Vec<Node<'_>> {
         .collect()
 }
 
+/// The statements of `block` that javac sees as reachable: those up to and including the first
+/// that cannot complete normally (code may be inserted before any of them).
+pub fn reachable_statements<'t>(block: Node<'t>, src: &str) -> Vec<Node<'t>> {
+    let stmts = statements(block);
+    let end = stmts
+        .iter()
+        .position(|s| !can_complete_normally(*s, src))
+        .map_or(stmts.len(), |i| i + 1);
+    stmts[..end].to_vec()
+}
+
 /// Whether a node kind is a statement.
 pub fn is_statement(kind: &str) -> bool {
     matches!(

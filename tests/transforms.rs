@@ -63,6 +63,7 @@ const EXPECTED_JAVA: &[&str] = &[
     "java-int-arith",
     "java-literal-unfold",
     "java-local-rename",
+    "java-loop-to-stream",
     "java-main-object",
     "java-member-rename",
     "java-member-reorder",

@@ -187,9 +187,185 @@ const VOCABULARY: &[&str] = &[
     "res",
 ];
 
+/// Words from the identifiers of programs in other domains (business, science, games, systems):
+/// names a real programmer could have chosen, which say nothing about what this program does.
+/// Java programs draw from these as well as from [`VOCABULARY`], the way identifier-substitution
+/// attacks draw from the identifiers of a whole corpus.
+const DOMAIN_VOCABULARY: &[&str] = &[
+    "price",
+    "order",
+    "customer",
+    "account",
+    "balance",
+    "invoice",
+    "payment",
+    "ledger",
+    "budget",
+    "salary",
+    "employee",
+    "student",
+    "course",
+    "lesson",
+    "book",
+    "chapter",
+    "author",
+    "title",
+    "folder",
+    "packet",
+    "socket",
+    "port",
+    "host",
+    "route",
+    "station",
+    "vehicle",
+    "speed",
+    "angle",
+    "radius",
+    "area",
+    "volume",
+    "mass",
+    "energy",
+    "power",
+    "voltage",
+    "signal",
+    "sensor",
+    "reading",
+    "sample",
+    "frame",
+    "pixel",
+    "color",
+    "shape",
+    "vertex",
+    "edge",
+    "graph",
+    "leaf",
+    "branch",
+    "root",
+    "parent",
+    "child",
+    "player",
+    "enemy",
+    "board",
+    "tile",
+    "move",
+    "turn",
+    "round",
+    "team",
+    "city",
+    "planet",
+    "orbit",
+    "star",
+    "galaxy",
+    "atom",
+    "gene",
+    "protein",
+    "tissue",
+    "patient",
+    "doctor",
+    "ticket",
+    "seat",
+    "flight",
+    "hotel",
+    "guest",
+    "room",
+    "floor",
+    "door",
+    "window",
+    "garden",
+    "flower",
+    "tree",
+    "forest",
+    "river",
+    "ocean",
+    "island",
+    "bridge",
+    "tower",
+    "castle",
+    "knight",
+    "dragon",
+    "wizard",
+    "potion",
+    "spell",
+    "quest",
+    "recipe",
+    "flavor",
+    "portion",
+    "kitchen",
+    "menu",
+    "coffee",
+    "bread",
+    "cheese",
+    "apple",
+    "lemon",
+    "melody",
+    "rhythm",
+    "song",
+    "album",
+    "artist",
+    "canvas",
+    "brush",
+    "camera",
+    "lens",
+    "photo",
+    "movie",
+    "scene",
+    "actor",
+    "weather",
+    "season",
+    "cloud",
+    "storm",
+    "winter",
+    "summer",
+    "month",
+    "week",
+    "hour",
+    "minute",
+    "clock",
+    "timer",
+    "alarm",
+    "battery",
+    "engine",
+    "wheel",
+    "rocket",
+    "satellite",
+    "harbor",
+    "ship",
+    "cargo",
+    "crate",
+    "warehouse",
+    "shelf",
+    "product",
+    "store",
+    "market",
+    "trade",
+    "stock",
+    "share",
+    "profit",
+    "loan",
+    "coupon",
+    "receipt",
+    "parcel",
+    "letter",
+    "stamp",
+    "envelope",
+    "puzzle",
+    "riddle",
+    "marble",
+    "pebble",
+    "feather",
+    "candle",
+    "lantern",
+    "mirror",
+    "ribbon",
+];
+
 /// Issues identifiers that are new to one program.
 pub struct FreshNames {
     taken: HashSet<String>,
+    /// The words names are made of.
+    words: Vec<&'static str>,
+    /// Two-word names are written `wordWord` (Java) instead of `word_word` (Python).
+    camel_case: bool,
 }
 
 impl FreshNames {
@@ -215,11 +391,16 @@ impl FreshNames {
                 taken.insert(word.to_string());
             }
         }
-        FreshNames { taken }
+        FreshNames {
+            taken,
+            words: VOCABULARY.to_vec(),
+            camel_case: false,
+        }
     }
 
     /// A generator that avoids every word-like token of `source` and every name in `reserved`
-    /// (a language's keywords and well-known names). Used for languages other than Python.
+    /// (a language's keywords and well-known names), for Java: names come from the wider
+    /// vocabulary that includes [`DOMAIN_VOCABULARY`] and two-word names are camel case.
     pub fn avoiding(source: &str, reserved: &[&str]) -> Self {
         let mut taken: HashSet<String> = reserved.iter().map(|s| s.to_string()).collect();
         for word in source.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
@@ -227,7 +408,15 @@ impl FreshNames {
                 taken.insert(word.to_string());
             }
         }
-        FreshNames { taken }
+        FreshNames {
+            taken,
+            words: VOCABULARY
+                .iter()
+                .chain(DOMAIN_VOCABULARY)
+                .copied()
+                .collect(),
+            camel_case: true,
+        }
     }
 
     /// Whether `name` is already used (by the program or an earlier fresh name).
@@ -242,13 +431,24 @@ impl FreshNames {
         if let Some(h) = hint {
             candidates.push(h.to_string());
         }
+        let words = &self.words;
         for _ in 0..6 {
-            candidates.push(VOCABULARY[rng.below(VOCABULARY.len())].to_string());
+            candidates.push(words[rng.below(words.len())].to_string());
         }
         for _ in 0..6 {
-            let a = VOCABULARY[rng.below(VOCABULARY.len())];
-            let b = VOCABULARY[rng.below(VOCABULARY.len())];
-            candidates.push(format!("{a}_{b}"));
+            let a = words[rng.below(words.len())];
+            let b = words[rng.below(words.len())];
+            candidates.push(if self.camel_case {
+                let mut cs = b.chars();
+                let first = cs.next().map(|c| c.to_ascii_uppercase());
+                format!(
+                    "{a}{}{}",
+                    first.map(String::from).unwrap_or_default(),
+                    cs.as_str()
+                )
+            } else {
+                format!("{a}_{b}")
+            });
         }
         for c in candidates {
             if !self.taken.contains(&c) && !c.starts_with("__") {
@@ -256,7 +456,7 @@ impl FreshNames {
                 return c;
             }
         }
-        let base = hint.unwrap_or(VOCABULARY[rng.below(VOCABULARY.len())]);
+        let base = hint.unwrap_or(self.words[rng.below(self.words.len())]);
         let mut n = 2usize;
         loop {
             let c = format!("{base}{n}");

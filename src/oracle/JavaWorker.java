@@ -266,7 +266,7 @@ public class JavaWorker {
             System.setOut(new PrintStream(OutputStream.nullOutputStream()));
             System.setErr(realErr);
             System.setIn(new ByteArrayInputStream(new byte[0]));
-            boolean leftRunning = run.group.activeCount() > 0;
+            boolean leftRunning = run.group.activeCount() > 0 || spawnedProcesses();
             System.setProperties((Properties) savedProps.clone());
             Locale.setDefault(savedLocale);
             TimeZone.setDefault(savedZone);
@@ -279,6 +279,25 @@ public class JavaWorker {
                 Runtime.getRuntime().halt(0);
             }
         }
+    }
+
+    /**
+     * Whether a program left a process behind: its children are killed here, and inside the
+     * worker's own pid namespace any other process (an orphan re-parented to the namespace's
+     * init) counts too; the worker then retires, which ends the namespace and all in it.
+     */
+    static boolean spawnedProcesses() {
+        boolean any = false;
+        for (ProcessHandle d : (Iterable<ProcessHandle>) ProcessHandle.current().descendants()::iterator) {
+            d.destroyForcibly();
+            any = true;
+        }
+        if (Boolean.getBoolean("equimorph.pidns")) {
+            java.util.Set<Long> keep = new java.util.HashSet<>();
+            for (ProcessHandle h = ProcessHandle.current(); h != null; h = h.parent().orElse(null)) keep.add(h.pid());
+            any |= ProcessHandle.allProcesses().anyMatch(h -> !keep.contains(h.pid()));
+        }
+        return any;
     }
 
     /** What `java` does with an exception that leaves main: a stack trace and exit status 1. */

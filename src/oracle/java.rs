@@ -94,7 +94,14 @@ impl Worker {
         let source = dir.join("JavaWorker.java");
         let heap = format!("-Xmx{}m", (settings.limits.address_space >> 20).max(64));
         let source_arg = source.display().to_string();
+        // Inside bubblewrap the worker has a pid namespace of its own: every other process it
+        // sees there was started by a program, and retiring the worker ends them all.
+        let pid_namespace = format!(
+            "-Dequimorph.pidns={}",
+            matches!(settings.launcher, Launcher::Bubblewrap { .. })
+        );
         let args = [
+            pid_namespace.as_str(),
             "-XX:+UseSerialGC",
             "-XX:-UsePerfData",
             "-XX:TieredStopAtLevel=1",

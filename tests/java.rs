@@ -433,3 +433,42 @@ fn select_ranks_java_script_transforms() {
     assert_eq!(cells[4], "0", "broken: {row}");
     assert_ne!(cells[5], "0", "invalid: {row}");
 }
+
+/// CodeContests keeps Python 3 solutions by default and Java ones when asked: each Java
+/// solution is a Java task that validates (whatever its class is called), its incorrect Java
+/// solutions are known-broken programs, and a language equimorph does not run is refused.
+#[test]
+fn codecontests_java_solutions_load_as_java_tasks_when_asked() {
+    use equimorph::task::{load_with, LoadOptions, TaskFormat};
+    let path = common::root().join("fixtures/formats/codecontests_java.jsonl");
+    let with = |langs: &[&str]| {
+        let options = LoadOptions {
+            languages: langs.iter().map(|s| s.to_string()).collect(),
+            ..LoadOptions::default()
+        };
+        load_with(&path, Some(TaskFormat::Codecontests), &options)
+    };
+    let default = with(&[]).unwrap();
+    assert_eq!(default.tasks.len(), 1);
+    assert_eq!(default.tasks[0].language, Language::Python);
+    let java = with(&["java"]).unwrap();
+    let ids: Vec<&str> = java.tasks.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["codeforces/largest/0", "codeforces/largest/3"]);
+    assert!(java.tasks.iter().all(|t| t.language == Language::Java));
+    assert_eq!(java.broken.len(), 1);
+    let both = with(&["python,java"]).unwrap();
+    assert_eq!(both.tasks.len(), 3);
+    assert_eq!(both.broken.len(), 2);
+    let e = with(&["cpp"]).unwrap_err().to_string();
+    assert!(e.contains("cpp") && e.contains("java"), "{e}");
+    let oracle = common::oracle(OracleMode::Fork);
+    for t in &java.tasks {
+        let v = oracle.validate(t);
+        assert_eq!(v.status, ValidationStatus::Ok, "{}: {:?}", t.id, v.reason);
+        // The incorrect solution fails the tests the accepted ones pass.
+        let d = oracle
+            .check(t, v.reference.as_ref().unwrap(), &java.broken[0].source)
+            .unwrap();
+        assert!(!d.equivalent && d.invalid.is_none(), "{d:?}");
+    }
+}

@@ -215,7 +215,7 @@ fn codecontests_parquet_directory_streaming_and_bad_files() {
     assert_eq!(skipped(&set, "Python 2 solution(s)"), 5);
     assert_eq!(set.broken.len(), 5);
     let mut streamed = Vec::new();
-    let rest = equimorph::task::stream_parquet(dir.path(), |t| streamed.push(t.id)).unwrap();
+    let rest = equimorph::task::stream_parquet(dir.path(), &[], |t| streamed.push(t.id)).unwrap();
     assert!(rest.tasks.is_empty());
     assert_eq!(
         streamed,

@@ -4,19 +4,22 @@
 //! 1 CodeChef, 2 Codeforces, 3 HackerEarth, 4 Code Jam, 6 AtCoder, 7 Aizu), `public_tests` /
 //! `private_tests` / `generated_tests` as parallel `input` / `output` lists, `solutions` and
 //! `incorrect_solutions` as parallel `language` / `solution` lists (language 1 = Python 2,
-//! 3 = Python 3), `time_limit` (`seconds`, `nanos`), `input_file` / `output_file`.
+//! 2 = C++, 3 = Python 3, 4 = Java), `time_limit` (`seconds`, `nanos`), `input_file` /
+//! `output_file`.
 //!
-//! One task per Python 3 solution, id `<problem>/<index of the solution>`, where the problem is
-//! `<source>/<name>`: names alone can agree between sources. A name repeated within one source
-//! in the same load gets `#2`, `#3`… Python 2 solutions are counted and skipped; Python 3
-//! `incorrect_solutions` are kept aside as known-broken programs; problems that read or write
-//! files are skipped. Tasks validate with CodeContests' own checker ([`Checker::Tokens`]) and
+//! One task per kept solution, id `<problem>/<index of the solution>`, where the problem is
+//! `<source>/<name>`: names alone can agree between sources. Python 3 solutions are kept by
+//! default, Java ones (as Java tasks) when asked for (`--language java`, or `python,java` for
+//! both). A name repeated within one source in the same load gets `#2`, `#3`… Other solutions
+//! are counted and skipped; kept languages' `incorrect_solutions` are kept aside as known-broken
+//! programs; problems that read or write files are skipped. Tasks validate with CodeContests' own checker ([`Checker::Tokens`]) and
 //! the problem's time limit.
 //!
 //! The parquet reader streams record batches of a few rows through the columns it needs, so
 //! memory follows what is kept, not the size of the file.
 
 use super::{read_bytes, text_lines, BrokenProgram, Checker, Task, TaskError, TaskSet, TestCase};
+use crate::program::Language;
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::DataType;
@@ -28,6 +31,43 @@ use std::sync::Arc;
 /// `Solution.Language` values.
 const PYTHON2: i64 = 1;
 const PYTHON3: i64 = 3;
+const JAVA: i64 = 4;
+
+/// The solution languages a load keeps, from `--language` (empty: Python 3).
+pub(super) fn languages(requested: &[String]) -> Result<Vec<Language>, String> {
+    let mut out = Vec::new();
+    for r in requested {
+        for part in r.split(',').map(|p| p.trim().to_ascii_lowercase()) {
+            let lang = if part.starts_with("python") || part.starts_with("pypy") {
+                Language::Python
+            } else if part.starts_with("java") {
+                Language::Java
+            } else if part.is_empty() {
+                continue;
+            } else {
+                return Err(format!(
+                    "CodeContests: language {part:?} is not one equimorph runs; \
+                     use python (Python 3 solutions), java, or both"
+                ));
+            };
+            if !out.contains(&lang) {
+                out.push(lang);
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push(Language::Python);
+    }
+    Ok(out)
+}
+
+/// The `Solution.Language` value of a language equimorph runs.
+fn code_of(language: Language) -> i64 {
+    match language {
+        Language::Python => PYTHON3,
+        Language::Java => JAVA,
+    }
+}
 
 /// Rows per parquet record batch: a CodeContests row can carry megabytes of generated tests.
 const ROWS_PER_BATCH: usize = 8;
@@ -74,9 +114,19 @@ struct Problem {
 }
 
 /// Turns problems into tasks, keeping the identities unique within one load.
-#[derive(Default)]
 struct Collector {
     seen: HashMap<String, usize>,
+    /// The solution languages kept.
+    languages: Vec<Language>,
+}
+
+impl Collector {
+    fn new(languages: &[Language]) -> Self {
+        Collector {
+            seen: HashMap::new(),
+            languages: languages.to_vec(),
+        }
+    }
 }
 
 impl Collector {
@@ -134,15 +184,15 @@ impl Collector {
                 format!("{problem}: solutions.language and solutions.solution differ in length"),
             );
         }
-        let mut python3 = 0;
+        let mut kept = 0;
         for (i, (lang, src)) in langs.iter().zip(sources).enumerate() {
-            match *lang {
-                PYTHON3 => {
-                    python3 += 1;
+            match self.languages.iter().find(|l| code_of(**l) == *lang) {
+                Some(language) => {
+                    kept += 1;
                     set.tasks.push(Task {
                         id: format!("{problem}/{i}"),
                         source: src.clone(),
-                        language: crate::program::Language::Python,
+                        language: *language,
                         tests: tests.clone(),
                         test_code: None,
                         entry_point: None,
@@ -152,16 +202,23 @@ impl Collector {
                         adequacy: None,
                     });
                 }
-                PYTHON2 => set.skip("Python 2 solution(s)", 1),
-                _ => set.skip("solution(s) in other languages", 1),
+                None if *lang == PYTHON2 => set.skip("Python 2 solution(s)", 1),
+                None => set.skip("solution(s) in other languages", 1),
             }
         }
-        if python3 == 0 {
-            set.skip("problem(s) without a Python 3 solution", 1);
+        if kept == 0 {
+            set.skip(
+                if self.languages == [Language::Python] {
+                    "problem(s) without a Python 3 solution"
+                } else {
+                    "problem(s) without a solution in the languages asked for"
+                },
+                1,
+            );
         }
         let (langs, sources) = &p.incorrect;
         for (i, (lang, src)) in langs.iter().zip(sources).enumerate() {
-            if *lang == PYTHON3 {
+            if self.languages.iter().any(|l| code_of(*l) == *lang) {
                 set.broken.push(BrokenProgram {
                     id: format!("{problem}/incorrect/{i}"),
                     problem: problem.clone(),
@@ -267,10 +324,10 @@ impl From<JsonRecord> for Problem {
     }
 }
 
-pub(super) fn load_jsonl(path: &Path) -> Result<TaskSet, TaskError> {
+pub(super) fn load_jsonl(path: &Path, languages: &[Language]) -> Result<TaskSet, TaskError> {
     let bytes = read_bytes(path)?;
     let mut set = TaskSet::default();
-    let mut collector = Collector::default();
+    let mut collector = Collector::new(languages);
     for (n, line) in text_lines(&bytes, path, &mut set) {
         match serde_json::from_str::<JsonRecord>(line) {
             Ok(r) => collector.add(&mut set, r.into(), path, Some(n)),
@@ -318,23 +375,33 @@ fn bad_file(path: &Path, message: impl Into<String>) -> TaskError {
     }
 }
 
-pub(super) fn load_parquet(path: &Path) -> Result<TaskSet, TaskError> {
+pub(super) fn load_parquet(path: &Path, languages: &[Language]) -> Result<TaskSet, TaskError> {
     let mut tasks = Vec::new();
-    let mut set = stream_parquet(path, |t| tasks.push(t))?;
+    let mut set = stream_parquet(path, languages, |t| tasks.push(t))?;
     set.tasks = tasks;
     Ok(set)
 }
 
 /// Streams the tasks of CodeContests parquet files (one file or a directory) to `visit`,
 /// problem by problem, without holding them; the returned set has everything else (load
-/// problems, skipped counts, known-broken programs) and no tasks.
-pub fn stream_parquet(path: &Path, mut visit: impl FnMut(Task)) -> Result<TaskSet, TaskError> {
+/// problems, skipped counts, known-broken programs) and no tasks. `languages`: the solutions
+/// kept (Python 3 when empty).
+pub fn stream_parquet(
+    path: &Path,
+    languages: &[Language],
+    mut visit: impl FnMut(Task),
+) -> Result<TaskSet, TaskError> {
     let files = parquet_files(path)?;
     if files.is_empty() {
         return Err(bad_file(path, "no .parquet file here"));
     }
     let mut set = TaskSet::default();
-    let mut collector = Collector::default();
+    let languages = if languages.is_empty() {
+        &[Language::Python][..]
+    } else {
+        languages
+    };
+    let mut collector = Collector::new(languages);
     for file in &files {
         for_each_problem(file, |p| {
             match p {

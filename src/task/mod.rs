@@ -151,7 +151,8 @@ pub struct LoadOptions {
     /// CodeNet submission statuses to keep (metadata `status`); empty = `Accepted`.
     pub statuses: Vec<String>,
     /// CodeNet languages to keep, matched against `original_language` (case-insensitive
-    /// prefix, e.g. "Python (3", "PyPy3"); empty = Python 3 and PyPy3.
+    /// prefix, e.g. "Python (3", "PyPy3"); empty = Python 3 and PyPy3. CodeContests:
+    /// `python` and/or `java` (empty = Python 3).
     pub languages: Vec<String>,
     /// A full CodeNet root to take tests (and metadata) from when loading a benchmark subset.
     pub codenet_root: Option<PathBuf>,
@@ -464,8 +465,19 @@ pub fn load_with(
     let mut set = match format {
         TaskFormat::Jsonl => jsonl::load(path)?,
         TaskFormat::Humaneval => humaneval::load(path)?,
-        TaskFormat::Codecontests => codecontests::load_jsonl(path)?,
-        TaskFormat::Parquet => codecontests::load_parquet(path)?,
+        TaskFormat::Codecontests | TaskFormat::Parquet => {
+            let languages = codecontests::languages(&options.languages).map_err(|message| {
+                TaskError::Layout {
+                    path: path.to_path_buf(),
+                    message,
+                }
+            })?;
+            if format == TaskFormat::Parquet {
+                codecontests::load_parquet(path, &languages)?
+            } else {
+                codecontests::load_jsonl(path, &languages)?
+            }
+        }
         TaskFormat::Codenet => codenet::load(path, options)?,
     };
     // Problems in file order (line-less ones, such as duplicates, last).

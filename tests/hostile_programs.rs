@@ -7,31 +7,6 @@ mod common;
 use equimorph::oracle::{ExitClass, Oracle, OracleMode, ValidationStatus};
 use std::time::{Duration, Instant};
 
-fn stray_sleepers() -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        if let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() {
-            if let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) {
-                if cmd.windows(7).any(|w| w == b"31.4159") {
-                    out.push(pid);
-                }
-            }
-        }
-    }
-    out
-}
-
-fn canaries() -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    for d in ["/root", "/var/tmp", "/etc", "/tmp", "/work", "/dev/shm"] {
-        let p = std::path::Path::new(d).join("equimorph-hostile-write-canary");
-        if p.exists() {
-            found.push(p);
-        }
-    }
-    found
-}
-
 fn run_all(mode: OracleMode) {
     // A secret in our environment must not reach the programs.
     // SAFETY: set before the oracle starts any thread of its own in this test binary's test.
@@ -110,12 +85,12 @@ fn run_all(mode: OracleMode) {
         }
         std::thread::sleep(Duration::from_millis(50));
         assert_eq!(
-            stray_sleepers(),
+            common::stray_sleepers(),
             Vec::<u32>::new(),
             "{name} left a process behind"
         );
         assert_eq!(
-            canaries(),
+            common::canaries(),
             Vec::<std::path::PathBuf>::new(),
             "{name} wrote outside its directory"
         );

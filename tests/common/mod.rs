@@ -278,3 +278,31 @@ pub fn cpu_options(batch_size: usize) -> equimorph::detector::onnx::OnnxOptions 
         ..Default::default()
     }
 }
+
+/// Processes whose command line carries the hostile fixtures' marker (`sleep 31.4159`): any
+/// that outlives its run escaped the sandbox's clean-up.
+pub fn stray_sleepers() -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() {
+            if let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) {
+                if cmd.windows(7).any(|w| w == b"31.4159") {
+                    out.push(pid);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The hostile fixtures' canary files found on the host: each is a write that left the sandbox.
+pub fn canaries() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for d in ["/root", "/var/tmp", "/etc", "/tmp", "/work", "/dev/shm"] {
+        let p = Path::new(d).join("equimorph-hostile-write-canary");
+        if p.exists() {
+            found.push(p);
+        }
+    }
+    found
+}

@@ -68,6 +68,7 @@ const EXPECTED_JAVA: &[&str] = &[
     "java-member-rename",
     "java-member-reorder",
     "java-operand-swap",
+    "java-stdin-wrap",
     "java-stmt-swap",
     "java-string-escape",
     "java-switch-to-if",

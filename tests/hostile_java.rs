@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 const SUM: &str = "import java.util.*;\npublic class Main {\n    public static void main(String[] args) {\n        Scanner in = new Scanner(System.in);\n        int a = in.nextInt(), b = in.nextInt();\n        System.out.println(a + b);\n    }\n}\n";
 
 /// Prints what a polluting program would have changed: the line separator, number formatting,
-/// the time zone, and whether stdin and stdout still work.
-const PROBE: &str = "import java.util.*;\npublic class Main {\n    public static void main(String[] args) {\n        Scanner in = new Scanner(System.in);\n        int a = in.nextInt();\n        System.out.print(String.format(\"%.2f|%s|%d\", 1.5, TimeZone.getDefault().getID(), a) + System.lineSeparator());\n    }\n}\n";
+/// the time zone, whether stdin and stdout still work, and (through a thread that fails)
+/// whether an uncaught-exception handler it installed is still there.
+const PROBE: &str = "import java.util.*;\npublic class Main {\n    public static void main(String[] args) throws Exception {\n        Thread t = new Thread(() -> { throw new IllegalStateException(\"probe\"); });\n        t.start();\n        t.join();\n        Scanner in = new Scanner(System.in);\n        int a = in.nextInt();\n        System.out.print(String.format(\"%.2f|%s|%d\", 1.5, TimeZone.getDefault().getID(), a) + System.lineSeparator());\n    }\n}\n";
 
 #[test]
 fn hostile_java_programs_are_contained_and_leave_the_workers_healthy() {

@@ -186,6 +186,7 @@ public class JavaWorker {
         final Properties savedProps = (Properties) System.getProperties().clone();
         final Locale savedLocale = Locale.getDefault();
         final TimeZone savedZone = TimeZone.getDefault();
+        final Thread.UncaughtExceptionHandler savedHandler = Thread.getDefaultUncaughtExceptionHandler();
         final PrintStream realErr = System.err;
         System.setSecurityManager(new SecurityManager() {
             public void checkPermission(java.security.Permission p) {
@@ -270,6 +271,7 @@ public class JavaWorker {
             System.setProperties((Properties) savedProps.clone());
             Locale.setDefault(savedLocale);
             TimeZone.setDefault(savedZone);
+            Thread.setDefaultUncaughtExceptionHandler(savedHandler);
             String status = timedOut ? "timeout" : run.overCap ? "output_limit" : "exited";
             Integer code = run.exitCode == null ? Integer.valueOf(0) : run.exitCode;
             boolean dirty = timedOut || run.overCap || leftRunning;

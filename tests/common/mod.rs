@@ -306,3 +306,37 @@ pub fn canaries() -> Vec<PathBuf> {
     }
     found
 }
+
+/// Checks a hostile program as a candidate for `task`: it must never be accepted (not
+/// equivalent, or a fault of the check when it takes its worker down twice) and must be judged
+/// within `limit`.
+pub fn assert_rejected(
+    oracle: &Oracle,
+    task: &Task,
+    reference: &equimorph::oracle::Reference,
+    name: &str,
+    src: &str,
+    limit: Duration,
+) {
+    let start = std::time::Instant::now();
+    let verdict = oracle.check(task, reference, src).map(|d| d.equivalent);
+    let took = start.elapsed();
+    assert_ne!(verdict, Ok(true), "{name} must be rejected");
+    assert!(took < limit, "{name} took {took:?}");
+}
+
+/// After a hostile program (given `settle` to be cleaned up): no marked process survives and no
+/// canary file appeared on the host.
+pub fn assert_nothing_left(name: &str, settle: Duration) {
+    std::thread::sleep(settle);
+    assert_eq!(
+        stray_sleepers(),
+        Vec::<u32>::new(),
+        "{name} left a process behind"
+    );
+    assert_eq!(
+        canaries(),
+        Vec::<PathBuf>::new(),
+        "{name} wrote outside its sandbox"
+    );
+}

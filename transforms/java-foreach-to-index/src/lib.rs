@@ -38,26 +38,6 @@ sdk::declare_java_transform! {
     rewrite: rewrite,
 }
 
-const COLLECTIONS: &[&str] = &[
-    "List",
-    "ArrayList",
-    "LinkedList",
-    "Set",
-    "HashSet",
-    "LinkedHashSet",
-    "TreeSet",
-    "SortedSet",
-    "NavigableSet",
-    "Collection",
-    "Deque",
-    "ArrayDeque",
-    "Queue",
-    "PriorityQueue",
-    "Iterable",
-    "Vector",
-    "Stack",
-];
-
 enum Kind {
     Array,
     Collection,
@@ -82,7 +62,7 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             let ty = local.ty.as_deref()?.trim();
             let kind = if ty.ends_with("[]") {
                 Kind::Array
-            } else if COLLECTIONS.contains(&ty.split('<').next().unwrap_or("").trim()) {
+            } else if sdk::java::COLLECTIONS.contains(&ty.split('<').next().unwrap_or("").trim()) {
                 Kind::Collection
             } else {
                 return None;

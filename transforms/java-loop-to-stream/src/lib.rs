@@ -68,27 +68,6 @@ sdk::declare_java_transform! {
     rewrite: rewrite,
 }
 
-/// Collection types whose `forEach` visits the elements in the enhanced `for`'s order.
-const COLLECTIONS: &[&str] = &[
-    "List",
-    "ArrayList",
-    "LinkedList",
-    "Set",
-    "HashSet",
-    "LinkedHashSet",
-    "TreeSet",
-    "SortedSet",
-    "NavigableSet",
-    "Collection",
-    "Deque",
-    "ArrayDeque",
-    "Queue",
-    "PriorityQueue",
-    "Iterable",
-    "Vector",
-    "Stack",
-];
-
 /// JDK methods that declare no checked exception (on the receivers programs here call them on:
 /// collections, strings, `StringBuilder`, `Scanner`, `PrintStream`, `Math`, wrapper types).
 /// `append`/`write` are left out: `Writer`'s throw `IOException`.
@@ -493,7 +472,7 @@ fn each_site<'t>(p: &'t JavaParsed, f: Node<'t>, locals: &[scope::Local<'t>]) ->
     }
     let (raw, args) = ty.split_once('<')?;
     let element = args.strip_suffix('>')?;
-    if !COLLECTIONS.contains(&raw) || element.contains(['<', ',', '?']) {
+    if !sdk::java::COLLECTIONS.contains(&raw) || element.contains(['<', ',', '?']) {
         return None;
     }
     (declared == element || declared == "var").then_some(Site::Collection { var, value: name })
@@ -589,8 +568,8 @@ fn body_is_liftable(
     true
 }
 
-/// The id of the counter declared in a `for` header (0 for an enhanced `for`'s own variable,
-/// which is never outside its body).
+/// The id of the counter declared in a `for` header (`usize::MAX` for an enhanced `for`, whose
+/// variable is declared in its own header and needs no exemption).
 fn counter_id(f: Node<'_>) -> usize {
     f.child_by_field_name("init")
         .and_then(|i| {

@@ -217,6 +217,28 @@ fn run_with(
     (outcome, rng.sites_offered())
 }
 
+/// `java.util` collection types (and `Iterable`) whose iteration is their iterator's, in the
+/// order an enhanced `for` visits them: what loop rewrites accept as a declared local's type.
+pub const COLLECTIONS: &[&str] = &[
+    "List",
+    "ArrayList",
+    "LinkedList",
+    "Set",
+    "HashSet",
+    "LinkedHashSet",
+    "TreeSet",
+    "SortedSet",
+    "NavigableSet",
+    "Collection",
+    "Deque",
+    "ArrayDeque",
+    "Queue",
+    "PriorityQueue",
+    "Iterable",
+    "Vector",
+    "Stack",
+];
+
 /// Fresh identifiers for a Java program: none is a word of the program or in [`RESERVED`].
 pub fn fresh_names(parsed: &JavaParsed) -> crate::names::FreshNames {
     crate::names::FreshNames::avoiding(&parsed.source, RESERVED)

@@ -1,4 +1,4 @@
-//! equimorph: searches for semantic-preserving transformations (SPTs) of Python programs that
+//! equimorph: searches for semantic-preserving transformations (SPTs) of Python and Java programs that
 //! make code-clone detectors believe two equivalent programs are different (Auto-SPT).
 //!
 //! Pipeline: [`task`] loads programs and tests → [`transform`] rewrites them in wasmtime
@@ -11,6 +11,8 @@
 pub mod adequacy;
 pub mod augment;
 pub mod detector;
+pub mod job;
+pub mod language;
 pub mod llm;
 pub mod oracle;
 pub mod pipeline;

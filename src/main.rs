@@ -2,24 +2,25 @@
 
 mod commands;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use equimorph::job::exit;
 use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(
     name = "equimorph",
     version,
-    about = "Search for semantic-preserving rewrites of Python programs that fool code-clone detectors",
-    long_about = None,
-    after_help = ENVIRONMENT_AND_EXIT_CODES
+    about = "Search for semantic-preserving rewrites of Python and Java programs that fool \
+             code-clone detectors",
+    long_about = None
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
-/// The environment variables equimorph reads and its exit codes (shown by `--help`).
-const ENVIRONMENT_AND_EXIT_CODES: &str = "\
+/// The environment variables equimorph reads (shown by `--help`, before the exit codes).
+const ENVIRONMENT: &str = "\
 Environment:
   EQUIMORPH_HOME        models, ONNX Runtime, virtualenvs (default: .equimorph in the sources)
   EQUIMORPH_CACHE       compiled components, LLM replies (default: ~/.cache/equimorph)
@@ -28,11 +29,32 @@ Environment:
   ORT_DYLIB_PATH        the ONNX Runtime library (default: the one `make setup` installs)
   OPENAI_BASE_URL       chat-completions endpoint of design, implement, autospt
   OPENAI_API_KEY        its key
+";
 
-Exit codes:
-  0 results were produced; 1 the run finished but produced nothing usable (no task attacked,
-  augmented or evaluated; `check`: not equivalent); 2 bad usage or input, or an error;
-  130 interrupted (SIGINT/SIGTERM); 141 standard output was closed.";
+/// The command line with every command's exit-status section generated from the library's
+/// one table ([`exit::help`]), so no `--help` can disagree with it.
+fn command_line() -> clap::Command {
+    let mut cmd = Cli::command().after_help(format!("{ENVIRONMENT}\n{}", exit::help(None)));
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(&name, |sub| {
+            let inner: Vec<String> = sub
+                .get_subcommands()
+                .map(|c| c.get_name().to_string())
+                .collect();
+            let mut sub = sub.after_help(exit::help(Some(&name)));
+            for i in inner {
+                let full = format!("{name} {i}");
+                sub = sub.mut_subcommand(&i, |c| c.after_help(exit::help(Some(&full))));
+            }
+            sub
+        });
+    }
+    cmd
+}
 
 #[derive(Subcommand)]
 enum Command {
@@ -94,7 +116,7 @@ enum Command {
 
 /// Exit status when the reader of standard output went away (`equimorph … | head -1`): what a
 /// shell reports for a process ended by SIGPIPE.
-const BROKEN_PIPE: i32 = 141;
+const BROKEN_PIPE: i32 = exit::BROKEN_PIPE as i32;
 
 /// `println!` panics when standard output is a closed pipe; end quietly instead, as other
 /// command-line tools do. (SIGPIPE itself stays ignored: a sandboxed program that closes its
@@ -124,7 +146,10 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     quiet_broken_pipe();
-    let cli = Cli::parse();
+    let cli = match Cli::from_arg_matches(&command_line().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Transforms(c) => commands::transforms::run(c),
         Command::Models(c) => commands::models::run(c),
@@ -154,11 +179,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if e.is::<commands::common::InterruptedBeforeStart>() => {
             eprintln!("{e}");
-            ExitCode::from(commands::common::INTERRUPTED)
+            ExitCode::from(exit::INTERRUPTED)
         }
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            exit::ExitStatus::Error.into()
         }
     }
 }

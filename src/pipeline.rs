@@ -5,8 +5,10 @@
 //! transform implementations), and passes what the job made to a [`Sink`]: every verified
 //! candidate, then the task's outcome, always in task order. Tasks are validated (and, for
 //! jobs that allow it, run) in small parallel chunks, so results start to arrive at once and a
-//! killed run loses at most the tasks in flight. A task that fails is reported to the sink and the run goes on; the run stops early
-//! only when asked to (SIGINT/SIGTERM) or when the sandbox itself is broken.
+//! killed run loses at most the tasks in flight. A task that fails is reported to the sink and
+//! the run goes on — a panic anywhere in a task's work (transform host, oracle, detector,
+//! growth) included: it becomes that task's error. The run stops early only when asked to
+//! (SIGINT/SIGTERM) or when the sandbox itself is broken.
 
 use crate::oracle::{Oracle, Reference, ValidationStatus};
 use crate::program::Candidate;
@@ -254,11 +256,12 @@ impl<'a> Pipeline<'a> {
         if self.stopped() {
             None
         } else if !job.needs_reference() {
-            // The job does without tests; the original must still be Python.
-            Some(match crate::program::validate(&t.source) {
+            // The job does without tests; the original must still parse in its language.
+            Some(match crate::program::validate_as(t.language, &t.source) {
                 Ok(()) => Validated::Ready(None),
                 Err(e) => Validated::Skipped(format!(
-                    "original is unparseable: the original does not parse as Python: {e}"
+                    "original is unparseable: the original does not parse as {}: {e}",
+                    t.language.title()
                 )),
             })
         } else {
@@ -266,16 +269,24 @@ impl<'a> Pipeline<'a> {
         }
     }
 
-    /// Runs `job` on a validated task: its outcome and the candidates it verified.
+    /// Runs `job` on a validated task: its outcome and the candidates it verified. A panic in
+    /// the job is the task's error (its candidates are dropped: the job did not finish).
     fn process<J: Job>(&self, job: &J, task: &Task, v: Validated) -> Processed<J::Output> {
         let mut found = Vec::new();
         let outcome = match v {
             Validated::Skipped(why) => TaskOutcome::Skipped(why),
             Validated::Unverifiable(why) => TaskOutcome::Unverifiable(why),
             Validated::Ready(reference) => {
-                match job.run(task, reference.as_ref(), &mut |c| found.push(c.clone())) {
-                    Ok(o) => TaskOutcome::Done(o),
-                    Err(why) => TaskOutcome::Failed(why),
+                let ran = catch_task_panic(|| {
+                    job.run(task, reference.as_ref(), &mut |c| found.push(c.clone()))
+                });
+                match ran {
+                    Ok(Ok(o)) => TaskOutcome::Done(o),
+                    Ok(Err(why)) => TaskOutcome::Failed(why),
+                    Err(panic) => {
+                        found.clear();
+                        TaskOutcome::Failed(panic)
+                    }
                 }
             }
         };
@@ -284,7 +295,12 @@ impl<'a> Pipeline<'a> {
 
     /// The original's reference behaviour, or the outcome that says why there is none.
     fn validated(&self, task: &Task) -> Validated {
-        let v = self.oracle.validate(task);
+        let v = match catch_task_panic(|| self.oracle.validate(task)) {
+            Ok(v) => v,
+            Err(panic) => {
+                return Validated::Unverifiable(format!("validating the original: {panic}"))
+            }
+        };
         match (v.status, v.reference) {
             (ValidationStatus::Ok, Some(reference)) => Validated::Ready(Some(reference)),
             (status, _) => {
@@ -309,4 +325,19 @@ enum Validated {
     Ready(Option<Reference>),
     Skipped(String),
     Unverifiable(String),
+}
+
+/// Runs `f`, turning a panic into its message ("equimorph panicked: …"), so that one task's
+/// bug is that task's error and never the end of a run. Panics are bugs of equimorph (hostile
+/// programs and transforms fail in their sandboxes); the default hook has already printed
+/// where it happened.
+pub fn catch_task_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("a panic without a message");
+        format!("equimorph panicked on this task (a bug; please report it): {message}")
+    })
 }

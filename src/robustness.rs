@@ -22,7 +22,7 @@ pub struct TaskSplit {
 }
 
 fn problem_of(t: &Task) -> &str {
-    t.problem.as_deref().unwrap_or(&t.id)
+    t.problem_key()
 }
 
 /// Splits `tasks` by problem, seeded: about `test_fraction` of the problems (at least one of

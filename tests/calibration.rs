@@ -6,7 +6,7 @@ mod common;
 
 use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
 use equimorph::detector::{Detector, Device};
-use equimorph::report::calibration::auto_threshold;
+use equimorph::report::calibration::{auto_threshold, CalibrationProgram};
 use equimorph::report::{results, Status};
 use std::path::Path;
 
@@ -25,7 +25,14 @@ fn tiny_detector() -> OnnxDetector {
 #[test]
 fn auto_threshold_is_reproducible_and_lies_between_non_clones_and_identity() {
     let tasks = common::fixture_tasks();
-    let originals: Vec<&str> = tasks.tasks.iter().map(|t| t.source.as_str()).collect();
+    let originals: Vec<CalibrationProgram<'_>> = tasks
+        .tasks
+        .iter()
+        .map(|t| CalibrationProgram {
+            text: &t.source,
+            problem: t.problem_key(),
+        })
+        .collect();
     let d = tiny_detector();
     let a = auto_threshold(&d, &originals, 0.95, 60, 3).unwrap();
     let b = auto_threshold(&d, &originals, 0.95, 60, 3).unwrap();
@@ -33,7 +40,7 @@ fn auto_threshold_is_reproducible_and_lies_between_non_clones_and_identity() {
     assert_eq!(a.pairs, 60);
     assert!(a.min <= a.threshold && a.threshold <= a.max, "{a:?}");
     // The identity score (a program against itself) is above every non-clone threshold.
-    let identity = d.score(originals[0], &[originals[0]]).unwrap()[0];
+    let identity = d.score(originals[0].text, &[originals[0].text]).unwrap()[0];
     assert!(a.threshold < identity, "{a:?} vs identity {identity}");
     // A lower rate gives a threshold no higher.
     let low = auto_threshold(&d, &originals, 0.5, 60, 3).unwrap();
@@ -41,6 +48,16 @@ fn auto_threshold_is_reproducible_and_lies_between_non_clones_and_identity() {
     // Too few distinct programs is a clear error.
     let err = auto_threshold(&d, &[originals[0], originals[0]], 0.95, 60, 3).unwrap_err();
     assert!(err.to_string().contains("at least two"), "{err}");
+    // So are distinct programs that all solve one problem: they are clones, not non-clones.
+    let one_problem: Vec<CalibrationProgram<'_>> = originals
+        .iter()
+        .map(|p| CalibrationProgram {
+            problem: "same",
+            ..*p
+        })
+        .collect();
+    let err = auto_threshold(&d, &one_problem, 0.95, 60, 3).unwrap_err();
+    assert!(err.to_string().contains("two different problems"), "{err}");
 }
 
 fn tiny_spec() -> String {

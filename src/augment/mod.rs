@@ -151,6 +151,18 @@ impl VariantLine {
     }
 }
 
+impl crate::report::results::LogKey for VariantLine {
+    fn log_key(&self) -> String {
+        format!("{}\u{0}{}", self.task_id, self.variant)
+    }
+}
+
+impl crate::report::results::LogKey for TaskLine {
+    fn log_key(&self) -> String {
+        self.id.clone()
+    }
+}
+
 /// One line of `tasks.jsonl`: a finished task (its variants are in `variants.jsonl`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskLine {

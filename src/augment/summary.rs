@@ -4,7 +4,7 @@
 
 use super::codexglue;
 use super::{AugmentConfig, TaskLine, VariantLine};
-use crate::report::results::{read_jsonl, ResultsError};
+use crate::report::results::{read_keyed, ResultsError};
 use crate::report::Status;
 use crate::search::StageSeconds;
 use serde::{Deserialize, Serialize};
@@ -55,6 +55,10 @@ pub struct AugmentRun {
     /// The least mutation score a task needed to be augmented (`--min-mutation-score`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_mutation_score: Option<f64>,
+    /// Tasks this run must finish (its task file's tasks in its shard); `None` in runs made
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned_tasks: Option<usize>,
 }
 
 /// Mean, spread and range of a set of numbers.
@@ -89,6 +93,12 @@ impl Spread {
 /// `summary.json` of an augment run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AugmentSummary {
+    /// Whether every planned task is finished (`null` when the plan was not recorded).
+    #[serde(default)]
+    pub complete: Option<bool>,
+    /// Planned tasks not finished yet (`null` when the plan was not recorded).
+    #[serde(default)]
+    pub pending: Option<usize>,
     /// Settings.
     pub run: AugmentRun,
     /// Tasks finished.
@@ -172,9 +182,10 @@ pub type RunLines = (Vec<TaskLine>, Vec<VariantLine>, usize);
 
 /// Reads `dir`'s tasks and the variants of finished tasks (see [`RunLines`]).
 pub fn read_run(dir: &Path) -> Result<RunLines, AugmentOutputError> {
-    let tasks: Vec<TaskLine> = read_jsonl(&dir.join("tasks.jsonl"))?;
+    // One line per task and per variant: a log written twice for a task keeps the first.
+    let (tasks, _) = read_keyed::<TaskLine>(&dir.join("tasks.jsonl"))?;
     let done: std::collections::HashSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
-    let mut variants: Vec<VariantLine> = read_jsonl(&dir.join("variants.jsonl"))?;
+    let (mut variants, _) = read_keyed::<VariantLine>(&dir.join("variants.jsonl"))?;
     let before = variants.len();
     variants.retain(|v| done.contains(v.task_id.as_str()));
     let orphans = before - variants.len();
@@ -189,7 +200,13 @@ pub fn finish(
     tasks: &[TaskLine],
     variants: &[VariantLine],
 ) -> Result<AugmentSummary, AugmentOutputError> {
+    let progress = crate::run::Progress {
+        planned: run.planned_tasks,
+        finished: tasks.len(),
+    };
     let mut s = AugmentSummary {
+        complete: progress.complete(),
+        pending: progress.pending(),
         run: run.clone(),
         tasks: tasks.len(),
         augmented: 0,
@@ -385,8 +402,12 @@ pub fn html(s: &AugmentSummary, tasks: &[TaskLine], variants: &[VariantLine]) ->
          <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}}\
          table{{border-collapse:collapse}}th,td{{border:1px solid #ccc;padding:4px 8px;text-align:left}}\
          figure{{display:inline-block;margin:1em}}figcaption{{font-weight:bold}}{CSS}</style></head>\
-         <body><h1>equimorph augment report</h1><p>Tasks <code>{}</code>, K = {}, {}..{} steps, \
+         <body><h1>equimorph augment report</h1>{}<p>Tasks <code>{}</code>, K = {}, {}..{} steps, \
          seed {}, detector {}.</p>{}{body}</body></html>\n",
+        s.progress()
+            .incomplete_notice()
+            .map(|n| format!("<p id=\"incomplete\"><b>{}.</b> The figures below cover the finished tasks only.</p>", esc(&n)))
+            .unwrap_or_default(),
         esc(&s.run.tasks),
         s.run.config.variants,
         s.run.config.min_steps,
@@ -401,11 +422,27 @@ pub fn html(s: &AugmentSummary, tasks: &[TaskLine], variants: &[VariantLine]) ->
     )
 }
 
+impl AugmentSummary {
+    /// How far the run has come.
+    pub fn progress(&self) -> crate::run::Progress {
+        crate::run::Progress {
+            planned: self.run.planned_tasks,
+            finished: self.tasks,
+        }
+    }
+}
+
 /// The Markdown report of an augment run.
 pub fn markdown(s: &AugmentSummary) -> String {
     let mut m = String::new();
     let c = &s.run.config;
     let _ = writeln!(m, "# equimorph augment\n");
+    if let Some(notice) = s.progress().incomplete_notice() {
+        let _ = writeln!(
+            m,
+            "**{notice}.** The figures below cover the finished tasks only.\n"
+        );
+    }
     let _ = writeln!(
         m,
         "Tasks: `{}`; {} transforms; K = {}, {}..{} steps, seed {}{}; detector: {}.\n",
@@ -525,6 +562,8 @@ pub fn merge(
 ) -> Result<(AugmentRun, Vec<TaskLine>, Vec<VariantLine>), crate::report::shard::MergeError> {
     use crate::report::shard::MergeError;
     let mut run: Option<AugmentRun> = None;
+    // The merged run plans what its shards planned (unknown if one did not record it).
+    let mut planned: Option<usize> = Some(0);
     let mut tasks: Vec<TaskLine> = Vec::new();
     let mut variants: Vec<VariantLine> = Vec::new();
     let mut from: HashMap<String, String> = HashMap::new();
@@ -535,6 +574,7 @@ pub fn merge(
             .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
             .map_err(|e| MergeError::Run(format!("{}: {e}", path.display())))?;
         this.shard = None;
+        planned = planned.zip(this.planned_tasks.take()).map(|(a, b)| a + b);
         match &run {
             None => run = Some(this),
             Some(r) if *r != this => {
@@ -558,7 +598,8 @@ pub fn merge(
         tasks.extend(t);
         variants.extend(v);
     }
-    let run = run.ok_or_else(|| MergeError::Run("no shard directory given".into()))?;
+    let mut run = run.ok_or_else(|| MergeError::Run("no shard directory given".into()))?;
+    run.planned_tasks = planned;
     let rank: HashMap<&str, usize> = order
         .iter()
         .enumerate()

@@ -11,8 +11,8 @@ use equimorph::adequacy::symbolic::{Gated, SymbolicGate};
 use equimorph::oracle::ValidationStatus;
 use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
 use equimorph::program::Candidate;
-use equimorph::report::calibration::Threshold;
 use equimorph::report::calibration::ThresholdSpec;
+use equimorph::report::calibration::{CalibrationProgram, Threshold};
 use equimorph::report::results::{read_jsonl, write_jsonl, AppendLog, VerifiedLine};
 use equimorph::report::shard::Shard;
 use equimorph::report::{reference, write_reports, ResultLine, ResultsWriter, RunInfo, Status};
@@ -102,8 +102,8 @@ pub struct AttackArgs {
     pub(super) symbolic_rounds: usize,
     #[command(flatten)]
     pub(super) verify: VerifyArgs,
-    /// Attack only shard I of N (0 ≤ I < N; a stable split by task id); `equimorph merge`
-    /// combines the shard directories into one run.
+    /// Attack only shard I of N (1 ≤ I ≤ N: 1/4 is the first of four; a stable split by task
+    /// id); `equimorph merge` combines the shard directories into one run.
     #[arg(long, value_name = "I/N")]
     pub(super) shard: Option<Shard>,
     /// Also write verified.jsonl: every candidate the oracle accepted during the search (not
@@ -248,7 +248,14 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
             &run_dir.join(reference::FILE),
         )?;
     }
-    let (mut writer, done) = ResultsWriter::open(&run_dir.join("results.jsonl"))?;
+    let (mut writer, done, dropped) = ResultsWriter::open_keyed(&run_dir.join("results.jsonl"))?;
+    for d in &dropped {
+        eprintln!(
+            "warning: results.jsonl line {}: task {} already has a result (line {}); the \
+             duplicate is dropped",
+            d.line, d.key, d.first
+        );
+    }
     let done_ids = equimorph::report::results::ids(&done);
     let mut verified_log = if args.keep_verified {
         // Lines of tasks without a result line come from a killed run: that task is redone.
@@ -259,7 +266,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         if kept.len() != before {
             write_jsonl(&path, &kept)?;
         }
-        Some(AppendLog::<VerifiedLine>::open(&path)?.0)
+        Some(AppendLog::<VerifiedLine>::open_keyed(&path)?.0)
     } else {
         None
     };
@@ -281,6 +288,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         shard: args.shard.map(|s| s.to_string()),
         dataset: Some(set.report()),
         adequacy: Some(equimorph::adequacy::SetAdequacy::of(&set.tasks)),
+        planned_tasks: Some(planned_tasks(&set.tasks, args.shard)),
     };
     run_dir.write_run_json(&run_info)?;
     let todo: Vec<_> = set
@@ -354,19 +362,33 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     });
     run_dir.write_stats(&stats)?;
     let summary = write_reports(&args.out, run_info)?;
-    println!(
-        "{} tasks attacked, {} skipped, {} errors; worst-case distance L = {:.4} ± {:.4}; success rate {:.1} % (M < {:.4}, {}); \
-         detector time {:.0} %",
-        summary.attacked,
-        summary.skipped.len(),
-        summary.errors.len(),
-        summary.mean_distance,
-        summary.std_distance,
-        summary.success_rate * 100.0,
-        threshold.value,
-        threshold.source,
-        summary.detector_share * 100.0
-    );
+    if summary.attacked == 0 {
+        // No distance was measured: a mean of nothing is not 0.
+        println!(
+            "no task attacked, {} skipped, {} errors; threshold M < {:.4} ({})",
+            summary.skipped.len(),
+            summary.errors.len(),
+            threshold.value,
+            threshold.source
+        );
+    } else {
+        println!(
+            "{} tasks attacked, {} skipped, {} errors; worst-case distance L = {:.4} ± {:.4}; success rate {:.1} % (M < {:.4}, {}); \
+             detector time {:.0} %",
+            summary.attacked,
+            summary.skipped.len(),
+            summary.errors.len(),
+            summary.mean_distance,
+            summary.std_distance,
+            summary.success_rate * 100.0,
+            threshold.value,
+            threshold.source,
+            summary.detector_share * 100.0
+        );
+    }
+    if let Some(notice) = summary.progress().incomplete_notice() {
+        eprintln!("{notice}");
+    }
     println!(
         "oracle: {} program runs, {} checks, {} cache hits; detector: {} sequences, {} truncated to the model's maximum",
         o.runs, o.checks, o.cache_hits, d.sequences, d.truncated
@@ -416,7 +438,7 @@ fn calibrate(
     oracle: &equimorph::oracle::Oracle,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<Threshold> {
-    let calibration_programs: Vec<&str> = match args.threshold {
+    let calibration_programs: Vec<CalibrationProgram<'_>> = match args.threshold {
         ThresholdSpec::Fixed(_) => Vec::new(),
         ThresholdSpec::Auto { .. } => {
             eprintln!(
@@ -440,7 +462,10 @@ fn calibrate(
                 .iter()
                 .zip(ok)
                 .filter(|(_, ok)| *ok)
-                .map(|(t, _)| t.source.as_str())
+                .map(|(t, _)| CalibrationProgram {
+                    text: &t.source,
+                    problem: t.problem_key(),
+                })
                 .collect()
         }
     };
@@ -554,4 +579,14 @@ fn write_reference_scores(
     std::fs::write(out, serde_json::to_string(&scores)?)
         .with_context(|| format!("cannot write {}", out.display()))?;
     Ok(())
+}
+
+/// Distinct task ids of `tasks` that the run must finish (those of its shard).
+fn planned_tasks(tasks: &[Task], shard: Option<Shard>) -> usize {
+    tasks
+        .iter()
+        .filter(|t| shard.is_none_or(|s| s.owns(&t.id)))
+        .map(|t| t.id.as_str())
+        .collect::<std::collections::HashSet<_>>()
+        .len()
 }

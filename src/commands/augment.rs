@@ -229,6 +229,14 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         dataset: Some(set.report()),
         adequacy: Some(equimorph::adequacy::SetAdequacy::of(&set.tasks)),
         min_mutation_score: args.min_mutation_score,
+        planned_tasks: Some(
+            set.run_order(true)
+                .into_iter()
+                .filter(|t| args.shard.is_none_or(|s| s.owns(&t.id)))
+                .map(|t| t.id.as_str())
+                .collect::<std::collections::HashSet<_>>()
+                .len(),
+        ),
     };
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);
@@ -280,8 +288,17 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     if orphans > 0 {
         write_jsonl(&variants_path, &kept)?;
     }
-    let (mut variants_log, _) = AppendLog::<VariantLine>::open(&variants_path)?;
-    let (mut tasks_log, _) = AppendLog::<TaskLine>::open(&args.out.join("tasks.jsonl"))?;
+    // One line per task and per variant (a log written twice keeps the first of each).
+    let (mut variants_log, _, _) = AppendLog::<VariantLine>::open_keyed(&variants_path)?;
+    let (mut tasks_log, _, dropped) =
+        AppendLog::<TaskLine>::open_keyed(&args.out.join("tasks.jsonl"))?;
+    for d in &dropped {
+        eprintln!(
+            "warning: tasks.jsonl line {}: task {} is already finished (line {}); the \
+             duplicate is dropped",
+            d.line, d.key, d.first
+        );
+    }
     let done_ids: std::collections::HashSet<&str> = done.iter().map(|t| t.id.as_str()).collect();
     let todo: Vec<&Task> = set
         .run_order(true)
@@ -361,6 +378,9 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     println!("        {}", args.out.join("report.html").display());
     for (id, why) in &s.errors {
         eprintln!("error: task {id}: {why}");
+    }
+    if let Some(notice) = s.progress().incomplete_notice() {
+        eprintln!("{notice}");
     }
     if end.interrupted {
         eprintln!("interrupted: finished tasks are saved; rerun the same command to resume");

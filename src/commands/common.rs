@@ -577,164 +577,32 @@ pub fn transform_settings(
     settings.set("transforms", list.join(", "));
 }
 
-/// Exit status of a run that finished but produced nothing usable (no task attacked, augmented
-/// or evaluated; every task skipped or in error). 0 = results, 2 = bad usage or input, 130 =
-/// interrupted.
-pub const NOTHING_USABLE: u8 = 1;
+pub use equimorph::job::exit::{INTERRUPTED, NOTHING_USABLE};
+pub use equimorph::job::interrupt::{interrupt_flag, stop_point, InterruptedBeforeStart};
 
-/// Exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
-pub const INTERRUPTED: u8 = 130;
+/// The command line's [`equimorph::job::Notices`]: progress and warnings on standard error.
+pub struct Stderr;
 
-/// The process's interrupt flag, once installed.
-static INTERRUPT_FLAG: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
-    std::sync::OnceLock::new();
-
-/// A flag set by the first SIGINT or SIGTERM; a second one exits the process at once (status
-/// 130). Long runs take it before any work (loading, calibration, validation), check it
-/// between steps and tasks, then write their summary and reports. Installed once per process:
-/// later calls return the same flag.
-pub fn interrupt_flag() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    if let Some(flag) = INTERRUPT_FLAG.get() {
-        return Ok(flag.clone());
+impl equimorph::job::Notices for Stderr {
+    fn note(&self, message: &str) {
+        eprintln!("{message}");
     }
-    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for sig in [SIGINT, SIGTERM] {
-        // Registered first, so it sees the flag as it was before this signal set it.
-        signal_hook::flag::register_conditional_shutdown(sig, i32::from(INTERRUPTED), flag.clone())
-            .context("installing the signal handler")?;
-        signal_hook::flag::register(sig, flag.clone()).context("installing the signal handler")?;
+    fn warn(&self, message: &str) {
+        eprintln!("warning: {message}");
     }
-    Ok(INTERRUPT_FLAG.get_or_init(|| flag).clone())
 }
 
-/// A run stopped by SIGINT/SIGTERM before its tasks started: `main` prints it and exits 130.
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted while {doing}: {done}; rerun the same command to start again")]
-pub struct InterruptedBeforeStart {
-    /// What the run was doing ("calibrating the threshold").
-    pub doing: String,
-    /// What was done, in words ("no task was attacked").
-    pub done: String,
-}
-
-/// Fails with [`InterruptedBeforeStart`] when `stop` is set: called between the steps that
-/// come before a run's first task.
-pub fn stop_point(stop: &std::sync::atomic::AtomicBool, doing: &str, done: &str) -> Result<()> {
-    if stop.load(std::sync::atomic::Ordering::Relaxed) {
-        return Err(InterruptedBeforeStart {
-            doing: doing.into(),
-            done: done.into(),
-        }
-        .into());
-    }
-    Ok(())
-}
-
-/// The threshold used when an `auto` one cannot be calibrated.
-pub const FALLBACK_THRESHOLD: f32 = 0.5;
-
-/// Non-clone pairs scored to calibrate an `auto` threshold.
-pub const CALIBRATION_PAIRS: usize = 200;
-
-/// Fewest non-clone pairs an `auto` threshold is calibrated on: below this (a run of a few
-/// tasks) the quantile means little, so the run falls back to [`FALLBACK_THRESHOLD`] and says so.
-pub const MIN_CALIBRATION_PAIRS: usize = 20;
-
-/// Turns `--threshold` into a value: fixed, or calibrated on seeded pairs of different
-/// `programs` (the tasks' originals) with `detector`; the progress goes to stderr.
-/// Stops with [`InterruptedBeforeStart`] when `stop` is set during the calibration.
+/// [`equimorph::job::threshold::resolve_threshold`] with progress on standard error.
 pub fn resolve_threshold(
     spec: equimorph::report::calibration::ThresholdSpec,
     detector: &dyn equimorph::detector::Detector,
-    programs: &[&str],
+    programs: &[equimorph::report::calibration::CalibrationProgram<'_>],
     seed: u64,
     stop: Option<&std::sync::atomic::AtomicBool>,
 ) -> Result<equimorph::report::calibration::Threshold> {
-    use equimorph::report::calibration::{
-        auto_threshold_until, CalibrationError, Threshold, ThresholdSpec,
-    };
-    match spec {
-        ThresholdSpec::Fixed(value) => Ok(Threshold {
-            value,
-            source: "fixed".into(),
-        }),
-        ThresholdSpec::Auto { rate } => {
-            eprintln!(
-                "calibrating the threshold on up to {CALIBRATION_PAIRS} pairs of different tasks…"
-            );
-            let c = match auto_threshold_until(
-                detector,
-                programs,
-                rate,
-                CALIBRATION_PAIRS,
-                seed,
-                stop,
-            ) {
-                Ok(c) => c,
-                Err(CalibrationError::Interrupted { scored, pairs }) => {
-                    return Err(InterruptedBeforeStart {
-                        doing: "calibrating the threshold".into(),
-                        done: format!(
-                            "{scored} of {pairs} calibration pairs were scored, no task was started"
-                        ),
-                    }
-                    .into())
-                }
-                // A detector that fails on every pair fails on every task too: the run goes
-                // on and reports each task's error; the threshold says what happened.
-                Err(e) => {
-                    eprintln!(
-                        "warning: --threshold auto could not be calibrated ({e}); using {FALLBACK_THRESHOLD}"
-                    );
-                    return Ok(Threshold {
-                        value: FALLBACK_THRESHOLD,
-                        source: format!(
-                            "fixed {FALLBACK_THRESHOLD}: auto:{rate} could not be calibrated ({e})"
-                        ),
-                    });
-                }
-            };
-            if c.failed > 0 {
-                eprintln!(
-                    "warning: the detector failed on {} of the calibration pairs; they are left out",
-                    c.failed
-                );
-            }
-            if c.pairs < MIN_CALIBRATION_PAIRS {
-                let why = format!(
-                    "only {} non-clone pairs could be scored (originals of {} distinct tasks), \
-                     fewer than the {MIN_CALIBRATION_PAIRS} a threshold needs",
-                    c.pairs,
-                    programs
-                        .iter()
-                        .collect::<std::collections::HashSet<_>>()
-                        .len()
-                );
-                eprintln!(
-                    "warning: --threshold auto:{rate} cannot be calibrated: {why}; using the fixed \
-                     {FALLBACK_THRESHOLD} instead (pass --threshold M to choose one)"
-                );
-                return Ok(Threshold {
-                    value: FALLBACK_THRESHOLD,
-                    source: format!(
-                        "fixed {FALLBACK_THRESHOLD}: auto:{rate} was not calibrated ({why})"
-                    ),
-                });
-            }
-            Ok(Threshold {
-                value: c.threshold,
-                source: format!(
-                    "auto:{rate}: {:.0} % of {} non-clone pairs (originals of different tasks that pass their tests, seed {seed}) score below it; their M: mean {:.3}, min {:.3}, max {:.3}",
-                    rate * 100.0,
-                    c.pairs,
-                    c.mean,
-                    c.min,
-                    c.max
-                ),
-            })
-        }
-    }
+    Ok(equimorph::job::threshold::resolve_threshold(
+        spec, detector, programs, seed, stop, &Stderr,
+    )?)
 }
 
 /// `--window` / `--no-window`: whether candidates the detector would truncate are scored.

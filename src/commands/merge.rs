@@ -65,6 +65,10 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
             );
         }
     }
+    // The merged run is written by this process alone.
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let _owner = equimorph::run::lock(&args.out)?;
     let shards: Vec<(String, Option<Shard>)> = dirs
         .iter()
         .zip(&runs)

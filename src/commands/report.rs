@@ -4,6 +4,7 @@ use super::common::{resolve_threshold, DetectorArgs, PrecisionArg};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::report::calibration::{Threshold, ThresholdSpec};
+use equimorph::report::compare::{job_of, with_article};
 use equimorph::report::{results, write_reports, RunInfo, Status};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,6 +33,15 @@ pub struct ReportArgs {
 /// Runs `report`.
 pub fn run(args: ReportArgs) -> Result<ExitCode> {
     let results_path = args.dir.join("results.jsonl");
+    if let Some(kind) = job_of(&args.dir).filter(|k| k != "attack") {
+        bail!(
+            "{dir} is {what} run, and `report` re-renders attack runs only; {kind} writes its \
+             own summary.json and report.md (rerun `equimorph {kind}` with the same arguments \
+             and --out {dir} to finish the run and write them again)",
+            dir = args.dir.display(),
+            what = with_article(&kind),
+        );
+    }
     if !results_path.is_file() {
         bail!(
             "{} has no results.jsonl (run `equimorph attack … --out {}` first)",
@@ -39,6 +49,8 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
             args.dir.display()
         );
     }
+    // Reports and results are rewritten here: not while a job owns the directory.
+    let _owner = equimorph::run::lock(&args.dir)?;
     let mut run: RunInfo = match std::fs::read_to_string(args.dir.join("run.json")) {
         Ok(t) => serde_json::from_str(&t)?,
         Err(_) => RunInfo {
@@ -81,10 +93,13 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
                     );
                 }
                 // The attacked tasks' originals: those that passed their tests.
-                let originals: Vec<&str> = lines
+                let originals: Vec<equimorph::report::calibration::CalibrationProgram<'_>> = lines
                     .iter()
                     .filter(|l| l.status == Status::Ok)
-                    .map(|l| l.original.as_str())
+                    .map(|l| equimorph::report::calibration::CalibrationProgram {
+                        text: &l.original,
+                        problem: l.problem.as_deref().unwrap_or(&l.id),
+                    })
                     .collect();
                 resolve_threshold(
                     spec,

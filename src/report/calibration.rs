@@ -5,9 +5,11 @@
 //! bar no attack clears, while a fine-tuned classifier may clear it at once. Two ways to tie
 //! the threshold to the detector:
 //!
-//! - [`auto_threshold`]: score seeded pairs of *different* tasks' originals (non-clones) and
-//!   take the similarity below which a fraction `rate` of them fall; an attack succeeds when
-//!   its best rewrite scores below that, i.e. looks as unrelated as most unrelated programs;
+//! - [`auto_threshold`]: score seeded pairs of originals of *different problems* (non-clones:
+//!   solutions of one problem are functional clones, so they never form a pair, see
+//!   [`NON_CLONE_RULE`]) and take the similarity below which a fraction `rate` of them fall;
+//!   an attack succeeds when its best rewrite scores below that, i.e. looks as unrelated as
+//!   most unrelated programs. Every job that calibrates (attack, robustness, report) uses it;
 //! - [`roc`]: from labelled pairs, the ROC AUC, the F1-optimal threshold and the threshold
 //!   at a false-positive rate (`equimorph calibrate`).
 
@@ -97,6 +99,27 @@ pub struct NonCloneCalibration {
     /// Pairs left out because the detector failed on them.
     #[serde(default)]
     pub failed: usize,
+    /// Pairs of distinct originals left out because both solve one problem (clones).
+    #[serde(default)]
+    pub same_problem: usize,
+    /// Distinct problems among the originals.
+    #[serde(default)]
+    pub problems: usize,
+}
+
+/// Which pairs of originals count as non-clones, in words (printed and recorded with every
+/// calibrated threshold).
+pub const NON_CLONE_RULE: &str =
+    "originals of different problems (solutions of one problem are clones and never paired)";
+
+/// A program that takes part in a threshold calibration: its text and the problem it solves
+/// (its task id when the task file does not group solutions by problem).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CalibrationProgram<'a> {
+    /// The program.
+    pub text: &'a str,
+    /// The problem it solves.
+    pub problem: &'a str,
 }
 
 /// Why a calibration could not be made.
@@ -255,21 +278,42 @@ pub fn quantile(values: &[f32], q: f64) -> Option<f32> {
 
 /// Up to `max_pairs` distinct unordered pairs of indices below `n`, drawn with `seed`.
 pub fn sample_pairs(n: usize, max_pairs: usize, seed: u64) -> Vec<(usize, usize)> {
-    let mut all: Vec<(usize, usize)> = (0..n)
-        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-        .collect();
+    let problems: Vec<usize> = (0..n).collect();
+    sample_non_clone_pairs(&problems, max_pairs, seed).0
+}
+
+/// Up to `max_pairs` distinct unordered pairs of indices into `problems` whose problems differ
+/// (the non-clone rule), drawn with `seed`; and how many same-problem pairs were left out.
+pub fn sample_non_clone_pairs<P: PartialEq>(
+    problems: &[P],
+    max_pairs: usize,
+    seed: u64,
+) -> (Vec<(usize, usize)>, usize) {
+    let n = problems.len();
+    let mut same_problem = 0;
+    let mut all: Vec<(usize, usize)> = Vec::new();
+    for (i, a) in problems.iter().enumerate() {
+        for (j, b) in problems.iter().enumerate().skip(i + 1) {
+            if a == b {
+                same_problem += 1;
+            } else {
+                all.push((i, j));
+            }
+        }
+    }
+    debug_assert!(all.len() + same_problem == n * n.saturating_sub(1) / 2);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     all.shuffle(&mut rng);
     all.truncate(max_pairs);
     all.sort_unstable();
-    all
+    (all, same_problem)
 }
 
-/// Scores seeded pairs of distinct `programs` (originals of different tasks, so non-clones)
-/// and returns the similarity below which a fraction `rate` of them fall.
+/// Scores seeded non-clone pairs of distinct `programs` (originals of different problems, see
+/// [`NON_CLONE_RULE`]) and returns the similarity below which a fraction `rate` of them fall.
 pub fn auto_threshold(
     detector: &dyn Detector,
-    programs: &[&str],
+    programs: &[CalibrationProgram<'_>],
     rate: f64,
     max_pairs: usize,
     seed: u64,
@@ -281,7 +325,7 @@ pub fn auto_threshold(
 /// becomes true (checked between the detector's batches).
 pub fn auto_threshold_until(
     detector: &dyn Detector,
-    programs: &[&str],
+    programs: &[CalibrationProgram<'_>],
     rate: f64,
     max_pairs: usize,
     seed: u64,
@@ -289,17 +333,23 @@ pub fn auto_threshold_until(
 ) -> Result<NonCloneCalibration, CalibrationError> {
     // Distinct texts, in the given order (so the sample does not depend on how texts sort).
     let mut seen = std::collections::HashSet::new();
-    let distinct: Vec<&str> = programs
+    let distinct: Vec<CalibrationProgram<'_>> = programs
         .iter()
         .copied()
-        .filter(|p| seen.insert(*p))
+        .filter(|p| seen.insert(p.text))
         .collect();
-    if distinct.len() < 2 {
+    let problems: Vec<&str> = distinct.iter().map(|p| p.problem).collect();
+    let problem_count = problems
+        .iter()
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    if problem_count < 2 {
         return Err(CalibrationError::TooFew(
-            "auto thresholds need the originals of at least two different tasks".into(),
+            "auto thresholds need the originals of at least two different problems".into(),
         ));
     }
-    let pairs = sample_pairs(distinct.len(), max_pairs, seed);
+    let (pairs, same_problem) = sample_non_clone_pairs(&problems, max_pairs, seed);
+    let distinct: Vec<&str> = distinct.iter().map(|p| p.text).collect();
     let mut scores = Vec::with_capacity(pairs.len());
     let (mut failed, mut last_error) = (0, None);
     // One batch per anchor; a batch the detector fails on is left out (and counted).
@@ -341,6 +391,8 @@ pub fn auto_threshold_until(
         min: scores.iter().copied().fold(f32::INFINITY, f32::min),
         max: scores.iter().copied().fold(f32::NEG_INFINITY, f32::max),
         failed,
+        same_problem,
+        problems: problem_count,
     })
 }
 
@@ -524,6 +576,20 @@ mod tests {
         d.dedup();
         assert_eq!(d.len(), a.len());
         assert_eq!(sample_pairs(3, 100, 0).len(), 3);
+    }
+
+    #[test]
+    fn non_clone_pairs_never_pair_solutions_of_one_problem() {
+        // 3 problems × 3 solutions: 36 pairs, 9 of them within a problem.
+        let problems = ["a", "a", "a", "b", "b", "b", "c", "c", "c"];
+        let (pairs, same) = sample_non_clone_pairs(&problems, 1000, 1);
+        assert_eq!((pairs.len(), same), (27, 9));
+        assert!(pairs.iter().all(|&(i, j)| problems[i] != problems[j]));
+        // With one problem per program the sample is the plain one.
+        assert_eq!(
+            sample_non_clone_pairs(&[0, 1, 2, 3, 4], 6, 3).0,
+            sample_pairs(5, 6, 3)
+        );
     }
 
     #[test]

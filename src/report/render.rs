@@ -10,6 +10,12 @@ pub fn markdown(s: &Summary) -> String {
     let mut o = String::new();
     let r = &s.run;
     let _ = writeln!(o, "# equimorph attack report\n");
+    if let Some(notice) = s.progress().incomplete_notice() {
+        let _ = writeln!(
+            o,
+            "**{notice}.** The figures below cover the finished tasks only.\n"
+        );
+    }
     let _ = writeln!(
         o,
         "Detector **{}**, {} search (beam {}, {} iterations, seed {}), {} transforms, tasks `{}`.\n",
@@ -412,9 +418,13 @@ pub fn html(s: &Summary, lines: &[super::results::ResultLine]) -> String {
          body{{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}}\
          table{{border-collapse:collapse}}th,td{{border:1px solid #ccc;padding:4px 8px;text-align:left}}\
          figure{{display:inline-block;margin:1em}}figcaption{{font-weight:bold}}{}</style></head><body>\
-         <h1>equimorph attack report</h1><p>Detector <b>{}</b>, {} search (beam {}, {} iterations, seed {}).</p>\
+         <h1>equimorph attack report</h1>{}<p>Detector <b>{}</b>, {} search (beam {}, {} iterations, seed {}).</p>\
          <p id=\"constraints\">Constraints: {}.</p>{}<table>{table}</table>{}{}{}{}{extra}{}</body></html>\n",
         super::gallery::CSS,
+        s.progress()
+            .incomplete_notice()
+            .map(|n| format!("<p id=\"incomplete\"><b>{}.</b> The figures below cover the finished tasks only.</p>", esc(&n)))
+            .unwrap_or_default(),
         esc(&s.run.detector),
         esc(&s.run.strategy),
         s.run.beam,

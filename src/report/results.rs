@@ -25,6 +25,10 @@ pub enum Status {
 pub struct ResultLine {
     /// Task id.
     pub id: String,
+    /// The problem the task solves, when the task file groups solutions by problem (see
+    /// `Task::problem`): a later `report --threshold auto` pairs only different problems.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
     /// ok / skipped / error.
     pub status: Status,
     /// Why, when not ok.
@@ -102,6 +106,7 @@ impl ResultLine {
         let best = r.best;
         ResultLine {
             id: task.id.clone(),
+            problem: task.problem.clone(),
             status: Status::Ok,
             reason: None,
             original: task.source.clone(),
@@ -135,6 +140,7 @@ impl ResultLine {
     pub fn not_attacked(task: &crate::task::Task, status: Status, reason: String) -> Self {
         ResultLine {
             id: task.id.clone(),
+            problem: task.problem.clone(),
             status,
             reason: Some(reason),
             original: task.source.clone(),
@@ -215,6 +221,87 @@ pub enum ResultsError {
 
 /// Reads every complete line of `path`, a JSONL file of `T` (a missing file is empty).
 pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ResultsError> {
+    Ok(read_numbered(path)?.into_iter().map(|(_, l)| l).collect())
+}
+
+/// Writes `lines` as the whole JSONL file `path`, through a temporary file (a reader or a
+/// crash never sees half of it).
+pub fn write_jsonl<T: Serialize>(path: &Path, lines: &[T]) -> Result<(), ResultsError> {
+    let io = |source| ResultsError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = Vec::new();
+    for line in lines {
+        serde_json::to_writer(&mut bytes, line).map_err(|e| io(std::io::Error::other(e)))?;
+        bytes.push(b'\n');
+    }
+    let tmp = path.with_extension("jsonl.tmp");
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// A line of an append-only run log that belongs to one unit of work (a task, one variant of a
+/// task…). A log holds at most one line per key: a resumed run keeps the first and drops the
+/// others on load, so a line is never counted twice even in a log that a second process or an
+/// older equimorph wrote twice.
+pub trait LogKey {
+    /// The unit of work this line records.
+    fn log_key(&self) -> String;
+}
+
+impl LogKey for ResultLine {
+    fn log_key(&self) -> String {
+        self.id.clone()
+    }
+}
+
+impl LogKey for VerifiedLine {
+    fn log_key(&self) -> String {
+        format!(
+            "{}\u{0}{}",
+            self.task_id,
+            crate::program::ProgramHash::of(&self.source).to_hex()
+        )
+    }
+}
+
+/// A line a log held for a key it already had: dropped on load.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DroppedDuplicate {
+    /// The key (a task id, for results).
+    pub key: String,
+    /// The 1-based line of the duplicate.
+    pub line: usize,
+    /// The 1-based line of the first line with this key (the one kept).
+    pub first: usize,
+}
+
+/// Keeps the first line of each key; returns the kept lines and the dropped duplicates.
+/// `numbers` are the lines' 1-based line numbers in the file.
+fn dedup_keyed<T: LogKey>(lines: Vec<(usize, T)>) -> (Vec<T>, Vec<DroppedDuplicate>) {
+    let mut first: std::collections::HashMap<String, usize> = Default::default();
+    let mut kept = Vec::with_capacity(lines.len());
+    let mut dropped = Vec::new();
+    for (n, line) in lines {
+        let key = line.log_key();
+        match first.get(&key) {
+            Some(&f) => dropped.push(DroppedDuplicate {
+                key,
+                line: n,
+                first: f,
+            }),
+            None => {
+                first.insert(key, n);
+                kept.push(line);
+            }
+        }
+    }
+    (kept, dropped)
+}
+
+/// Reads every complete line of `path` with its 1-based line number.
+fn read_numbered<T: DeserializeOwned>(path: &Path) -> Result<Vec<(usize, T)>, ResultsError> {
     let text = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -239,31 +326,22 @@ pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ResultsErr
             line: i + 1,
             message: e.to_string(),
         })?;
-        out.push(parsed);
+        out.push((i + 1, parsed));
     }
     Ok(out)
 }
 
-/// Writes `lines` as the whole JSONL file `path`, through a temporary file (a reader or a
-/// crash never sees half of it).
-pub fn write_jsonl<T: Serialize>(path: &Path, lines: &[T]) -> Result<(), ResultsError> {
-    let io = |source| ResultsError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut bytes = Vec::new();
-    for line in lines {
-        serde_json::to_writer(&mut bytes, line).map_err(|e| io(std::io::Error::other(e)))?;
-        bytes.push(b'\n');
-    }
-    let tmp = path.with_extension("jsonl.tmp");
-    std::fs::write(&tmp, bytes).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+/// Reads a keyed log: the first line of each key, and the duplicates left out.
+pub fn read_keyed<T: DeserializeOwned + LogKey>(
+    path: &Path,
+) -> Result<(Vec<T>, Vec<DroppedDuplicate>), ResultsError> {
+    Ok(dedup_keyed(read_numbered(path)?))
 }
 
-/// Reads every complete line of a results file.
+/// Reads every complete line of a results file, one per task id (the first, when a log holds
+/// a task twice).
 pub fn read(path: &Path) -> Result<Vec<ResultLine>, ResultsError> {
-    read_jsonl(path)
+    Ok(read_keyed(path)?.0)
 }
 
 /// An append-only JSONL file of `T` that a killed run can resume: `results.jsonl`, and
@@ -309,6 +387,26 @@ impl<T: Serialize + DeserializeOwned> AppendLog<T> {
             },
             done,
         ))
+    }
+
+    /// [`AppendLog::open`] for a keyed log: a key that appears twice keeps its first line; the
+    /// others are dropped from the file (rewritten whole, through a temporary file) and returned,
+    /// so the caller can report them. The run directory's lock makes the rewrite safe.
+    pub fn open_keyed(path: &Path) -> Result<(Self, Vec<T>, Vec<DroppedDuplicate>), ResultsError>
+    where
+        T: LogKey,
+    {
+        let (log, lines) = Self::open(path)?;
+        let numbered: Vec<(usize, T)> = read_numbered(path)?;
+        debug_assert_eq!(numbered.len(), lines.len());
+        let (kept, dropped) = dedup_keyed(numbered);
+        if dropped.is_empty() {
+            return Ok((log, kept, dropped));
+        }
+        drop(log);
+        write_jsonl(path, &kept)?;
+        let (log, _) = Self::open(path)?;
+        Ok((log, kept, dropped))
     }
 
     /// Appends one line with a single write (never interleaved or torn by another writer) and

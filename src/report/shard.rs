@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 
-/// Shard `index` of `count` (`--shard I/N`, 0 ≤ I < N).
+/// Shard `index` of `count` (users write `--shard I/N` with 1 ≤ I ≤ N).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
     /// This shard, from 0 (users write it from 1: `--shard 1/3` is `index` 0).
@@ -130,6 +130,8 @@ pub fn merge(
     let mut run: Option<RunInfo> = None;
     let mut lines: Vec<ResultLine> = Vec::new();
     let mut from: HashMap<String, String> = HashMap::new();
+    // The merged run plans what its shards planned (unknown if one did not record it).
+    let mut planned: Option<usize> = Some(0);
     for dir in dirs {
         let path = dir.join("run.json");
         let text = std::fs::read_to_string(&path)
@@ -137,6 +139,7 @@ pub fn merge(
         let mut this: RunInfo = serde_json::from_str(&text)
             .map_err(|e| MergeError::Run(format!("{}: {e}", path.display())))?;
         this.shard = None;
+        planned = planned.zip(this.planned_tasks.take()).map(|(a, b)| a + b);
         match &run {
             None => run = Some(this),
             Some(r) if serde_json::to_value(r).ok() != serde_json::to_value(&this).ok() => {
@@ -158,7 +161,8 @@ pub fn merge(
             lines.push(l);
         }
     }
-    let run = run.ok_or_else(|| MergeError::Run("no shard directory given".into()))?;
+    let mut run = run.ok_or_else(|| MergeError::Run("no shard directory given".into()))?;
+    run.planned_tasks = planned;
     let rank: HashMap<&str, usize> = order
         .unwrap_or(&[])
         .iter()

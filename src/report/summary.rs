@@ -40,11 +40,21 @@ pub struct RunInfo {
     /// How strong the tasks' tests are: counts, and recorded mutation scores.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adequacy: Option<crate::adequacy::SetAdequacy>,
+    /// Tasks this run must finish (its task file's tasks in its shard); `None` in runs made
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned_tasks: Option<usize>,
 }
 
 /// Aggregates over a results file.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct Summary {
+    /// Whether every planned task has a result (`null` when the plan was not recorded).
+    #[serde(default)]
+    pub complete: Option<bool>,
+    /// Planned tasks without a result yet (`null` when the plan was not recorded).
+    #[serde(default)]
+    pub pending: Option<usize>,
     /// The configuration.
     pub run: RunInfo,
     /// Lines in the results file.
@@ -227,8 +237,20 @@ pub fn anytime_curve(lines: &[&ResultLine]) -> Vec<(u64, f64)> {
 }
 
 impl Summary {
+    /// How far the run has come.
+    pub fn progress(&self) -> crate::run::Progress {
+        crate::run::Progress {
+            planned: self.run.planned_tasks,
+            finished: self.tasks,
+        }
+    }
+
     /// Summarises `lines` of a run configured as `run`.
     pub fn of(lines: &[ResultLine], run: RunInfo) -> Summary {
+        let progress = crate::run::Progress {
+            planned: run.planned_tasks,
+            finished: lines.len(),
+        };
         let ok: Vec<&ResultLine> = lines.iter().filter(|l| l.status == Status::Ok).collect();
         let distances: Vec<f64> = ok
             .iter()
@@ -325,6 +347,8 @@ impl Summary {
                 .into_iter()
                 .map(|(k, (sum, n))| (k, sum / n as f64))
                 .collect(),
+            complete: progress.complete(),
+            pending: progress.pending(),
             run,
             tasks: lines.len(),
             attacked: ok.len(),

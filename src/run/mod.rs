@@ -8,6 +8,11 @@
 //! directory resumes its append-only logs only when the kind and every setting agree; otherwise
 //! it is refused, naming each setting that differs and its two values, unless the caller starts
 //! over (`--force-new`), which removes the outputs a run writes and nothing else.
+//!
+//! One process owns a run directory at a time: [`RunDir::open`] takes an exclusive OS file lock
+//! on `run.lock` (released by the kernel when the process ends, however it ends) and writes its
+//! pid and command line there; a second process on the same directory is refused with the
+//! holder's pid and command ([`RunDirError::Busy`]).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -150,6 +155,17 @@ pub enum RunDirError {
         /// (setting, value in the directory, value now).
         differences: Vec<(String, String, String)>,
     },
+    /// Another process holds the directory's lock: it is running a job there now.
+    #[error(
+        "{path} is in use by another equimorph process ({holder}); wait for it to finish, or \
+         choose another --out"
+    )]
+    Busy {
+        /// The directory.
+        path: PathBuf,
+        /// Who holds it: "pid N: equimorph attack …", as it wrote in `run.lock`.
+        holder: String,
+    },
     /// The directory holds a run from before settings were recorded.
     #[error(
         "{path} holds a run made by an earlier equimorph that did not record its settings, so \
@@ -192,12 +208,56 @@ pub const RUN_OUTPUTS: &[&str] = &[
     "selected",
 ];
 
-/// An opened run directory.
+/// The lock file of a run directory.
+pub const LOCK_FILE: &str = "run.lock";
+
+/// An opened run directory, owned by this process until it is dropped.
 #[derive(Debug, Clone)]
 pub struct RunDir {
     path: PathBuf,
     kind: JobKind,
     settings: RunSettings,
+    /// The locked `run.lock`: held (and the directory owned) as long as any clone lives.
+    _lock: std::sync::Arc<std::fs::File>,
+}
+
+/// Takes the exclusive lock of `dir` for this process and records who holds it, or says who
+/// does. The kernel releases it when the file is closed or the process ends.
+pub fn lock(dir: &Path) -> Result<std::fs::File, RunDirError> {
+    use std::io::{Read, Seek, Write};
+    let path = dir.join(LOCK_FILE);
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io(&path))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            // The holder writes its line right after locking: an empty read is a race with it.
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.trim();
+            return Err(RunDirError::Busy {
+                path: dir.to_path_buf(),
+                holder: if holder.is_empty() {
+                    "a process that is starting".into()
+                } else {
+                    holder.to_string()
+                },
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
+    }
+    let command: Vec<String> = std::env::args().collect();
+    let line = format!("pid {}: {}\n", std::process::id(), command.join(" "));
+    file.set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| file.write_all(line.as_bytes()))
+        .map_err(io(&path))?;
+    Ok(file)
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunDirError + '_ {
@@ -247,8 +307,9 @@ pub fn recorded(dir: &Path) -> Result<Option<(String, Option<RunSettings>)>, Run
 
 impl RunDir {
     /// Creates `path` for a run of `kind` with `settings`, or reopens it to resume the same run.
-    /// Refuses a directory that holds another job's run or this job's run with other settings,
-    /// unless `force_new`, which removes the previous run's outputs first.
+    /// Refuses a directory that another process holds ([`RunDirError::Busy`]), or that holds
+    /// another job's run or this job's run with other settings, unless `force_new`, which
+    /// removes the previous run's outputs first.
     pub fn open(
         path: &Path,
         kind: JobKind,
@@ -256,10 +317,12 @@ impl RunDir {
         force_new: bool,
     ) -> Result<(RunDir, Opened), RunDirError> {
         std::fs::create_dir_all(path).map_err(io(path))?;
+        let lock = lock(path)?;
         let dir = RunDir {
             path: path.to_path_buf(),
             kind,
             settings,
+            _lock: std::sync::Arc::new(lock),
         };
         let opened = match recorded(path)? {
             None => Opened::Fresh,
@@ -379,6 +442,43 @@ pub fn update_run_json<T: Serialize>(dir: &Path, record: &T) -> Result<(), RunDi
     }
 }
 
+/// How far a run has come: the tasks it must finish (those its task file holds for its shard)
+/// and how many of them are finished. Every job's summary and reports carry it, so an
+/// interrupted run never reads as a finished one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Progress {
+    /// Tasks the run must finish (`None`: a run from before this was recorded).
+    pub planned: Option<usize>,
+    /// Distinct tasks finished.
+    pub finished: usize,
+}
+
+impl Progress {
+    /// Tasks not finished yet, when known.
+    pub fn pending(&self) -> Option<usize> {
+        self.planned.map(|p| p.saturating_sub(self.finished))
+    }
+
+    /// Whether every planned task is finished (`None` when the plan is not recorded).
+    pub fn complete(&self) -> Option<bool> {
+        self.pending().map(|p| p == 0)
+    }
+
+    /// The first line a report of an incomplete run must show, or `None` when it is complete
+    /// (or its plan was not recorded).
+    pub fn incomplete_notice(&self) -> Option<String> {
+        match (self.planned, self.complete()) {
+            (Some(planned), Some(false)) => Some(format!(
+                "incomplete: {} of {planned} tasks finished, {} pending; rerun the same command \
+                 to finish",
+                self.finished,
+                planned.saturating_sub(self.finished)
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// A short content digest of a file, or of a directory's files (their relative paths, sizes and
 /// contents, in path order): the first 16 hex digits of BLAKE3.
 pub fn digest(path: &Path) -> std::io::Result<String> {
@@ -456,6 +556,16 @@ mod tests {
         dir.write_run_json(&serde_json::json!({"threshold": 0.5}))
             .unwrap();
         std::fs::write(dir.join("results.jsonl"), "{}\n").unwrap();
+        // One owner at a time, even within a process.
+        let e = RunDir::open(d.path(), JobKind::Attack, a.clone(), false).unwrap_err();
+        assert!(matches!(e, RunDirError::Busy { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .contains(&format!("pid {}", std::process::id())),
+            "{e}"
+        );
+        let results = dir.join("results.jsonl");
+        drop(dir);
         let (_, opened) = RunDir::open(d.path(), JobKind::Attack, a.clone(), false).unwrap();
         assert_eq!(opened, Opened::Resumed);
         let b = settings(&[("detector", "nicad")]);
@@ -470,11 +580,11 @@ mod tests {
             .to_string()
             .contains("holds an attack run, not an augment run"));
         // Starting over removes the run's outputs, and only those.
-        std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+        std::fs::write(d.path().join("notes.txt"), "mine").unwrap();
         let (_, opened) = RunDir::open(d.path(), JobKind::Attack, b, true).unwrap();
         assert_eq!(opened, Opened::Replaced);
-        assert!(!dir.join("results.jsonl").exists() && !dir.join("run.json").exists());
-        assert!(dir.join("notes.txt").exists());
+        assert!(!results.exists() && !d.path().join("run.json").exists());
+        assert!(d.path().join("notes.txt").exists());
     }
 
     #[test]

@@ -110,6 +110,13 @@ impl Task {
         self
     }
 
+    /// The problem this program solves: [`Task::problem`], or its own id when the task file
+    /// does not group solutions by problem. Programs with the same key are clones (never a
+    /// non-clone pair, never on both sides of a split).
+    pub fn problem_key(&self) -> &str {
+        self.problem.as_deref().unwrap_or(&self.id)
+    }
+
     /// Number of tests `tests grow` or a symbolic check added.
     pub fn grown_tests(&self) -> usize {
         self.tests.iter().filter(|t| t.grown).count()
@@ -120,7 +127,7 @@ impl Task {
         self.adequacy
             .as_ref()
             .filter(|a| a.tests == self.test_count() && a.mutants > 0)
-            .map(|a| a.mutation_score)
+            .and_then(|a| a.mutation_score)
     }
 
     /// Number of test executions one check of this task needs at most.
@@ -435,6 +442,15 @@ pub enum TaskError {
         /// Why.
         message: String,
     },
+    /// A JSON array where JSON lines were expected.
+    #[error(
+        "{path} is a JSON array, not JSON lines (one task per line): write one task object per \
+         line (e.g. `jq -c '.[]' {path} > tasks.jsonl`)"
+    )]
+    JsonArray {
+        /// The file.
+        path: PathBuf,
+    },
     /// The path has the wrong shape for the format (e.g. a file for CodeNet).
     #[error("{path}: {message}")]
     Layout {
@@ -533,6 +549,11 @@ pub fn detect_format(path: &Path) -> Result<TaskFormat, TaskError> {
         return Ok(TaskFormat::Humaneval);
     }
     let text = read_lines_lossy(path)?;
+    if is_json_array(text.as_bytes()) {
+        return Err(TaskError::JsonArray {
+            path: path.to_path_buf(),
+        });
+    }
     for line in text.lines() {
         let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(line)
         else {
@@ -560,6 +581,13 @@ pub fn detect_format(path: &Path) -> Result<TaskFormat, TaskError> {
         path: path.to_path_buf(),
         message: "no JSON object found".into(),
     })
+}
+
+/// Whether `bytes` hold a JSON array (its first non-blank character is `[`): JSON lines
+/// hold one object per line, never an array.
+pub(crate) fn is_json_array(bytes: &[u8]) -> bool {
+    let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
 }
 
 /// Reads a task file, naming it in the error.

@@ -1,0 +1,33 @@
+//! The job layer: what every job (`attack`, `augment`, `select`, `robustness`, `tests`,
+//! `validate`…) needs the same way, written once so that a rule holds in all of them.
+//!
+//! - [`exit`]: the one exit-code table every command follows and documents in its `--help`;
+//! - [`interrupt`]: SIGINT/SIGTERM as a flag that jobs check between steps and tasks;
+//! - [`threshold`]: the run's success threshold, fixed or calibrated with the one non-clone
+//!   rule ([`crate::report::calibration::NON_CLONE_RULE`]).
+//!
+//! Below it: run directories ([`crate::run`]: one owner per directory, resume keyed by task
+//! id, completeness), the per-task [`crate::pipeline`] (a task's panic is that task's error)
+//! and the language registry. Commands parse arguments, call the library and print.
+
+pub mod exit;
+pub mod interrupt;
+pub mod threshold;
+
+/// What a job tells its user while it runs: progress lines and warnings. The library never
+/// prints; the command line implements this by writing to standard error.
+pub trait Notices {
+    /// A line of progress ("calibrating the threshold on…").
+    fn note(&self, message: &str);
+    /// A warning: the run goes on, but the user should know.
+    fn warn(&self, message: &str);
+}
+
+/// Notices that go nowhere (library callers that do not report progress, tests).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Silent;
+
+impl Notices for Silent {
+    fn note(&self, _message: &str) {}
+    fn warn(&self, _message: &str) {}
+}

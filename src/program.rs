@@ -2,77 +2,10 @@
 //! MISSING node), and a content hash identifies them for deduplication and caching.
 
 use serde::{Deserialize, Serialize};
-use std::cell::RefCell;
 use std::fmt;
 use thiserror::Error;
-use tree_sitter::{Node, Parser};
 
-/// The programming language of a task, a transform or a program.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, PartialOrd, Ord,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    /// Python 3 (the default: tasks and transforms that say nothing are Python).
-    #[default]
-    Python,
-    /// Java (a class with `public static void main`, CodeNet style).
-    Java,
-}
-
-impl Language {
-    /// Every language equimorph knows.
-    pub const ALL: [Language; 2] = [Language::Python, Language::Java];
-
-    /// Lower-case name, as in task files and `info`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Language::Python => "python",
-            Language::Java => "java",
-        }
-    }
-
-    /// The language's proper name, for messages (`Python`, `Java`).
-    pub fn title(self) -> &'static str {
-        match self {
-            Language::Python => "Python",
-            Language::Java => "Java",
-        }
-    }
-
-    /// Whether this is the default language (for `skip_serializing_if`).
-    pub fn is_python(&self) -> bool {
-        *self == Language::Python
-    }
-
-    /// The language of a source file, by its extension (`.py`, `.java`).
-    pub fn of_path(path: &std::path::Path) -> Option<Language> {
-        match path.extension()?.to_str()? {
-            "py" => Some(Language::Python),
-            "java" => Some(Language::Java),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Language {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Language {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "python" | "python3" | "py" => Ok(Language::Python),
-            "java" => Ok(Language::Java),
-            other => Err(format!(
-                "unknown language '{other}' (expected python or java)"
-            )),
-        }
-    }
-}
+pub use crate::language::Language;
 
 /// Why a text is not a valid program of its language.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -118,66 +51,44 @@ impl fmt::Display for ProgramHash {
     }
 }
 
-thread_local! {
-    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-    static JAVA_PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` on the tree-sitter-java parse tree of `source` (one parser per thread).
-pub(crate) fn with_java_tree<T>(
+/// Runs `f` on the parse tree of `source` with `language`'s grammar (one parser per thread and
+/// language, see [`Language::parse`]).
+pub(crate) fn with_tree_as<T>(
+    language: Language,
     source: &str,
     f: impl FnOnce(&tree_sitter::Tree) -> Result<T, InvalidProgram>,
 ) -> Result<T, InvalidProgram> {
-    JAVA_PARSER.with(|cell| parse_with(cell, &tree_sitter_java::LANGUAGE.into(), source, f))
-}
-
-/// Parses `source` with the thread's parser in `cell` (made for `grammar` on first use).
-fn parse_with<T>(
-    cell: &RefCell<Option<Parser>>,
-    grammar: &tree_sitter::Language,
-    source: &str,
-    f: impl FnOnce(&tree_sitter::Tree) -> Result<T, InvalidProgram>,
-) -> Result<T, InvalidProgram> {
-    let mut slot = cell.borrow_mut();
-    if slot.is_none() {
-        let mut p = Parser::new();
-        p.set_language(grammar)
-            .map_err(|e| InvalidProgram::Parser(e.to_string()))?;
-        *slot = Some(p);
-    }
-    let parser = slot
-        .as_mut()
-        .ok_or_else(|| InvalidProgram::Parser("no parser".into()))?;
-    let tree = parser
-        .parse(source, None)
-        .ok_or_else(|| InvalidProgram::Parser("no tree".into()))?;
+    let tree = language
+        .parse(source)
+        .map_err(|e| InvalidProgram::Parser(e.to_string()))?;
     f(&tree)
 }
 
-/// Checks that `source` parses as a program of `language` with no ERROR or MISSING node.
-pub fn validate_as(language: Language, source: &str) -> Result<(), InvalidProgram> {
-    let check = |tree: &tree_sitter::Tree| match first_error(tree.root_node()) {
-        None => Ok(()),
-        Some(n) => {
-            let p = n.start_position();
-            Err(InvalidProgram::Syntax {
-                line: p.row + 1,
-                column: p.column + 1,
-            })
-        }
-    };
-    match language {
-        Language::Python => with_tree(source, check),
-        Language::Java => with_java_tree(source, check),
-    }
-}
-
-/// Runs `f` on the tree-sitter-python parse tree of `source` (one parser per thread).
+/// Runs `f` on the tree-sitter-python parse tree of `source`.
 pub(crate) fn with_tree<T>(
     source: &str,
     f: impl FnOnce(&tree_sitter::Tree) -> Result<T, InvalidProgram>,
 ) -> Result<T, InvalidProgram> {
-    PARSER.with(|cell| parse_with(cell, &tree_sitter_python::LANGUAGE.into(), source, f))
+    with_tree_as(Language::Python, source, f)
+}
+
+/// Checks that `source` parses as a program of `language` (its grammar in the registry) with
+/// no ERROR or MISSING node.
+pub fn validate_as(language: Language, source: &str) -> Result<(), InvalidProgram> {
+    with_tree_as(
+        language,
+        source,
+        |tree| match crate::language::first_error(tree.root_node()) {
+            None => Ok(()),
+            Some(n) => {
+                let p = n.start_position();
+                Err(InvalidProgram::Syntax {
+                    line: p.row + 1,
+                    column: p.column + 1,
+                })
+            }
+        },
+    )
 }
 
 /// Checks that `source` parses as Python with no ERROR or MISSING node.
@@ -200,24 +111,6 @@ pub fn uses_python2_syntax(source: &str) -> bool {
         Ok(false)
     })
     .unwrap_or(false)
-}
-
-fn first_error(root: Node<'_>) -> Option<Node<'_>> {
-    if !root.has_error() {
-        return None;
-    }
-    let mut cursor = root.walk();
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        if n.is_error() || n.is_missing() {
-            return Some(n);
-        }
-        if n.has_error() {
-            let kids: Vec<Node<'_>> = n.children(&mut cursor).collect();
-            stack.extend(kids.into_iter().rev());
-        }
-    }
-    Some(root)
 }
 
 /// What a transform's output is: a new valid program, no change, or not Python.

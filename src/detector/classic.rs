@@ -1,16 +1,21 @@
 //! Classic clone detectors that need no model: token-multiset Jaccard, SourcererCC-style token
 //! overlap, and NiCad-style line similarity after pretty-printing and blind renaming.
-//! Tokens come from tree-sitter's leaves, so text that does not parse still has tokens.
+//!
+//! Tokens come from tree-sitter's leaves with the program's own grammar (the language
+//! registry, [`crate::language`]), so text that does not parse still has tokens and comments
+//! never are tokens. Functions without a language tell it from their first text
+//! ([`Language::detect`]); the `_as` variants take it from the caller.
 
+use crate::language::{self, Language, LineSplit, Spec};
 use std::collections::HashMap;
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Tree};
 
-/// A lexical token of a Python text.
+/// A lexical token of a program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Token {
     text: String,
     kind: TokenKind,
-    /// Index of the logical line (statement line) the token belongs to.
+    /// Index of the pretty-printed line the token belongs to.
     line: usize,
 }
 
@@ -22,35 +27,39 @@ enum TokenKind {
     Punctuation,
 }
 
-fn tokens(source: &str) -> Vec<Token> {
-    let mut parser = Parser::new();
-    if parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .is_err()
-    {
-        return Vec::new();
+/// The tokens of `source` read as `language`.
+fn tokens_as(language: Language, source: &str) -> Vec<Token> {
+    match language.parse(source) {
+        Ok(tree) => tokens_of_tree(language.spec(), source, &tree),
+        Err(_) => Vec::new(),
     }
-    let Some(tree) = parser.parse(source, None) else {
-        return Vec::new();
-    };
+}
+
+/// Where the line splitter stands while tokens are read in document order.
+#[derive(Default)]
+struct LineState {
+    line: usize,
+    last_row: Option<usize>,
+    /// Open brackets, innermost last: `true` for a block (statement lines continue to split
+    /// inside it), `false` for a plain bracket.
+    open: Vec<bool>,
+    /// The next token starts a new line.
+    break_pending: bool,
+    /// The previous token closed a block: `trailing` tokens stay on its line.
+    after_block_close: bool,
+}
+
+fn tokens_of_tree(spec: &Spec, source: &str, tree: &Tree) -> Vec<Token> {
     let mut out = Vec::new();
+    let mut state = LineState::default();
     let mut cursor = tree.root_node().walk();
-    let mut line = 0usize;
-    let mut last_row = usize::MAX;
-    let mut depth_brackets = 0i32;
     loop {
         let node = cursor.node();
-        let leaf_like =
-            node.child_count() == 0 || matches!(node.kind(), "string" | "integer" | "float");
-        if leaf_like {
-            push_leaf(
-                source,
-                node,
-                &mut out,
-                &mut line,
-                &mut last_row,
-                &mut depth_brackets,
-            );
+        let kind = node.kind();
+        if spec.comment_kinds.contains(&kind) {
+            // A comment is never a token, whatever it contains.
+        } else if node.child_count() == 0 || spec.atomic_kinds.contains(&kind) {
+            push_leaf(spec, source, node, &mut out, &mut state);
         } else if cursor.goto_first_child() {
             continue;
         }
@@ -65,44 +74,79 @@ fn tokens(source: &str) -> Vec<Token> {
     }
 }
 
-fn push_leaf(
-    src: &str,
-    node: Node<'_>,
-    out: &mut Vec<Token>,
-    line: &mut usize,
-    last_row: &mut usize,
-    brackets: &mut i32,
-) {
+fn push_leaf(spec: &Spec, src: &str, node: Node<'_>, out: &mut Vec<Token>, state: &mut LineState) {
     let kind = node.kind();
-    if kind == "comment" || node.byte_range().is_empty() {
+    let Some(text) = src.get(node.byte_range()) else {
         return;
-    }
-    let text = &src[node.byte_range()];
+    };
     if text.trim().is_empty() {
         return;
     }
-    // A new physical row outside brackets starts a new pretty-printed line.
-    let row = node.start_position().row;
-    if row != *last_row && *brackets <= 0 && !out.is_empty() {
-        *line += 1;
+    let new_line = match spec.lines {
+        LineSplit::Logical => logical_break(spec, node, text, state),
+        LineSplit::Statements {
+            terminators,
+            block_open,
+            block_close,
+            inline_parents,
+            trailing,
+        } => {
+            let inline = || {
+                node.parent()
+                    .is_some_and(|p| inline_parents.contains(&p.kind()))
+            };
+            let is_block_open = text == block_open && !inline();
+            let is_block_close = text == block_close && !inline();
+            let trails = state.after_block_close && trailing.contains(&text);
+            let new_line = (state.break_pending && !trails) || is_block_close;
+            state.break_pending = if is_block_open || is_block_close {
+                true
+            } else if terminators.contains(&text) {
+                state.open.last().is_none_or(|&block| block)
+            } else {
+                false
+            };
+            state.after_block_close = is_block_close || trails;
+            if is_block_open {
+                state.open.push(true);
+            } else if spec.open_brackets.contains(&text) {
+                state.open.push(false);
+            } else if spec.close_brackets.contains(&text) {
+                state.open.pop();
+            }
+            new_line
+        }
+    };
+    if new_line && !out.is_empty() {
+        state.line += 1;
     }
-    *last_row = row;
-    match text {
-        "(" | "[" | "{" => *brackets += 1,
-        ")" | "]" | "}" => *brackets -= 1,
-        _ => {}
-    }
-    let token_kind = match kind {
-        "identifier" => TokenKind::Identifier,
-        "string" | "integer" | "float" | "true" | "false" | "none" => TokenKind::Literal,
-        _ if text.chars().all(|c| c.is_ascii_alphabetic() || c == '_') => TokenKind::Keyword,
-        _ => TokenKind::Punctuation,
+    let token_kind = if spec.identifier_kinds.contains(&kind) {
+        TokenKind::Identifier
+    } else if spec.literal_kinds.contains(&kind) {
+        TokenKind::Literal
+    } else if text.chars().all(|c| c.is_ascii_alphabetic() || c == '_') {
+        TokenKind::Keyword
+    } else {
+        TokenKind::Punctuation
     };
     out.push(Token {
         text: text.to_string(),
         kind: token_kind,
-        line: *line,
+        line: state.line,
     });
+}
+
+/// Logical lines: a new physical row outside brackets starts a new pretty-printed line.
+fn logical_break(spec: &Spec, node: Node<'_>, text: &str, state: &mut LineState) -> bool {
+    let row = node.start_position().row;
+    let new_line = state.last_row.is_some_and(|r| r != row) && state.open.is_empty();
+    state.last_row = Some(row);
+    if spec.open_brackets.contains(&text) {
+        state.open.push(false);
+    } else if spec.close_brackets.contains(&text) {
+        state.open.pop();
+    }
+    new_line
 }
 
 fn multiset<'a>(items: impl Iterator<Item = &'a str>) -> HashMap<&'a str, usize> {
@@ -129,28 +173,66 @@ fn min_max_sums(a: &HashMap<&str, usize>, b: &HashMap<&str, usize>) -> (usize, u
     (inter, union)
 }
 
-/// The number of Python tokens of `source` (what the classic measures compare).
+/// The number of tokens of `source` in its own language ([`Language::detect`]), comments
+/// aside: what the classic measures compare.
 pub fn token_count(source: &str) -> usize {
-    tokens(source).len()
+    Prepared::new(source).tokens.len()
+}
+
+/// The number of tokens of `source` read as `language`, comments aside.
+pub fn token_count_as(language: Language, source: &str) -> usize {
+    tokens_as(language, source).len()
 }
 
 /// A text prepared for the classic measures (tokenised once, compared many times).
+#[derive(Debug, Clone)]
 pub struct Prepared {
+    language: Language,
     tokens: Vec<Token>,
 }
 
 impl Prepared {
-    /// Tokenises `source`.
+    /// Tokenises `source` in the language it is written in ([`Language::detect`]).
     pub fn new(source: &str) -> Self {
+        let (language, tree) = language::detect_with_tree(source);
+        let tokens = match tree {
+            Some(tree) => tokens_of_tree(language.spec(), source, &tree),
+            None => Vec::new(),
+        };
+        Prepared { language, tokens }
+    }
+
+    /// Tokenises `source` as a program of `language`.
+    pub fn new_as(language: Language, source: &str) -> Self {
         Prepared {
-            tokens: tokens(source),
+            language,
+            tokens: tokens_as(language, source),
         }
+    }
+
+    /// The language the text was read as.
+    pub fn language(&self) -> Language {
+        self.language
+    }
+
+    /// The number of tokens.
+    pub fn token_count(&self) -> usize {
+        self.tokens.len()
     }
 }
 
-/// Token-multiset Jaccard: Σ min / Σ max over token counts (1 for two empty texts).
+/// Prepares `a` in its own language and `b` in the same one.
+fn prepare_pair(a: &str, b: &str) -> (Prepared, Prepared) {
+    let a = Prepared::new(a);
+    let b = Prepared::new_as(a.language, b);
+    (a, b)
+}
+
+/// Token-multiset Jaccard: Σ min / Σ max over token counts (1 for two empty texts). Both texts
+/// are read in the language of `a` ([`Language::detect`]).
 pub fn jaccard(a: &str, b: &str) -> f32 {
-    jaccard_prepared(&Prepared::new(a), &Prepared::new(b))
+    let (a, b) = prepare_pair(a, b);
+    jaccard_prepared(&a, &b)
 }
 
 /// [`jaccard`] of prepared texts.
@@ -168,9 +250,10 @@ pub fn jaccard_prepared(a: &Prepared, b: &Prepared) -> f32 {
 }
 
 /// SourcererCC-style overlap: shared tokens (identifiers, keywords, literals; no punctuation) /
-/// size of the larger bag.
+/// size of the larger bag. Both texts are read in the language of `a`.
 pub fn sourcerercc(a: &str, b: &str) -> f32 {
-    sourcerercc_prepared(&Prepared::new(a), &Prepared::new(b))
+    let (a, b) = prepare_pair(a, b);
+    sourcerercc_prepared(&a, &b)
 }
 
 /// [`sourcerercc`] of prepared texts.
@@ -188,9 +271,15 @@ pub fn sourcerercc_prepared(a: &Prepared, b: &Prepared) -> f32 {
     }
 }
 
-/// Pretty-printed lines with blind renaming (every identifier becomes `x`).
+/// Pretty-printed lines with blind renaming (every identifier becomes `x`), in the language
+/// `source` is written in.
 pub fn nicad_lines(source: &str) -> Vec<String> {
     lines_of(&Prepared::new(source))
+}
+
+/// [`nicad_lines`] of `source` read as `language`.
+pub fn nicad_lines_as(language: Language, source: &str) -> Vec<String> {
+    lines_of(&Prepared::new_as(language, source))
 }
 
 fn lines_of(p: &Prepared) -> Vec<String> {
@@ -231,9 +320,19 @@ fn lcs_len(a: &[String], b: &[String]) -> usize {
 }
 
 /// NiCad-style similarity: 1 − the larger unique-percentage-of-items, i.e.
-/// min(LCS/|a|, LCS/|b|) over pretty-printed, blindly renamed lines.
+/// min(LCS/|a|, LCS/|b|) over pretty-printed, blindly renamed lines. Both texts are read in
+/// the language of `a`.
 pub fn nicad(a: &str, b: &str) -> f32 {
-    nicad_prepared(&Prepared::new(a), &Prepared::new(b))
+    let (a, b) = prepare_pair(a, b);
+    nicad_prepared(&a, &b)
+}
+
+/// [`nicad`] of two programs of `language`.
+pub fn nicad_as(language: Language, a: &str, b: &str) -> f32 {
+    nicad_prepared(
+        &Prepared::new_as(language, a),
+        &Prepared::new_as(language, b),
+    )
 }
 
 /// [`nicad`] of prepared texts.
@@ -276,9 +375,14 @@ impl CloneType {
         }
     }
 
-    /// The tag of two programs.
+    /// The tag of two programs, both read in the language of `a` ([`Language::detect`]).
     pub fn of(a: &str, b: &str) -> Self {
         Self::of_similarity(nicad(a, b))
+    }
+
+    /// The tag of two programs of `language`.
+    pub fn of_as(language: Language, a: &str, b: &str) -> Self {
+        Self::of_similarity(nicad_as(language, a, b))
     }
 
     /// "Type-1/2", "Type-3" or "Type-4".
@@ -325,6 +429,54 @@ mod tests {
         assert!((nicad(a, b) - 0.75).abs() < 1e-6);
         // Multi-line brackets are one pretty-printed line.
         assert_eq!(nicad_lines("f(1,\n  2)\n").len(), 1);
+    }
+
+    #[test]
+    fn java_statement_lines() {
+        let java = "class A { void f() { int x = 1; g(x); } }";
+        assert_eq!(
+            nicad_lines(java),
+            [
+                "class x {",
+                "void x ( ) {",
+                "int x = 1 ;",
+                "x ( x ) ;",
+                "}",
+                "}"
+            ]
+        );
+        assert_eq!(nicad_lines_as(Language::Java, java), nicad_lines(java));
+        // A block inside parentheses (a lambda) still splits; what follows its brace stays.
+        assert_eq!(
+            nicad_lines("class A { void f() { run(() -> { g(); }); } }"),
+            [
+                "class x {",
+                "void x ( ) {",
+                "x ( ( ) -> {",
+                "x ( ) ;",
+                "} ) ;",
+                "}",
+                "}"
+            ]
+        );
+    }
+
+    #[test]
+    fn comments_are_never_tokens() {
+        let plain = "class A { int x = 1; }";
+        let commented = "/** doc */ class A { // line\n int x = /* inline */ 1; }";
+        assert_eq!(
+            token_count_as(Language::Java, commented),
+            token_count_as(Language::Java, plain)
+        );
+        assert_eq!(token_count(commented), token_count(plain));
+        assert_eq!(nicad(plain, commented), 1.0);
+        assert_eq!(token_count("x = 1  # one\n# two\n"), token_count("x = 1\n"));
+        // Read as Python, the Java text is not what it is.
+        assert_ne!(
+            token_count_as(Language::Python, commented),
+            token_count(commented)
+        );
     }
 
     #[test]

@@ -182,8 +182,9 @@ pub trait Detector: Send + Sync {
     }
 }
 
-/// Tokens of `text` as `detector` counts them, or Python tokens for detectors without a
-/// tokenizer (so growth limits mean the same for every detector kind).
+/// Tokens of `text` as `detector` counts them, or the classic tokens of the language `text` is
+/// written in (comments aside) for detectors without a tokenizer, so growth limits mean the
+/// same for every detector kind.
 pub fn tokens_of(detector: &dyn Detector, text: &str) -> Result<usize, DetectorError> {
     Ok(detector
         .token_count(text)?
@@ -220,10 +221,12 @@ impl Detector for Classic {
             Classic::SourcererCC => classic::sourcerercc_prepared,
             Classic::Nicad => classic::nicad_prepared,
         };
+        // The anchor's language (detected once per call) reads every candidate.
         let anchor = classic::Prepared::new(anchor);
+        let language = anchor.language();
         Ok(candidates
             .iter()
-            .map(|c| f(&anchor, &classic::Prepared::new(c)))
+            .map(|c| f(&anchor, &classic::Prepared::new_as(language, c)))
             .collect())
     }
 }

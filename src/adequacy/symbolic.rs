@@ -449,40 +449,6 @@ where
     }
 }
 
-impl Screened for crate::search::SearchResult {
-    fn candidates(&self) -> Vec<&str> {
-        vec![self.best.text.as_str()]
-    }
-
-    fn drop_rejected(&mut self, _: &[bool]) -> bool {
-        false
-    }
-
-    fn set_symbolic(&mut self, record: SymbolicRecord) {
-        self.symbolic = Some(record);
-    }
-}
-
-impl Screened for crate::augment::Augmented {
-    fn candidates(&self) -> Vec<&str> {
-        self.variants.iter().map(|c| c.text.as_str()).collect()
-    }
-
-    fn drop_rejected(&mut self, rejected: &[bool]) -> bool {
-        let mut i = 0;
-        self.variants.retain(|_| {
-            let keep = !rejected.get(i).copied().unwrap_or(false);
-            i += 1;
-            keep
-        });
-        true
-    }
-
-    fn set_symbolic(&mut self, record: SymbolicRecord) {
-        self.symbolic = Some(record);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

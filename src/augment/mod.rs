@@ -143,8 +143,11 @@ impl VariantLine {
                     transforms: c.steps.clone(),
                     verified,
                     distance: scored.then(|| c.distance()),
-                    clone_type: scored
-                        .then(|| CloneType::of(&task.source, &c.text).label().to_string()),
+                    clone_type: scored.then(|| {
+                        CloneType::of_as(task.language, &task.source, &c.text)
+                            .label()
+                            .to_string()
+                    }),
                 }
             })
             .collect()
@@ -484,5 +487,26 @@ impl crate::pipeline::Job for Augmenter<'_> {
             verified(c);
         }
         Ok(a)
+    }
+}
+
+// The symbolic check screens an augmentation's variants (the trait lives with the check).
+impl crate::adequacy::symbolic::Screened for Augmented {
+    fn candidates(&self) -> Vec<&str> {
+        self.variants.iter().map(|c| c.text.as_str()).collect()
+    }
+
+    fn drop_rejected(&mut self, rejected: &[bool]) -> bool {
+        let mut i = 0;
+        self.variants.retain(|_| {
+            let keep = !rejected.get(i).copied().unwrap_or(false);
+            i += 1;
+            keep
+        });
+        true
+    }
+
+    fn set_symbolic(&mut self, record: crate::adequacy::symbolic::SymbolicRecord) {
+        self.symbolic = Some(record);
     }
 }

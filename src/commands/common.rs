@@ -715,3 +715,31 @@ impl VerifyArgs {
         }
     }
 }
+
+/// Writes the merged run's `run.json`: the job's record, with the shards' settings when they
+/// recorded some.
+pub struct MergedRunJson<'a> {
+    /// The merged run's directory.
+    pub out: &'a Path,
+    /// The shards' settings (without the shard), when they recorded some.
+    pub settings: Option<&'a equimorph::run::RunSettings>,
+}
+
+impl MergedRunJson<'_> {
+    /// Writes `record` (of a run of `kind`).
+    pub fn write<T: serde::Serialize>(
+        &self,
+        kind: equimorph::run::JobKind,
+        record: &T,
+    ) -> Result<()> {
+        match self.settings {
+            Some(s) => equimorph::run::write_run_json(self.out, kind, s, record)?,
+            None => {
+                let path = self.out.join("run.json");
+                std::fs::write(&path, serde_json::to_string_pretty(record)?)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+}

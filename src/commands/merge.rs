@@ -1,7 +1,7 @@
 //! `equimorph merge`: combine the directories of a sharded run (attack, augment or select)
 //! into one run directory.
 
-use super::common::load_tasks;
+use super::common::{load_tasks, MergedRunJson};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::report::results::write_jsonl;
@@ -111,28 +111,6 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         _ => merge_attack(&args, &dirs, &task_order(first, "tasks"), &run_json),
     }?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes the merged run's `run.json`: the job's record, with the shards' settings when they
-/// recorded some.
-pub struct MergedRunJson<'a> {
-    out: &'a Path,
-    settings: Option<&'a RunSettings>,
-}
-
-impl MergedRunJson<'_> {
-    /// Writes `record` (of a run of `kind`).
-    pub fn write<T: serde::Serialize>(&self, kind: JobKind, record: &T) -> Result<()> {
-        match self.settings {
-            Some(s) => equimorph::run::write_run_json(self.out, kind, s, record)?,
-            None => {
-                let path = self.out.join("run.json");
-                std::fs::write(&path, serde_json::to_string_pretty(record)?)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-            }
-        }
-        Ok(())
-    }
 }
 
 fn merge_attack(

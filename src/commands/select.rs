@@ -332,7 +332,11 @@ fn write_outputs(
 }
 
 /// `merge` of select shard directories: one selection over all their tasks.
-pub fn merge(out: &Path, dirs: &[&Path], run_json: &super::merge::MergedRunJson<'_>) -> Result<()> {
+pub fn merge(
+    out: &Path,
+    dirs: &[&Path],
+    run_json: &super::common::MergedRunJson<'_>,
+) -> Result<()> {
     let mut run: Option<SelectRun> = None;
     let mut state = SelectState::default();
     let mut records = Vec::new();

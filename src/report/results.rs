@@ -111,7 +111,7 @@ impl ResultLine {
             reason: None,
             original: task.source.clone(),
             clone_type: Some(
-                crate::detector::CloneType::of(&task.source, &best.text)
+                crate::detector::CloneType::of_as(task.language, &task.source, &best.text)
                     .label()
                     .to_string(),
             ),

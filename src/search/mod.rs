@@ -256,16 +256,29 @@ pub fn add_errors(errors: &mut TransformErrors, more: TransformErrors) {
     }
 }
 
-/// Why a search failed.
+/// Why a search failed. The message holds the cause's own, so the cause is not also given as
+/// a source (an error chain would print it twice).
 #[derive(Debug, Error)]
 pub enum SearchError {
     /// The detector failed.
     #[error("detector: {0}")]
-    Detector(#[from] DetectorError),
+    Detector(DetectorError),
     /// The sandbox failed on a check: the candidate has no verdict, so the search cannot
     /// honestly go on.
     #[error("oracle: {0}")]
-    Oracle(#[from] crate::oracle::OracleFault),
+    Oracle(crate::oracle::OracleFault),
+}
+
+impl From<DetectorError> for SearchError {
+    fn from(e: DetectorError) -> Self {
+        SearchError::Detector(e)
+    }
+}
+
+impl From<crate::oracle::OracleFault> for SearchError {
+    fn from(e: crate::oracle::OracleFault) -> Self {
+        SearchError::Oracle(e)
+    }
 }
 
 /// The window a job's `--window` rule applies to rewrites of `original`: none when the rule is
@@ -302,7 +315,7 @@ pub(crate) struct Child {
     edit: f64,
 }
 
-/// Sets each child's `edit`: how much further from the original, in Python tokens (1 −
+/// Sets each child's `edit`: how much further from the original, in its language's tokens (1 −
 /// multiset Jaccard similarity), it is than its parent, the size of the edit as a classic
 /// measure sees it.
 fn set_edit_sizes(original: &classic::Prepared, beam: &[Candidate], children: &mut [Child]) {
@@ -311,12 +324,15 @@ fn set_edit_sizes(original: &classic::Prepared, beam: &[Candidate], children: &m
         .map(|b| {
             f64::from(classic::jaccard_prepared(
                 original,
-                &classic::Prepared::new(&b.text),
+                &classic::Prepared::new_as(original.language(), &b.text),
             ))
         })
         .collect();
     children.par_iter_mut().for_each(|c| {
-        let own = classic::jaccard_prepared(original, &classic::Prepared::new(&c.node.text));
+        let own = classic::jaccard_prepared(
+            original,
+            &classic::Prepared::new_as(original.language(), &c.node.text),
+        );
         c.edit = parents[c.parent] - f64::from(own);
     });
 }
@@ -666,7 +682,7 @@ impl<'a> Searcher<'a> {
         let mut seen: HashSet<ProgramHash> = HashSet::from([origin.hash]);
         let mut beam = vec![origin];
         let mut since_improved = 0;
-        let origin_tokens = classic::Prepared::new(&task.source);
+        let origin_tokens = classic::Prepared::new_as(task.language, &task.source);
         for it in 0..self.config.iterations {
             if let Some(reason) = self.budget_exhausted(&r, start) {
                 r.stopped = Some(reason);
@@ -882,5 +898,20 @@ impl crate::pipeline::Job for Searcher<'_> {
         let reference = reference.ok_or("the search needs the original's reference behaviour")?;
         self.run_with(task, reference, verified)
             .map_err(|e| e.to_string())
+    }
+}
+
+// The symbolic check screens a search's winner (the trait lives with the check).
+impl crate::adequacy::symbolic::Screened for SearchResult {
+    fn candidates(&self) -> Vec<&str> {
+        vec![self.best.text.as_str()]
+    }
+
+    fn drop_rejected(&mut self, _: &[bool]) -> bool {
+        false
+    }
+
+    fn set_symbolic(&mut self, record: crate::adequacy::symbolic::SymbolicRecord) {
+        self.symbolic = Some(record);
     }
 }

@@ -118,6 +118,10 @@ pub struct Rejudged {
     /// The verdict.
     #[serde(flatten)]
     pub verdict: Verdict,
+    /// What the symbolic check (CrossHair) found, when it was asked for and the program
+    /// passed the tests (otherwise it is not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<SymbolicVerdict>,
 }
 
 /// Re-judges `programs` against the tasks of `tasks` (and, with `symbolic`, CrossHair).
@@ -156,50 +160,66 @@ pub fn rejudge(
                     program: p,
                     tests: 0,
                     verdict: Verdict::NoTask,
+                    symbolic: None,
                 };
             };
             let tests = task.test_count();
-            let verdict = match references.get(p.task_id.as_str()) {
+            let (verdict, symbolic) = match references.get(p.task_id.as_str()) {
                 Some(Ok(reference)) => judge(oracle, task, reference, &p.source, symbolic),
-                Some(Err(reason)) => Verdict::OriginalInvalid {
-                    reason: reason.clone(),
-                },
-                None => Verdict::NoTask,
+                Some(Err(reason)) => (
+                    Verdict::OriginalInvalid {
+                        reason: reason.clone(),
+                    },
+                    None,
+                ),
+                None => (Verdict::NoTask, None),
             };
             Rejudged {
                 program: p,
                 tests,
                 verdict,
+                symbolic,
             }
         })
         .collect()
 }
 
+/// The verdict on `source`, and the symbolic check's when it ran.
 fn judge(
     oracle: &Oracle,
     task: &Task,
     reference: &Reference,
     source: &str,
     symbolic: Option<&SymbolicChecker>,
-) -> Verdict {
+) -> (Verdict, Option<SymbolicVerdict>) {
     match oracle.check(task, reference, source) {
-        Err(e) => Verdict::Fault {
-            reason: e.to_string(),
-        },
+        Err(e) => (
+            Verdict::Fault {
+                reason: e.to_string(),
+            },
+            None,
+        ),
         Ok(d) if !d.equivalent => {
             let f = d.failure.as_ref();
-            Verdict::Rejected {
-                test: f.map_or(0, |f| f.test),
-                grown: f.is_some_and(|f| f.grown),
-                call: f.and_then(|f| f.call.clone()),
-            }
+            (
+                Verdict::Rejected {
+                    test: f.map_or(0, |f| f.test),
+                    grown: f.is_some_and(|f| f.grown),
+                    call: f.and_then(|f| f.call.clone()),
+                },
+                None,
+            )
         }
-        Ok(_) => match symbolic.map(|s| s.check(oracle, task, source)) {
-            Some(SymbolicVerdict::Counterexample { test }) => Verdict::RejectedSymbolically {
-                call: test.call.unwrap_or_default(),
-            },
-            _ => Verdict::Passes,
-        },
+        Ok(_) => {
+            let found = symbolic.map(|s| s.check(oracle, task, source));
+            let verdict = match &found {
+                Some(SymbolicVerdict::Counterexample { test }) => Verdict::RejectedSymbolically {
+                    call: test.call.clone().unwrap_or_default(),
+                },
+                _ => Verdict::Passes,
+            };
+            (verdict, found)
+        }
     }
 }
 
@@ -218,9 +238,66 @@ pub struct Tally {
     pub rejected_symbolically: usize,
     /// Without a verdict (no task, invalid original, sandbox fault).
     pub no_verdict: usize,
+    /// What the symbolic check did, when it was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<SymbolicTally>,
+}
+
+/// What the symbolic check (CrossHair) did over a re-judged run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SymbolicTally {
+    /// Programs CrossHair examined (every outcome below but `not_applicable`).
+    pub examined: usize,
+    /// Of them, with a confirmed counterexample.
+    pub counterexamples: usize,
+    /// Of them, with a counterexample the oracle did not confirm.
+    pub unconfirmed: usize,
+    /// Of them, where CrossHair failed or ran out of time.
+    pub failed: usize,
+    /// Of them, with no difference found within the budget.
+    pub no_difference: usize,
+    /// Passing programs CrossHair could not examine, by reason ("the task has no entry
+    /// point").
+    pub not_applicable: BTreeMap<String, usize>,
+    /// Programs it was not run on: rejected by a test first, or without a verdict.
+    pub not_run: usize,
+}
+
+impl SymbolicTally {
+    /// The counts of `judged`, re-judged with a symbolic checker.
+    pub fn of(judged: &[Rejudged]) -> SymbolicTally {
+        let mut t = SymbolicTally::default();
+        for j in judged {
+            match &j.symbolic {
+                None => t.not_run += 1,
+                Some(SymbolicVerdict::NotApplicable { reason }) => {
+                    *t.not_applicable.entry(reason.clone()).or_default() += 1;
+                }
+                Some(v) => {
+                    t.examined += 1;
+                    match v {
+                        SymbolicVerdict::Counterexample { .. } => t.counterexamples += 1,
+                        SymbolicVerdict::Unconfirmed { .. } => t.unconfirmed += 1,
+                        SymbolicVerdict::Failed { .. } => t.failed += 1,
+                        _ => t.no_difference += 1,
+                    }
+                }
+            }
+        }
+        t
+    }
 }
 
 impl Tally {
+    /// The counts of `judged`, with what the symbolic check did when `symbolic` (it was
+    /// asked for).
+    pub fn with_symbolic(judged: &[Rejudged], symbolic: bool) -> Tally {
+        Tally {
+            symbolic: symbolic.then(|| SymbolicTally::of(judged)),
+            ..Tally::of(judged)
+        }
+    }
+
     /// The counts of `judged`.
     pub fn of(judged: &[Rejudged]) -> Tally {
         let mut t = Tally {

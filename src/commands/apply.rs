@@ -49,13 +49,19 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
         );
     }
     let source = read_text(&args.file)?;
-    let language = args
-        .language
-        .or_else(|| Language::of_path(&args.file))
-        .unwrap_or_default();
+    let given = args.language.or_else(|| Language::of_path(&args.file));
+    let language = given.unwrap_or_default();
     if let Err(e) = validate_as(language, &source) {
+        // Nothing said which language it is: tell whether the other one fits.
+        let hint = match given {
+            Some(_) => String::new(),
+            None if validate_as(Language::Java, &source).is_ok() => {
+                " (it parses as Java: pass --language java)".into()
+            }
+            None => " (if this is Java, pass --language java)".into(),
+        };
         bail!(
-            "{} does not parse as {}: {e}",
+            "{} does not parse as {}: {e}{hint}",
             args.file.display(),
             language.title()
         );

@@ -1,6 +1,6 @@
 //! `equimorph calibrate`: a detector's ROC AUC and thresholds on labelled pairs.
 
-use super::common::DetectorArgs;
+use super::common::{progress, DetectorArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::report::calibration::{read_labelled_pairs, roc, roc_svg, LabelledPair, Roc};
@@ -27,6 +27,9 @@ pub struct CalibrateArgs {
     /// Seed of GPTCloneBench's non-clone pairs (drawn across its files).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
     #[command(flatten)]
     detector: DetectorArgs,
 }
@@ -60,20 +63,25 @@ pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
         by_anchor.entry(p.a.as_str()).or_default().push(i);
     }
     let mut scores = vec![0f32; pairs.len()];
+    let pb = progress(pairs.len() as u64, args.quiet);
+    pb.set_message("pairs scored");
     for (anchor, idx) in &by_anchor {
         let others: Vec<&str> = idx.iter().map(|&i| pairs[i].b.as_str()).collect();
         let s = detector.score(anchor, &others)?;
         for (&i, v) in idx.iter().zip(s) {
             scores[i] = v;
         }
+        pb.inc(idx.len() as u64);
     }
+    pb.finish_and_clear();
     let labels: Vec<bool> = pairs.iter().map(|p| p.label).collect();
     let r = roc(&scores, &labels)?;
     let at = r.at_fpr(args.fpr);
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     // Per clone type: that type's clones against every non-clone pair.
-    let mut by_type = BTreeMap::new();
+    // A type that cannot be measured is said so, with why, and the others still are.
+    let mut by_type: BTreeMap<String, Result<Roc, String>> = BTreeMap::new();
     let type_names: std::collections::BTreeSet<&str> =
         types.iter().filter_map(|t| t.as_deref()).collect();
     for name in type_names {
@@ -82,19 +90,23 @@ pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
             .collect();
         let s: Vec<f32> = keep.iter().map(|&i| scores[i]).collect();
         let l: Vec<bool> = keep.iter().map(|&i| pairs[i].label).collect();
-        by_type.insert(name.to_string(), roc(&s, &l)?);
+        by_type.insert(name.to_string(), roc(&s, &l).map_err(|e| e.to_string()));
     }
     let json = serde_json::json!({
         "detector": detector.name(),
         "pairs": pairs.len(),
         "skipped_lines": skipped,
-        "by_clone_type": by_type.iter().map(|(k, r)| (k.clone(), type_json(r, args.fpr))).collect::<BTreeMap<_, _>>(),
+        "by_clone_type": by_type.iter().map(|(k, r)| (k.clone(), match r {
+            Ok(r) => type_json(r, args.fpr),
+            Err(why) => serde_json::json!({"not_measured": why}),
+        })).collect::<BTreeMap<_, _>>(),
         "positives": r.positives,
         "negatives": r.negatives,
         "auc": r.auc,
         "f1_optimal": r.best_f1,
         "fpr": args.fpr,
         "at_fpr": at,
+        "at_fpr_missing": at.is_none().then(|| no_threshold_at(&r, args.fpr)),
         "curve": r.curve,
     });
     let json_path = args.out.join("calibration.json");
@@ -116,15 +128,25 @@ pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
         r.best_f1.threshold, r.best_f1.f1, r.best_f1.tpr, r.best_f1.fpr
     );
     for (name, r) in &by_type {
+        let r = match r {
+            Ok(r) => r,
+            Err(why) => {
+                println!("  {name}: not measured: {why}");
+                continue;
+            }
+        };
         println!(
-            "  {name}: {} clones vs {} non-clones, ROC AUC {:.4}, F1-optimal threshold {:.4}{}",
+            "  {name}: {} clones vs {} non-clones, ROC AUC {:.4}, F1-optimal threshold {:.4}, \
+             at FPR <= {}: {}",
             r.positives,
             r.negatives,
             r.auc,
             r.best_f1.threshold,
-            r.at_fpr(args.fpr)
-                .map(|p| format!(", at FPR <= {}: {:.4}", args.fpr, p.threshold))
-                .unwrap_or_default()
+            args.fpr,
+            r.at_fpr(args.fpr).map_or_else(
+                || format!("none ({})", no_threshold_at(r, args.fpr)),
+                |p| format!("{:.4}", p.threshold)
+            )
         );
     }
     match at {
@@ -133,8 +155,9 @@ pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
             args.fpr, p.threshold, p.tpr, p.fpr, p.threshold
         ),
         None => println!(
-            "no threshold keeps the false-positive rate at or below {}",
-            args.fpr
+            "no threshold keeps the false-positive rate at or below {}: {}",
+            args.fpr,
+            no_threshold_at(&r, args.fpr)
         ),
     }
     println!("wrote {} and {}", json_path.display(), svg_path.display());
@@ -143,13 +166,41 @@ pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
 
 /// One clone type's figures in `calibration.json`.
 fn type_json(r: &Roc, fpr: f64) -> serde_json::Value {
+    let at = r.at_fpr(fpr);
     serde_json::json!({
         "positives": r.positives,
         "negatives": r.negatives,
         "auc": r.auc,
         "f1_optimal": r.best_f1,
-        "at_fpr": r.at_fpr(fpr),
+        "at_fpr": at,
+        "at_fpr_missing": at.is_none().then(|| no_threshold_at(r, fpr)),
     })
+}
+
+/// Why `r` has no threshold at false-positive rate `fpr`: even the strictest threshold (the
+/// highest score) counts too many non-clone pairs as clones.
+fn no_threshold_at(r: &Roc, fpr: f64) -> String {
+    let Some(p) = r.curve.first() else {
+        return "the ROC curve is empty".into();
+    };
+    let one = 1.0 / r.negatives.max(1) as f64;
+    format!(
+        "non-clone pairs score as high as any clone: even the strictest threshold, M >= {:.4}, \
+         counts {} of the {} non-clone pairs as clones (FPR {:.3}){}",
+        p.threshold,
+        (p.fpr * r.negatives as f64).round(),
+        r.negatives,
+        p.fpr,
+        if fpr > 0.0 && one > fpr {
+            format!(
+                "; {} non-clone pairs are too few to measure an FPR of {fpr} (one pair is \
+                 already {one:.3})",
+                r.negatives
+            )
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// GPTCloneBench's pairs, their clone types, and how many files were skipped.

@@ -1,9 +1,10 @@
 //! `equimorph check`: A(x, x') for one candidate, with the first differing test.
 
 use super::common::{load_tasks, read_text, OracleOptions};
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use equimorph::oracle::ValidationStatus;
+use equimorph::program::validate_as;
 use equimorph::task::TaskFormat;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,13 +30,22 @@ pub struct CheckArgs {
     oracle: OracleOptions,
 }
 
-/// Runs `check`: exit 0 = equivalent, 1 = not equivalent, 2 = error.
+/// Runs `check`: exit 0 = equivalent, 1 = not equivalent, 2 = error (an invalid candidate
+/// included: one that does not parse or compile gets no verdict).
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let set = load_tasks(&args.tasks, args.format)?;
     let task = set
         .get(&args.id)
         .ok_or_else(|| anyhow!("no task with id {:?} in {}", args.id, args.tasks.display()))?;
     let candidate = read_text(&args.candidate)?;
+    // An invalid candidate is never a verdict: it is an error of the input (exit 2).
+    if let Err(e) = validate_as(task.language, &candidate) {
+        bail!(
+            "the candidate {} is not a valid {} program ({e}): no verdict",
+            args.candidate.display(),
+            task.language.title()
+        );
+    }
     let oracle = args.oracle.oracle()?;
     let validation = oracle.validate(task);
     let Some(reference) = validation
@@ -53,6 +63,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     // A fault of the sandbox that the original shares is an error (exit 2), never "not
     // equivalent"; one only the candidate causes (it kills its harness) is a verdict (exit 1).
     let decision = oracle.check(task, reference, &candidate)?;
+    if let Some(why) = &decision.invalid {
+        bail!(
+            "the candidate {} does not compile, so it is not a program: no verdict\n{}",
+            args.candidate.display(),
+            why.trim_end()
+        );
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&decision)?);
     } else if decision.equivalent {

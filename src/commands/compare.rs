@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use equimorph::report::compare::{compare, transform_set_label};
+use equimorph::report::compare::{compare, job_of, transform_set_label, with_article};
 use equimorph::report::{results, Summary};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,6 +35,14 @@ pub struct CompareArgs {
 }
 
 fn load(dir: &std::path::Path) -> Result<Summary> {
+    // Another job's run has a summary of another shape: say which job made it.
+    if let Some(kind) = job_of(dir).filter(|k| k != "attack") {
+        bail!(
+            "{} is {} run; compare takes attack runs (the --out of `equimorph attack`)",
+            dir.display(),
+            with_article(&kind)
+        );
+    }
     let path = dir.join("summary.json");
     if let Ok(text) = std::fs::read_to_string(&path) {
         return serde_json::from_str(&text)

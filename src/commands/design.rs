@@ -56,7 +56,8 @@ pub fn run(args: DesignArgs) -> Result<ExitCode> {
 }
 
 /// Designs into `args.out` with `client`; returns the designs and whether all `count` exist.
-/// Problems are printed on stderr.
+/// Problems are printed on stderr; an endpoint that fails (after its retries) is an error, and
+/// leaves no empty `args.out` behind.
 pub fn run_with(args: &DesignArgs, client: &LlmClient) -> Result<(Vec<Design>, bool)> {
     if args.count == 0 {
         bail!("--count must be at least 1");
@@ -76,7 +77,10 @@ pub fn run_with(args: &DesignArgs, client: &LlmClient) -> Result<(Vec<Design>, b
         args.temperature,
         existing,
     );
-    write_designs(&args.out, &run.designs)?;
+    // Nothing new and nothing before (the endpoint never answered): no empty file.
+    if !(run.designs.is_empty() && !args.out.exists()) {
+        write_designs(&args.out, &run.designs)?;
+    }
     for r in &run.rejected {
         let excerpt: String = r.reply.chars().take(200).collect();
         eprintln!(
@@ -103,11 +107,21 @@ pub fn run_with(args: &DesignArgs, client: &LlmClient) -> Result<(Vec<Design>, b
             path.display()
         );
     }
-    if let Some(e) = &run.error {
-        eprintln!(
-            "error: design stopped after {} designs: {e}",
-            run.designs.len()
-        );
+    if let Some(why) = &run.gave_up {
+        eprintln!("design: {why}");
+    }
+    if let Some(e) = run.error {
+        // The endpoint failed (or the budget ran out): an error, not a short answer.
+        return Err(anyhow::Error::new(e).context(format!(
+            "design stopped with {} of {} designs{}",
+            run.designs.len(),
+            args.count,
+            if run.designs.is_empty() {
+                String::new()
+            } else {
+                format!(" (kept in {}; rerun to continue)", args.out.display())
+            }
+        )));
     }
     let complete = run.designs.len() >= args.count;
     Ok((run.designs, complete))

@@ -59,6 +59,14 @@ fn mean(v: impl IntoIterator<Item = f64>) -> f64 {
     }
 }
 
+/// What a negative Δ_k means, added to the report when one is printed.
+const NEGATIVE_NOTE: &str = "\nNote: a negative Δ_k means that the set without that \
+     transform reached a larger diameter estimate than the whole set. D_k is estimated by a \
+     bounded search (--beam programs per step, seeded), so removing a transform can let the \
+     search go farther by chance: read a negative Δ_k as sampling noise around 0 (the \
+     transform adds nothing measurable here), not as harm. A larger --beam or more programs \
+     narrow it.\n";
+
 /// Runs `diversity`.
 pub fn run(args: DiversityArgs) -> Result<ExitCode> {
     if args.k == 0 || args.beam == 0 {
@@ -197,6 +205,15 @@ pub fn run(args: DiversityArgs) -> Result<ExitCode> {
     md.push_str("\n## Per program\n\n| task | D_k | Δ_k |\n|---|---|---|\n");
     for (id, p) in &per_program {
         let _ = writeln!(md, "| {id} | {:.4} | {:.4} |", p.diameter, p.diversity);
+    }
+    let negative = sorted.iter().filter(|(_, v)| *v < 0.0).count()
+        + growth.iter().filter(|g| g.3 < 0.0).count()
+        + per_program
+            .iter()
+            .filter(|(_, p)| p.diversity < 0.0)
+            .count();
+    if negative > 0 {
+        md.push_str(NEGATIVE_NOTE);
     }
     let svg = plot(&growth, &sorted);
     for (name, text) in [

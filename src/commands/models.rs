@@ -27,10 +27,12 @@ pub struct InspectArgs {
     /// Pool per-token states this way instead of what the directory says (mean, cls, max).
     #[arg(long, value_name = "MODE")]
     pooling: Option<String>,
-    /// Only print; write nothing.
+    /// Only print (with an existing equimorph.toml, the result of merging with it); write
+    /// nothing.
     #[arg(long)]
     dry_run: bool,
-    /// Replace an existing equimorph.toml.
+    /// Update an existing equimorph.toml: every key it sets is kept unless the inspection has
+    /// a reason to change it (each change is printed with its reason).
     #[arg(long)]
     force: bool,
 }
@@ -38,21 +40,93 @@ pub struct InspectArgs {
 /// Runs `models inspect`.
 fn inspect(args: InspectArgs) -> Result<ExitCode> {
     use anyhow::{bail, Context};
+    use equimorph::detector::infer;
     let toml_path = args.dir.join("equimorph.toml");
-    if toml_path.is_file() && !args.force && !args.dry_run {
-        bail!(
-            "{} exists: this directory is already pinned (--force replaces it, --dry-run shows              what equimorph would infer)",
-            toml_path.display()
-        );
-    }
-    let found = equimorph::detector::infer::infer(&args.dir, args.pooling.as_deref())?;
+    let existing = if toml_path.is_file() {
+        if !args.force && !args.dry_run {
+            bail!(
+                "{} exists: this directory is already pinned (--force updates it, keeping every \
+                 key it sets unless the inspection has a reason to change it; --dry-run shows \
+                 the result)",
+                toml_path.display()
+            );
+        }
+        Some(
+            std::fs::read_to_string(&toml_path)
+                .with_context(|| format!("cannot read {}", toml_path.display()))?,
+        )
+    } else {
+        None
+    };
+    // The graph the file names, when it names one that is there.
+    let named_graph = existing
+        .as_deref()
+        .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+        .and_then(|t| t.get("model").and_then(|m| m.as_str()).map(String::from))
+        .filter(|m| args.dir.join(m).is_file());
+    let found = infer::infer_graph(&args.dir, args.pooling.as_deref(), named_graph.as_deref())?;
     println!("{}: inferred", args.dir.display());
     for n in &found.notes {
         println!("  {n}");
     }
+    let Some(existing) = existing else {
+        let text = format!(
+            "# Written by `equimorph models inspect`: what equimorph inferred from this directory.\n{}",
+            found.config.to_toml()
+        );
+        println!("\n{text}");
+        if !args.dry_run {
+            std::fs::write(&toml_path, &text)
+                .with_context(|| format!("cannot write {}", toml_path.display()))?;
+            println!("wrote {}", toml_path.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let merged = infer::merge(
+        &args.dir,
+        &toml_path,
+        &existing,
+        &found,
+        args.pooling.as_deref(),
+    )?;
+    println!("\nmerged with {}:", toml_path.display());
+    for k in &merged.kept {
+        println!(
+            "  kept {} = {} (the inspection alone would {})",
+            k.key,
+            k.value,
+            k.inferred
+                .as_ref()
+                .map_or("not set it".to_string(), |v| format!("say {v}"))
+        );
+    }
+    for c in &merged.changes {
+        println!(
+            "  changed {}: {} -> {} ({})",
+            c.key,
+            c.before.as_deref().unwrap_or("(not set)"),
+            c.after.as_deref().unwrap_or("(removed)"),
+            c.reason
+        );
+    }
+    if merged.changes.is_empty() {
+        println!(
+            "  nothing to change: every key the file sets still holds{}",
+            if args.dry_run {
+                ""
+            } else {
+                "; the file is left as it is"
+            }
+        );
+        if args.dry_run {
+            println!("\n{existing}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let text = format!(
-        "# Written by `equimorph models inspect`: what equimorph inferred from this directory.\n{}",
-        found.config.to_toml()
+        "# Updated by `equimorph models inspect --force`: the earlier equimorph.toml's keys, with \
+         the changes it printed.\n{}",
+        merged.config.to_toml()
     );
     println!("\n{text}");
     if !args.dry_run {

@@ -96,6 +96,10 @@ pub struct RobustnessArgs {
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
+    /// Start over in --out: split, augment, train and attack again, replacing what an earlier
+    /// run left there (each step's outputs only).
+    #[arg(long)]
+    force_new: bool,
     #[command(flatten)]
     detector: DetectorArgs,
     #[command(flatten)]
@@ -115,12 +119,18 @@ fn write_tasks(path: &Path, tasks: &[&Task]) -> Result<()> {
 
 /// `None` when a step succeeded; otherwise its exit status (an interrupted step keeps its
 /// 130), after saying how to go on.
-fn step_failed(code: ExitCode, what: &str) -> Option<ExitCode> {
+fn step_failed(code: ExitCode, what: &str, force_new: bool) -> Option<ExitCode> {
     if code == ExitCode::SUCCESS {
         return None;
     }
     eprintln!(
-        "robustness: the {what} step did not finish (see above); rerun the same command to resume"
+        "robustness: the {what} step did not finish (see above); rerun the same command{} to \
+         resume",
+        if force_new {
+            " without --force-new"
+        } else {
+            ""
+        }
     );
     Some(code)
 }
@@ -153,10 +163,15 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
     let set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
     let tasks: Vec<&Task> = set.tasks.iter().collect();
     let split_path = args.out.join("split.json");
-    let split: TaskSplit = match std::fs::read_to_string(&split_path) {
-        Ok(t) => serde_json::from_str(&t)
+    let earlier = if args.force_new {
+        None
+    } else {
+        std::fs::read_to_string(&split_path).ok()
+    };
+    let split: TaskSplit = match earlier {
+        Some(t) => serde_json::from_str(&t)
             .with_context(|| format!("{} is damaged", split_path.display()))?,
-        Err(_) => {
+        None => {
             let s = split_tasks(&tasks, args.test, args.seed)
                 .context("the tasks hold fewer than two problems: nothing to hold out")?;
             std::fs::write(&split_path, serde_json::to_string_pretty(&s)?)?;
@@ -174,7 +189,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
     let (train_tasks, test_tasks) = (pick(&split.train), pick(&split.test));
     if train_tasks.is_empty() || test_tasks.is_empty() {
         bail!(
-            "{} does not match these tasks: remove it to split again",
+            "{} does not match these tasks: pass --force-new to split again and start over",
             split_path.display()
         );
     }
@@ -220,7 +235,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
             device: args.detector.device.clone(),
             batch_size: None,
             quiet: args.quiet,
-            force_new: false,
+            force_new: args.force_new,
             transforms: TransformOptions {
                 transforms: args
                     .augment_transforms
@@ -231,11 +246,20 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
             oracle: args.oracle.clone(),
         })?,
         "augment",
+        args.force_new,
     ) {
         return Ok(code);
     }
     // 3. Train.
     let model_dir = args.out.join("model");
+    if args.force_new {
+        // Trained on the variants the previous run made: train again.
+        let old = model_dir.join("train.json");
+        if old.is_file() {
+            std::fs::remove_file(&old)
+                .with_context(|| format!("cannot remove {}", old.display()))?;
+        }
+    }
     if let Ok(text) = std::fs::read_to_string(model_dir.join("train.json")) {
         // A resumed run keeps its model only if it was trained as this run would train it.
         let old: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
@@ -258,8 +282,8 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
                 .is_some_and(|x| (x - f64::from(args.decay)).abs() < 1e-9);
         if !same {
             bail!(
-                "{} was trained with other settings (see its train.json): remove it to train \
-                 again, or choose another --out",
+                "{} was trained with other settings (see its train.json): pass --force-new to \
+                 start over, or choose another --out",
                 model_dir.display()
             );
         }
@@ -285,6 +309,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
                 detector: args.detector.clone(),
             })?,
             "train",
+            args.force_new,
         ) {
             return Ok(code);
         }
@@ -332,7 +357,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
                     keep_verified: false,
                     threshold: ThresholdSpec::Auto { rate: 0.95 },
                     quiet: args.quiet,
-                    force_new: false,
+                    force_new: args.force_new,
                     detector,
                     transforms: TransformOptions {
                         transforms: Some(transforms.clone()),
@@ -341,6 +366,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
                     oracle: args.oracle.clone(),
                 })?,
                 "attack",
+                args.force_new,
             ) {
                 return Ok(code);
             }

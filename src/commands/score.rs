@@ -37,6 +37,18 @@ pub fn run(args: ScoreArgs) -> Result<ExitCode> {
     }
     let names: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
     let stats = detector.stats();
+    // Files, each once, longer than the window; the detector's own counter counts each time
+    // a text was cut, once per pair.
+    let longer: Vec<usize> = match detector.window() {
+        Some(window) => detector
+            .token_counts(&refs)?
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.is_some_and(|n| n > window))
+            .map(|(i, _)| i)
+            .collect(),
+        None => Vec::new(),
+    };
     if args.json {
         let l: Vec<Vec<f32>> = m
             .iter()
@@ -44,7 +56,9 @@ pub fn run(args: ScoreArgs) -> Result<ExitCode> {
             .collect();
         let out = serde_json::json!({
             "detector": detector.name(), "files": names, "similarity": m, "distance": l,
-            "truncated": stats.truncated,
+            "truncated": longer.len(),
+            "truncated_files": longer.iter().map(|&i| &names[i]).collect::<Vec<_>>(),
+            "truncated_inputs": stats.truncated,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
@@ -65,10 +79,23 @@ pub fn run(args: ScoreArgs) -> Result<ExitCode> {
         for (i, n) in names.iter().enumerate() {
             println!("[{i}] {n}");
         }
-        if stats.truncated > 0 {
+        if !longer.is_empty() {
+            let list: Vec<String> = longer.iter().map(|i| format!("[{i}]")).collect();
             println!(
-                "{} inputs were truncated to the model's maximum length",
-                stats.truncated
+                "{} of {} files are longer than the model's window of {} tokens and were \
+                 truncated: {}",
+                longer.len(),
+                names.len(),
+                detector.window().unwrap_or_default(),
+                list.join(", ")
+            );
+        } else if stats.truncated > 0 {
+            // Each file fits, but a pair read as one sequence (a cross-encoder) does not.
+            println!(
+                "{} pair(s) were truncated to the model's window of {} tokens (each file fits; \
+                 the pair is read as one sequence)",
+                stats.truncated,
+                detector.window().unwrap_or_default()
             );
         }
     }

@@ -40,7 +40,7 @@ pub fn run(args: VerifyRunArgs) -> Result<ExitCode> {
     let oracle = args.oracle.oracle()?;
     let symbolic = args.verify.checker()?;
     let judged = rejudge(&oracle, &set, programs, symbolic.as_ref());
-    let tally = Tally::of(&judged);
+    let tally = Tally::with_symbolic(&judged, symbolic.is_some());
     let out = serde_json::json!({
         "run": args.run.display().to_string(),
         "kind": kind,
@@ -91,6 +91,38 @@ pub fn run(args: VerifyRunArgs) -> Result<ExitCode> {
             tally.rejected_symbolically,
             tally.no_verdict
         );
+        if let Some(s) = &tally.symbolic {
+            let mut line = format!(
+                "symbolic check: CrossHair examined {} of {} {noun}: {} confirmed \
+                 counterexample(s), {} unconfirmed, {} failed or out of time, {} with no \
+                 difference found",
+                s.examined,
+                tally.programs,
+                s.counterexamples,
+                s.unconfirmed,
+                s.failed,
+                s.no_difference
+            );
+            let skipped: usize = s.not_applicable.values().sum();
+            if skipped > 0 {
+                let reasons: Vec<String> = s
+                    .not_applicable
+                    .iter()
+                    .map(|(r, n)| format!("{n}: {r}"))
+                    .collect();
+                line.push_str(&format!(
+                    "; {skipped} it could not examine ({})",
+                    reasons.join("; ")
+                ));
+            }
+            if s.not_run > 0 {
+                line.push_str(&format!(
+                    "; {} not given to it (rejected by a test, or without a verdict)",
+                    s.not_run
+                ));
+            }
+            println!("{line}");
+        }
         println!("verdicts: {}", path.display());
     }
     Ok(

@@ -24,6 +24,13 @@ pub struct Inferred {
     pub config: ModelConfig,
     /// One line per decision ("pooling mean: 1_Pooling/config.json").
     pub notes: Vec<String>,
+    /// The graph's input names.
+    pub graph_inputs: Vec<String>,
+    /// The graph's output names.
+    pub graph_outputs: Vec<String>,
+    /// The most positions the directory's `config.json` allows (`max_position_embeddings`,
+    /// less RoBERTa's offset), when it says.
+    pub max_positions: Option<usize>,
 }
 
 fn bad(path: &Path, message: impl Into<String>) -> DetectorError {
@@ -136,12 +143,12 @@ fn st_pooling(
     Ok((Some(mode.to_string()), normalize))
 }
 
-/// The longest input, and where it came from.
-fn max_length(dir: &Path, notes: &mut Vec<String>) -> usize {
+/// The most positions `config.json` allows, when it says.
+fn max_positions(dir: &Path) -> Option<usize> {
     let num = |v: Option<&Value>| v.and_then(Value::as_u64).map(|n| n as usize);
     let config = read_json(&dir.join("config.json"));
     // RoBERTa-style models offset positions by the padding id + 1.
-    let positions = config.as_ref().and_then(|c| {
+    config.as_ref().and_then(|c| {
         let p = num(c.get("max_position_embeddings"))?;
         let roberta = c
             .get("model_type")
@@ -153,7 +160,13 @@ fn max_length(dir: &Path, notes: &mut Vec<String>) -> usize {
             0
         };
         Some(p.saturating_sub(offset))
-    });
+    })
+}
+
+/// The longest input, and where it came from.
+fn max_length(dir: &Path, notes: &mut Vec<String>) -> usize {
+    let num = |v: Option<&Value>| v.and_then(Value::as_u64).map(|n| n as usize);
+    let positions = max_positions(dir);
     let candidates = [
         (
             "sentence_bert_config.json max_seq_length",
@@ -204,9 +217,28 @@ fn clone_label(dir: &Path, notes: &mut Vec<String>) -> usize {
 /// Reads `dir` as an exported model directory without an `equimorph.toml`; `pooling`
 /// overrides what the directory says.
 pub fn infer(dir: &Path, pooling: Option<&str>) -> Result<Inferred, DetectorError> {
+    infer_graph(dir, pooling, None)
+}
+
+/// [`infer`] on the graph `model` (a file in `dir`) instead of the one found in the
+/// directory, when given (the graph an existing `equimorph.toml` names).
+pub fn infer_graph(
+    dir: &Path,
+    pooling: Option<&str>,
+    model: Option<&str>,
+) -> Result<Inferred, DetectorError> {
     let mut notes = Vec::new();
-    let model = find_graph(dir)?;
-    notes.push(format!("model {model}"));
+    let model = match model {
+        Some(m) => {
+            notes.push(format!("model {m}: equimorph.toml"));
+            m.to_string()
+        }
+        None => {
+            let m = find_graph(dir)?;
+            notes.push(format!("model {m}"));
+            m
+        }
+    };
     let tokenizer = "tokenizer.json";
     if !dir.join(tokenizer).is_file() {
         return Err(bad(
@@ -354,5 +386,241 @@ pub fn infer(dir: &Path, pooling: Option<&str>) -> Result<Inferred, DetectorErro
             clone_label,
         },
         notes,
+        graph_inputs: inputs,
+        graph_outputs: outputs.into_iter().map(|(n, _)| n).collect(),
+        max_positions: max_positions(dir),
+    })
+}
+
+/// A key of an existing `equimorph.toml` that an inspection changes, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// The key.
+    pub key: String,
+    /// Its value in the file (`None`: the file does not set it).
+    pub before: Option<String>,
+    /// Its value now (`None`: removed).
+    pub after: Option<String>,
+    /// Why it changes.
+    pub reason: String,
+}
+
+/// A key of an existing `equimorph.toml` kept although the inspection alone would say
+/// otherwise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// The key.
+    pub key: String,
+    /// Its value in the file (kept).
+    pub value: String,
+    /// What the inspection alone would write (`None`: it would not set the key).
+    pub inferred: Option<String>,
+}
+
+/// An existing `equimorph.toml` merged with an inspection of its directory.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// The merged configuration.
+    pub config: ModelConfig,
+    /// The keys that change, each with its reason.
+    pub changes: Vec<Change>,
+    /// The keys kept although the inspection differs.
+    pub kept: Vec<Kept>,
+}
+
+/// Keys whose value names a file of the directory.
+const FILE_KEYS: [&str; 5] = ["model", "tokenizer", "gpu_model", "head", "projection"];
+
+/// Keys naming an output of the graph.
+const OUTPUT_KEYS: [&str; 3] = ["embedding_output", "hidden_output", "logits_output"];
+
+fn show(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+/// The inspection's note on `key` ("pooling cls: 1_Pooling/config.json"), as a reason.
+fn note_on(found: &Inferred, key: &str) -> String {
+    found
+        .notes
+        .iter()
+        .find(|n| n.starts_with(key))
+        .cloned()
+        .unwrap_or_else(|| format!("the inspection sets {key}"))
+}
+
+/// Merges the `equimorph.toml` text `existing` (read from `file`) of the directory `dir` with
+/// `found`, an inspection of the same directory (`pooling`: the pooling the user asked for).
+/// Every key the file sets is kept unless the inspection has a reason to change it: a file it
+/// names is missing, an output or input it names is not in the graph, `max_length` exceeds the
+/// positions `config.json` allows, or `pooling` was asked for. Keys the file does not set are
+/// added when the inspection's value differs from the default. Keys the inspection cannot
+/// know (`gpu_model`, `head`, `projection`, `max_batch`, `name`) are always kept.
+pub fn merge(
+    dir: &Path,
+    file: &Path,
+    existing: &str,
+    found: &Inferred,
+    pooling: Option<&str>,
+) -> Result<Merged, DetectorError> {
+    let unreadable = |e: &dyn std::fmt::Display| bad(file, e.to_string());
+    // Parsed once as the configuration (unknown keys and missing required ones are errors),
+    // once as a table (which keys the file sets).
+    let old: ModelConfig = toml::from_str(existing).map_err(|e| unreadable(&e))?;
+    let mut table: toml::Table = toml::from_str(existing).map_err(|e| unreadable(&e))?;
+    let inferred = match toml::Value::try_from(&found.config).map_err(|e| unreadable(&e))? {
+        toml::Value::Table(t) => t,
+        _ => return Err(bad(file, "the inspection is not a table")),
+    };
+    let mut changes = Vec::new();
+    let mut kept = Vec::new();
+    let mut change =
+        |table: &mut toml::Table, key: &str, after: Option<toml::Value>, why: String| {
+            let before = table.get(key).map(show);
+            match &after {
+                Some(v) => table.insert(key.to_string(), v.clone()),
+                None => table.remove(key),
+            };
+            changes.push(Change {
+                key: key.to_string(),
+                before,
+                after: after.as_ref().map(show),
+                reason: why,
+            });
+        };
+    let keys: Vec<String> = table.keys().cloned().collect();
+    for key in &keys {
+        let Some(value) = table.get(key).cloned() else {
+            continue;
+        };
+        let new = inferred.get(key.as_str()).cloned();
+        let text = value.as_str().unwrap_or_default().to_string();
+        let k = key.as_str();
+        if FILE_KEYS.contains(&k) && !dir.join(&text).is_file() {
+            // model and tokenizer are required: the inspection's file replaces a missing one.
+            let after = if matches!(k, "model" | "tokenizer") {
+                new.clone()
+            } else {
+                None
+            };
+            change(
+                &mut table,
+                k,
+                after,
+                format!("{text} is not a file of the directory"),
+            );
+        } else if OUTPUT_KEYS.contains(&k) && !found.graph_outputs.contains(&text) {
+            // A per-token output the graph has replaces a missing one, even where the
+            // inspection alone reads the pooled output.
+            let hidden = (k == "hidden_output")
+                .then(|| {
+                    ["last_hidden_state", "token_embeddings"]
+                        .into_iter()
+                        .find(|h| found.graph_outputs.iter().any(|o| o == h))
+                        .map(|h| toml::Value::String(h.to_string()))
+                })
+                .flatten();
+            change(
+                &mut table,
+                k,
+                new.clone().or(hidden),
+                format!(
+                    "the graph has no output {text:?} (its outputs: {})",
+                    found.graph_outputs.join(", ")
+                ),
+            );
+        } else if k == "inputs" {
+            let missing: Vec<String> = old
+                .inputs
+                .iter()
+                .filter(|i| !found.graph_inputs.contains(i))
+                .cloned()
+                .collect();
+            if !missing.is_empty() {
+                change(
+                    &mut table,
+                    k,
+                    new.clone(),
+                    format!(
+                        "the graph has no input {} (its inputs: {})",
+                        missing.join(", "),
+                        found.graph_inputs.join(", ")
+                    ),
+                );
+            }
+        } else if k == "pooling" && pooling.is_some_and(|p| p != old.pooling) {
+            change(
+                &mut table,
+                k,
+                new.clone(),
+                "asked for with --pooling".into(),
+            );
+        } else if k == "max_length" && found.max_positions.is_some_and(|p| old.max_length > p) {
+            let bound = found.max_positions.unwrap_or(old.max_length);
+            change(
+                &mut table,
+                k,
+                Some(toml::Value::Integer(bound as i64)),
+                format!("config.json allows at most {bound} positions (max_position_embeddings)"),
+            );
+        }
+        // Kept: say so where the inspection alone would write something else.
+        if let Some(now) = table.get(k) {
+            if new.as_ref() != Some(now) && k != "name" {
+                kept.push(Kept {
+                    key: k.to_string(),
+                    value: show(now),
+                    inferred: new.as_ref().map(show),
+                });
+            }
+        }
+    }
+    // Keys the file does not set.
+    let has_output = |t: &toml::Table| OUTPUT_KEYS.iter().any(|k| t.contains_key(*k));
+    let outputs_missing = !has_output(&table);
+    for (key, value) in &inferred {
+        if table.contains_key(key) {
+            continue;
+        }
+        let k = key.as_str();
+        let add = if OUTPUT_KEYS.contains(&k) {
+            // The file's own outputs stay; the graph's only when none of them is left.
+            outputs_missing
+        } else {
+            match k {
+                "pooling" => value.as_str() != Some("mean"),
+                "normalize" => value.as_bool() == Some(true),
+                "clone_label" => value.as_integer() != Some(1),
+                _ => true,
+            }
+        };
+        if add {
+            let why = if OUTPUT_KEYS.contains(&k) {
+                format!(
+                    "the file names no output the graph has; {}",
+                    note_on(found, "kind")
+                )
+            } else {
+                note_on(found, k)
+            };
+            change(&mut table, k, Some(value.clone()), why);
+        }
+    }
+    // The kind follows the outputs when none of the file's was left.
+    if outputs_missing && old.kind != found.config.kind && old.kind != ModelKind::Siamese {
+        let value = inferred.get("kind").cloned();
+        change(&mut table, "kind", value, note_on(found, "kind"));
+        kept.retain(|k| k.key != "kind");
+    }
+    kept.retain(|k| !changes.iter().any(|c| c.key == k.key));
+    let config: ModelConfig = toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| unreadable(&e))?;
+    Ok(Merged {
+        config,
+        changes,
+        kept,
     })
 }

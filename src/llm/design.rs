@@ -39,8 +39,11 @@ pub struct DesignRun {
     pub designs: Vec<Design>,
     /// Replies that were retried.
     pub rejected: Vec<Rejection>,
-    /// Why the run stopped short of the count, if it did.
+    /// The endpoint's error that stopped the run short of the count, if one did.
     pub error: Option<LlmError>,
+    /// Why the run gave up short of the count while the endpoint answered (too many
+    /// malformed or duplicate replies), if it did.
+    pub gave_up: Option<String>,
 }
 
 /// Parses a reply: a JSON object (bare or in a code fence) with `name` and `description`, or
@@ -229,10 +232,10 @@ pub fn design(
     let mut attempt = 0u32;
     while run.designs.len() < count {
         if attempt >= max_attempts {
-            run.error = Some(LlmError::Config(format!(
+            run.gave_up = Some(format!(
                 "only {} of {count} designs after {attempt} requests: too many malformed or duplicate replies",
                 run.designs.len()
-            )));
+            ));
             break;
         }
         let programs = sample_programs(tasks, seed, attempt);

@@ -118,7 +118,8 @@ impl Worker {
         let mut cmd = command(&settings.launcher, &settings.java, &args, Some(dir), &[]);
         // The JVM's own messages (not the programs': their stderr is captured per run) go to a
         // log the host reads when a worker fails to start.
-        let log = tempfile::NamedTempFile::new()?;
+        // In the pool's directory, so that it goes with it however the process ends.
+        let log = tempfile::NamedTempFile::new_in(dir)?;
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(log.reopen()?));
@@ -257,6 +258,50 @@ pub struct JavaPool {
     permits: Semaphore,
     settings: JavaSettings,
     dir: tempfile::TempDir,
+    /// Removes `dir` if this process ends without dropping the pool (declared after `dir`:
+    /// a dropped pool removes it first).
+    _reaper: Option<Reaper>,
+}
+
+/// Removes a directory when this process ends, however it ends (SIGINT or SIGTERM with their
+/// default action, `_exit` from a second interrupt, a crash): a small helper process, in a
+/// session of its own and deaf to the interrupt signals, waits for its standard input to
+/// close, which the kernel does when this process dies, then removes the directory. Dropping
+/// the reaper closes its input too and waits for it.
+struct Reaper {
+    child: Child,
+}
+
+impl Reaper {
+    /// Starts a reaper of `dir`; `None` when no shell can be started (the directory is then
+    /// removed only when the pool is dropped).
+    fn start(dir: &Path) -> Option<Reaper> {
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.args([
+            "-c",
+            "trap '' INT TERM HUP QUIT; cat >/dev/null; rm -rf -- \"$1\"",
+            "equimorph-java-reaper",
+        ])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        // SAFETY: setsid is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+        cmd.spawn().ok().map(|child| Reaper { child })
+    }
+}
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
 }
 
 impl JavaPool {
@@ -271,11 +316,13 @@ impl JavaPool {
         let file = dir.path().join("JavaWorker.java");
         std::fs::write(&file, WORKER_SOURCE)?;
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644))?;
+        let reaper = Reaper::start(dir.path());
         Ok(JavaPool {
             idle: Mutex::new(Vec::new()),
             permits: Semaphore::new(size),
             settings,
             dir,
+            _reaper: reaper,
         })
     }
 

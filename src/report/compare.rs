@@ -54,6 +54,30 @@ pub fn transform_set_label(transforms: &[String]) -> String {
     }
 }
 
+/// The job that made the run in `dir` (`attack`, `augment`, `select`): what its `run.json`
+/// records, else what its logs say (`variants.jsonl` is an augment's, `results.jsonl` an
+/// attack's); `None` when nothing says.
+pub fn job_of(dir: &std::path::Path) -> Option<String> {
+    if let Ok(Some((kind, _))) = crate::run::recorded(dir) {
+        return Some(kind);
+    }
+    if dir.join("variants.jsonl").is_file() {
+        return Some("augment".into());
+    }
+    dir.join("results.jsonl")
+        .is_file()
+        .then(|| "attack".to_string())
+}
+
+/// `kind` with its indefinite article ("an augment", "a select").
+pub fn with_article(kind: &str) -> String {
+    if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        format!("an {kind}")
+    } else {
+        format!("a {kind}")
+    }
+}
+
 /// Builds the table from `(column label, summary)` pairs.
 pub fn compare(runs: &[(String, Summary)]) -> Comparison {
     let mut c = Comparison::default();

@@ -353,9 +353,9 @@ pub(super) fn parquet_files(path: &Path) -> Result<Vec<PathBuf>, TaskError> {
         if !dir.is_dir() {
             continue;
         }
-        let entries = std::fs::read_dir(&dir).map_err(|source| TaskError::Io {
+        let entries = std::fs::read_dir(&dir).map_err(|error| TaskError::Io {
             path: dir.clone(),
-            source,
+            error,
         })?;
         files.extend(
             entries
@@ -422,9 +422,9 @@ fn for_each_problem(
 ) -> Result<(), TaskError> {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     use parquet::arrow::ProjectionMask;
-    let handle = std::fs::File::open(file).map_err(|source| TaskError::Io {
+    let handle = std::fs::File::open(file).map_err(|error| TaskError::Io {
         path: file.to_path_buf(),
-        source,
+        error,
     })?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(handle)
         .map_err(|e| bad_file(file, format!("not a readable parquet file: {e}")))?;

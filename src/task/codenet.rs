@@ -26,9 +26,9 @@ const BROKEN_STATUSES: [&str; 2] = ["Wrong Answer", "Runtime Error"];
 
 fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, TaskError> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|source| TaskError::Io {
+        .map_err(|error| TaskError::Io {
             path: dir.to_path_buf(),
-            source,
+            error,
         })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
@@ -383,8 +383,10 @@ fn load_folder(
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let mut broken_verdict = None;
+        // Counted once the file is read: one that cannot be is not kept.
+        let mut no_metadata = false;
         match metadata.as_ref().map(|m| m.get(&stem)) {
-            None => *without_metadata += 1,
+            None => no_metadata = true,
             Some(None) => {
                 set.skip("submission(s) missing from the metadata", 1);
                 continue;
@@ -412,14 +414,24 @@ fn load_folder(
         let source = match std::fs::read(&file).map(String::from_utf8) {
             Ok(Ok(s)) => s,
             Ok(Err(_)) => {
+                // A broken program's is already counted as skipped (by its status).
+                if broken_verdict.is_none() {
+                    set.skip("submission(s) not valid UTF-8", 1);
+                }
                 set.push_problem(&file, None, "submission is not valid UTF-8; skipped");
                 continue;
             }
             Err(e) => {
-                set.push_problem(&file, None, e.to_string());
+                if broken_verdict.is_none() {
+                    set.skip("submission(s) that cannot be read", 1);
+                }
+                set.push_problem(&file, None, format!("cannot read the submission: {e}"));
                 continue;
             }
         };
+        if no_metadata {
+            *without_metadata += 1;
+        }
         let id = format!("{problem}/{stem}");
         if let Some(verdict) = broken_verdict {
             set.broken.push(BrokenProgram {

@@ -239,9 +239,9 @@ pub fn load(path: &Path, seed: u64) -> Result<CloneBench, TaskError> {
     let mut bench = CloneBench::default();
     let mut clones = Vec::new();
     if path.is_file() {
-        let file = std::fs::File::open(path).map_err(|source| TaskError::Io {
+        let file = std::fs::File::open(path).map_err(|error| TaskError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         let mut archive = zip::ZipArchive::new(file).map_err(|e| TaskError::Layout {
             path: path.to_path_buf(),

@@ -427,12 +427,12 @@ impl fmt::Display for LoadReport {
 #[derive(Debug, Error)]
 pub enum TaskError {
     /// The path could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {error}")]
     Io {
         /// The path.
         path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message, not a source: a chain would repeat it).
+        error: std::io::Error,
     },
     /// The format could not be recognised.
     #[error("cannot tell the format of {path}: {message}")]
@@ -531,9 +531,9 @@ fn refuse_riegeli(path: &Path) -> Result<(), TaskError> {
 /// Hugging Face copy, any other directory CodeNet; `.gz` is HumanEval; otherwise the keys of
 /// the first JSON object decide.
 pub fn detect_format(path: &Path) -> Result<TaskFormat, TaskError> {
-    let meta = std::fs::metadata(path).map_err(|source| TaskError::Io {
+    let meta = std::fs::metadata(path).map_err(|error| TaskError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     if meta.is_dir() {
         return Ok(if codecontests::parquet_files(path)?.is_empty() {
@@ -592,9 +592,9 @@ pub(crate) fn is_json_array(bytes: &[u8]) -> bool {
 
 /// Reads a task file, naming it in the error.
 pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, TaskError> {
-    std::fs::read(path).map_err(|source| TaskError::Io {
+    std::fs::read(path).map_err(|error| TaskError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })
 }
 

@@ -7,12 +7,12 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum LoadError {
     /// The file could not be read.
-    #[error("cannot read transform {path}: {source}")]
+    #[error("cannot read transform {path}: {error}")]
     Read {
         /// The component file.
         path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message, not a source: a chain would repeat it).
+        error: std::io::Error,
     },
     /// The file is not a valid component of the `transform` world.
     #[error("{path} is not a usable transform component: {message}")]

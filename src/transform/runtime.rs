@@ -244,9 +244,9 @@ impl TransformRuntime {
         if path.extension().is_some_and(|e| e == "py") {
             return self.load_script(path);
         }
-        let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+        let bytes = std::fs::read(path).map_err(|error| LoadError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         if !bytes.starts_with(b"\0asm") {
             return Err(LoadError::Invalid {
@@ -314,9 +314,9 @@ impl TransformRuntime {
 
     /// Loads a script transform: its text and header; the runner is compiled on first use.
     pub fn load_script(&self, path: &Path) -> Result<LoadedTransform, LoadError> {
-        let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+        let bytes = std::fs::read(path).map_err(|error| LoadError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         let text = String::from_utf8(bytes).map_err(|e| LoadError::Invalid {
             path: path.to_path_buf(),

@@ -144,10 +144,13 @@ pub fn rejudge(
         .par_iter()
         .filter_map(|id| by_id.get_key_value(id.as_str()).map(|(k, t)| (*k, t)))
         .map(|(id, t)| {
-            let v = oracle.validate(t);
-            let r = match (v.status, v.reference) {
-                (ValidationStatus::Ok, Some(r)) => Ok(r),
-                (s, _) => Err(format!("{s:?}: {}", v.reason.unwrap_or_default())),
+            // A panic while validating is this task's error, never the end of the run.
+            let r = match crate::pipeline::catch_task_panic(|| oracle.validate(t)) {
+                Err(panic) => Err(panic),
+                Ok(v) => match (v.status, v.reference) {
+                    (ValidationStatus::Ok, Some(r)) => Ok(r),
+                    (s, _) => Err(format!("{s:?}: {}", v.reason.unwrap_or_default())),
+                },
             };
             (id, r)
         })
@@ -165,7 +168,10 @@ pub fn rejudge(
             };
             let tests = task.test_count();
             let (verdict, symbolic) = match references.get(p.task_id.as_str()) {
-                Some(Ok(reference)) => judge(oracle, task, reference, &p.source, symbolic),
+                Some(Ok(reference)) => crate::pipeline::catch_task_panic(|| {
+                    judge(oracle, task, reference, &p.source, symbolic)
+                })
+                .unwrap_or_else(|reason| (Verdict::Fault { reason }, None)),
                 Some(Err(reason)) => (
                     Verdict::OriginalInvalid {
                         reason: reason.clone(),

@@ -11,21 +11,27 @@
 //! A kept test is differential: its `output` is the original's. Growing stops when no new
 //! test has raised the mutation score for `patience` rounds, when no mutant survives, or at
 //! `max_tests` new tests.
+//!
+//! A task with no mutant that reached a verdict is not measured: its adequacy records no score
+//! and the reason, never 1. A panic while growing one task (a bug of equimorph's) is caught and
+//! recorded as that task's error; the task is returned unchanged.
 
 use super::calls::CallModel;
 use super::inputs::InputModel;
-use super::mutants::{mutants, Mutant};
-use super::score::{rejected, MutantOptions};
-use super::Adequacy;
+use super::mutants::{mutants_of, Mutant};
+use super::score::{internal_error, tally, test_panic_point, verdicts, MutantOptions, Verdict};
+use super::{Adequacy, MutantTally};
 use crate::oracle::{
     outputs_equal, ExitClass, Oracle, ValidationStatus, REFERENCE_HASH_SEED, SECOND_HASH_SEED,
 };
+use crate::program::Language;
 use crate::task::{Task, TestCase};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// How tests are grown.
@@ -92,6 +98,13 @@ pub struct GrowReport {
     pub sibling_mutants: usize,
     /// Of them, rejected by the grown tests.
     pub sibling_killed: usize,
+    /// Set when equimorph itself failed on this task (a caught panic): the task is returned
+    /// unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Set when the run was interrupted while this task grew: the task is returned unchanged.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// Why a new input was dropped.
@@ -140,7 +153,10 @@ impl Maker {
     fn make(&self, pool: &[String], rng: &mut ChaCha8Rng) -> Option<TestCase> {
         match self {
             Maker::Stdin(model, _) => {
-                let base = &pool[rand::Rng::random_range(rng, 0..pool.len())];
+                if pool.is_empty() {
+                    return None;
+                }
+                let base = pool.get(rand::Rng::random_range(rng, 0..pool.len()))?;
                 model.mutate(base, rng).map(|input| TestCase {
                     input,
                     output: None,
@@ -178,6 +194,8 @@ struct Kept {
 struct Target<'a> {
     mutant: &'a Mutant,
     owner: usize,
+    /// The language of the program the mutant was made from (siblings may be in another).
+    language: Language,
 }
 
 /// Applies keep rules 1–3 to `test`.
@@ -242,7 +260,7 @@ fn kills(oracle: &Oracle, task: &Task, kept: &Kept, target: &Target<'_>) -> bool
     };
     let timeout = oracle.candidate_timeout(task, seconds);
     let got = oracle.run_test(
-        task.language,
+        target.language,
         &target.mutant.source,
         &kept.test,
         timeout,
@@ -267,14 +285,43 @@ fn task_seed(seed: u64, id: &str) -> u64 {
 }
 
 /// Grows the tests of `task`; `siblings` are the other accepted solutions of its problem.
-/// Returns the task with its new tests (and its adequacy recorded) and what happened.
+/// Returns the task with its new tests (and its adequacy recorded) and what happened. A panic
+/// while growing (a bug of equimorph's) is caught: the task comes back unchanged, and the
+/// report's `status` is `error` with the panic in `error`.
 pub fn grow_task(
     oracle: &Oracle,
     task: &Task,
     siblings: &[&Task],
     options: GrowOptions,
 ) -> (Task, GrowReport) {
-    let mut report = GrowReport {
+    grow_task_until(oracle, task, siblings, options, &AtomicBool::new(false))
+}
+
+/// [`grow_task`], stopping between rounds once `stop` is set (SIGINT or SIGTERM): the task then
+/// comes back unchanged, with `interrupted` set in the report.
+pub fn grow_task_until(
+    oracle: &Oracle,
+    task: &Task,
+    siblings: &[&Task],
+    options: GrowOptions,
+    stop: &AtomicBool,
+) -> (Task, GrowReport) {
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        grow_inner(oracle, task, siblings, options, stop)
+    }));
+    run.unwrap_or_else(|payload| {
+        let why = internal_error(payload.as_ref());
+        let mut report = empty_report(task, siblings.len());
+        report.status = ValidationStatus::Error;
+        report.reason = Some(why.clone());
+        report.error = Some(why);
+        (task.clone(), report)
+    })
+}
+
+/// The report of a task nothing was done to yet.
+fn empty_report(task: &Task, siblings: usize) -> GrowReport {
+    GrowReport {
         id: task.id.clone(),
         status: ValidationStatus::Ok,
         reason: None,
@@ -284,10 +331,23 @@ pub fn grow_task(
         added: 0,
         tried: 0,
         discarded: BTreeMap::new(),
-        siblings: siblings.len(),
+        siblings,
         sibling_mutants: 0,
         sibling_killed: 0,
-    };
+        error: None,
+        interrupted: false,
+    }
+}
+
+fn grow_inner(
+    oracle: &Oracle,
+    task: &Task,
+    siblings: &[&Task],
+    options: GrowOptions,
+    stop: &AtomicBool,
+) -> (Task, GrowReport) {
+    test_panic_point(&task.id);
+    let mut report = empty_report(task, siblings.len());
     let validation = oracle.validate(task);
     report.status = validation.status;
     let Some(reference) = validation
@@ -297,22 +357,23 @@ pub fn grow_task(
         report.reason = validation.reason;
         return (task.clone(), report);
     };
-    let ms = mutants(
+    let ms = mutants_of(
+        task.language,
         &task.source,
         options.mutants.max_mutants,
         options.mutants.seed,
     );
     let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
-    let verdicts = rejected(oracle, task, &reference, &sources);
-    let run = verdicts.iter().flatten().count();
-    let killed_before = verdicts.iter().flatten().filter(|k| **k).count();
+    let own = verdicts(oracle, task, &reference, &sources);
+    let counts: MutantTally = tally(&own);
     let mut survivors: Vec<Target<'_>> = ms
         .iter()
-        .zip(&verdicts)
-        .filter(|(_, v)| **v == Some(false))
+        .zip(&own)
+        .filter(|(_, v)| **v == Verdict::Accepted)
         .map(|(m, _)| Target {
             mutant: m,
             owner: 0,
+            language: task.language,
         })
         .collect();
     // The other accepted solutions' mutants that the same tests let through.
@@ -322,29 +383,38 @@ pub fn grow_task(
             let Some(reference) = oracle.validate(s).reference else {
                 return Vec::new();
             };
-            let ms = mutants(&s.source, options.mutants.max_mutants, options.mutants.seed);
+            let ms = mutants_of(
+                s.language,
+                &s.source,
+                options.mutants.max_mutants,
+                options.mutants.seed,
+            );
             let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
-            let verdicts = rejected(oracle, s, &reference, &sources);
+            let vs = verdicts(oracle, s, &reference, &sources);
             ms.into_iter()
-                .zip(verdicts)
-                .filter(|(_, v)| *v == Some(false))
+                .zip(vs)
+                .filter(|(_, v)| *v == Verdict::Accepted)
                 .map(|(m, _)| m)
                 .collect()
         })
         .collect();
-    for (i, ms) in sibling_mutants.iter().enumerate() {
+    for (i, (ms, s)) in sibling_mutants.iter().zip(siblings).enumerate() {
         survivors.extend(ms.iter().map(|m| Target {
             mutant: m,
             owner: i + 1,
+            language: s.language,
         }));
     }
     report.sibling_mutants = survivors.iter().filter(|t| t.owner > 0).count();
-    report.before = Some(Adequacy::measured(
-        task,
-        run,
-        killed_before,
-        options.mutants.seed,
-    ));
+    report.before = Some(Adequacy::measured(task, &counts, options.mutants.seed));
+    if let Some(why) = report
+        .before
+        .as_ref()
+        .and_then(|b| b.mutation_score_missing.clone())
+    {
+        // Nothing to measure, so nothing to guide growth: the task is kept as it is.
+        report.reason = Some(format!("mutation score not measured: {why}"));
+    }
     let mut out = task.clone();
     let Some(maker) = Maker::of(task) else {
         report.reason = Some(
@@ -363,9 +433,15 @@ pub fn grow_task(
     let mut seen: HashSet<String> = task.tests.iter().map(test_key).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(task_seed(options.seed, &task.id));
     let mut new_tests: Vec<TestCase> = Vec::new();
-    let mut killed = killed_before;
+    let mut killed = counts.killed;
     let mut idle = 0;
     while !survivors.is_empty() && new_tests.len() < options.max_tests && idle < options.patience {
+        if stop.load(Ordering::Relaxed) {
+            report.interrupted = true;
+            report.reason = Some("interrupted: nothing grown (the task is unchanged)".into());
+            report.after = report.before.clone();
+            return (task.clone(), report);
+        }
         let mut batch = Vec::new();
         for _ in 0..options.batch * 4 {
             if batch.len() == options.batch {
@@ -443,7 +519,11 @@ pub fn grow_task(
     let mut tests: Vec<TestCase> = task.tests.to_vec();
     tests.extend(new_tests);
     out.tests = tests.into();
-    let after = Adequacy::measured(&out, run, killed, options.mutants.seed);
+    let after = Adequacy::measured(
+        &out,
+        &MutantTally { killed, ..counts },
+        options.mutants.seed,
+    );
     out.adequacy = Some(after.clone());
     report.after = Some(after);
     (out, report)

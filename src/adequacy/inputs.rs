@@ -208,7 +208,9 @@ impl InputModel {
                     let link = links[rng.random_range(0..links.len())];
                     self.resize(&mut p, link, rng);
                     if let Link::LinesAfter { line, .. } = link {
-                        // The lines after it were remade: counts found there are gone.
+                        // The lines after it were remade: counts found there are gone. Other
+                        // stale counts (on a line a resize shortened, or moved by a shuffle)
+                        // are found out by `resize` itself.
                         links.retain(|l| l.at().0 <= line);
                     }
                 }
@@ -241,7 +243,9 @@ impl InputModel {
         }
         let (l, k) = sites[rng.random_range(0..sites.len())];
         let keep_length = length_bound.contains(&l);
-        let t = &mut p.lines[l][k];
+        let Some(t) = p.lines.get_mut(l).and_then(|line| line.get_mut(k)) else {
+            return;
+        };
         *t = match t {
             Token::Int(v) => Token::Int(self.new_int(*v, rng)),
             Token::Float(v, d) => Token::Float(*v * rng.random_range(0.5..1.5), *d),
@@ -309,12 +313,29 @@ impl InputModel {
         chars.into_iter().collect()
     }
 
-    /// Changes a count and what it counts together.
+    /// Changes a count and what it counts together. Earlier mutations may have moved or
+    /// removed the count or what it counts (shuffled lines, a resized line): whatever is no
+    /// longer where the link says is left alone (never indexed blindly).
     fn resize(&self, p: &mut Parsed, link: Link, rng: &mut impl Rng) {
         let (l, k) = link.at();
-        let Token::Int(n) = p.lines[l][k] else { return };
-        let n = n.max(1) as usize;
-        let upper = (2 * n).clamp(8, MAX_COUNT).max(n);
+        let Some(Token::Int(n)) = p.lines.get(l).and_then(|line| line.get(k)) else {
+            return;
+        };
+        let n = usize::try_from((*n).max(1)).unwrap_or(1);
+        // Only a count that still counts what it did: an earlier mutation may have moved it
+        // (shuffled lines) or changed what follows it (a resized line).
+        let counts_now = match link {
+            Link::TokensOnNext { .. } => p.lines.get(l + 1).map(Vec::len),
+            Link::LinesAfter { .. } => p.lines.len().checked_sub(l + 1),
+            Link::LengthOfNext { .. } => match p.lines.get(l + 1).map(Vec::as_slice) {
+                Some([Token::Word(w)]) => Some(w.chars().count()),
+                _ => None,
+            },
+        };
+        if counts_now != Some(n) {
+            return;
+        }
+        let upper = n.saturating_mul(2).clamp(8, MAX_COUNT).max(n);
         let new = match rng.random_range(0..5) {
             0 => n.saturating_sub(1).max(1),
             1 => (n + 1).min(upper),
@@ -327,7 +348,9 @@ impl InputModel {
         }
         match link {
             Link::TokensOnNext { .. } => {
-                let next = &mut p.lines[l + 1];
+                let Some(next) = p.lines.get_mut(l + 1) else {
+                    return;
+                };
                 resize_vec(next, new, rng, |t, rng| self.mutated_token(t, rng));
             }
             Link::LinesAfter { .. } => {
@@ -338,18 +361,24 @@ impl InputModel {
                 p.lines.extend(block);
             }
             Link::LengthOfNext { .. } => {
-                let Some(Token::Word(w)) = p.lines[l + 1].first_mut() else {
+                let Some(Token::Word(w)) = p.lines.get_mut(l + 1).and_then(|x| x.first_mut())
+                else {
                     return;
                 };
                 let mut chars: Vec<char> = w.chars().collect();
                 let alphabet: Vec<char> = chars.clone();
-                resize_vec(&mut chars, new, rng, |_, rng| {
-                    alphabet[rng.random_range(0..alphabet.len())]
+                resize_vec(&mut chars, new, rng, |c, rng| {
+                    alphabet
+                        .get(rng.random_range(0..alphabet.len().max(1)))
+                        .copied()
+                        .unwrap_or(*c)
                 });
                 *w = chars.into_iter().collect();
             }
         }
-        p.lines[l][k] = Token::Int(new as i64);
+        if let Some(t) = p.lines.get_mut(l).and_then(|line| line.get_mut(k)) {
+            *t = Token::Int(new as i64);
+        }
     }
 
     /// A copy of `t`, changed half the time (new elements of a resized structure).
@@ -381,7 +410,10 @@ fn resize_vec<T: Clone, R: Rng>(
     }
     while v.len() < n {
         let i = rng.random_range(0..v.len());
-        let item = make(&v[i].clone(), rng);
+        let Some(base) = v.get(i).cloned() else {
+            return;
+        };
+        let item = make(&base, rng);
         v.push(item);
     }
 }
@@ -397,7 +429,9 @@ fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
         })
         .collect();
     if let Some(&l) = blocks.first().filter(|_| rng.random_bool(0.3)) {
-        p.lines[l + 1..].shuffle(rng);
+        if let Some(block) = p.lines.get_mut(l + 1..) {
+            block.shuffle(rng);
+        }
         return;
     }
     let counted: Vec<usize> = links.iter().map(|l| l.at().0).collect();
@@ -407,8 +441,9 @@ fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
     if lines.is_empty() {
         return;
     }
-    let l = lines[rng.random_range(0..lines.len())];
-    p.lines[l].shuffle(rng);
+    if let Some(line) = p.lines.get_mut(lines[rng.random_range(0..lines.len())]) {
+        line.shuffle(rng);
+    }
 }
 
 #[cfg(test)]
@@ -462,6 +497,37 @@ mod tests {
             let n: usize = lines[0].parse().unwrap();
             assert_eq!(lines[1].chars().count(), n, "{new:?}");
             assert!(lines[1].chars().all(|c| "abc".contains(c)), "{new:?}");
+        }
+    }
+
+    #[test]
+    fn two_linked_counts_on_one_line_never_panic() {
+        // `3 4` then 3 lines of 4 numbers: 3 counts the lines, 4 the next line's tokens, and
+        // a 4 inside a line looks like a count of the line after it. Resizing one left the
+        // others pointing past the end of a line (issue 38).
+        let bases = [
+            "3 4\n1 2 3 4\n5 6 7 8\n9 10 11 12\n",
+            "3 4\n4 3 2 1\n4 4 4 4\n1 4 2 4\n",
+            "2 3\n3 1 2\n3 3 3\n",
+            "3 2\nab\n2 5\nxy\n",
+        ];
+        let model = InputModel::of(bases);
+        for seed in 0..300 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            for base in bases {
+                for _ in 0..20 {
+                    let Some(new) = model.mutate(base, &mut rng) else {
+                        continue;
+                    };
+                    // The first count still counts the lines after it, as in the base.
+                    let lines: Vec<&str> = new.lines().collect();
+                    let first: Vec<usize> = lines[0]
+                        .split_whitespace()
+                        .filter_map(|t| t.parse().ok())
+                        .collect();
+                    assert_eq!(first.len(), 2, "{new:?}");
+                }
+            }
         }
     }
 

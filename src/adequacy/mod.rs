@@ -24,13 +24,22 @@ pub struct Adequacy {
     /// Of them, tests equimorph grew.
     #[serde(default)]
     pub grown: usize,
-    /// Mutants of the original that were run.
+    /// Mutants of the original that were run to a verdict.
     pub mutants: usize,
     /// Mutants the tests rejected.
     pub killed: usize,
     /// `killed / mutants`: a lower bound of the tests' true power, since some mutants are
-    /// equivalent to the original and no test can reject them.
-    pub mutation_score: f64,
+    /// equivalent to the original and no test can reject them. `None` (`null` in JSON) when
+    /// no mutant reached a verdict: nothing was measured, and
+    /// [`Adequacy::mutation_score_missing`] says why. Never 1 for want of mutants.
+    #[serde(default)]
+    pub mutation_score: Option<f64>,
+    /// Why there is no mutation score, when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation_score_missing: Option<String>,
+    /// Mutants left out because they are not programs (a Java mutant that does not compile).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub invalid: usize,
     /// The seed that drew the mutants.
     pub seed: u64,
     /// The dataset's known-broken programs of this task's problem that the tests reject.
@@ -38,22 +47,99 @@ pub struct Adequacy {
     pub broken: Option<BrokenShare>,
 }
 
+/// What became of the mutants of one program.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MutantTally {
+    /// Mutants made (after sampling).
+    pub made: usize,
+    /// Of them, run to a verdict.
+    pub run: usize,
+    /// Of those, rejected by the tests.
+    pub killed: usize,
+    /// Not programs at all (a Java mutant that does not compile): left out of the score.
+    pub invalid: usize,
+    /// Checks the sandbox gave no verdict on: left out of the score.
+    pub faults: usize,
+}
+
+impl MutantTally {
+    /// Why these mutants give no score (`None` when one reached a verdict); `language` is the
+    /// program's.
+    pub fn missing_reason(&self, language: crate::program::Language) -> Option<String> {
+        if self.run > 0 {
+            return None;
+        }
+        Some(if self.made == 0 {
+            format!(
+                "no mutant: no mutation operator applies to this {} program",
+                language.title()
+            )
+        } else if self.invalid == self.made {
+            format!(
+                "none of its {} mutant(s) is a valid program (none compiles)",
+                self.made
+            )
+        } else if self.faults == self.made {
+            format!(
+                "the sandbox gave no verdict on any of its {} mutant(s)",
+                self.made
+            )
+        } else {
+            format!(
+                "no mutant reached a verdict: of {}, {} not valid programs and {} without a \
+                 verdict from the sandbox",
+                self.made, self.invalid, self.faults
+            )
+        })
+    }
+}
+
 impl Adequacy {
-    /// The adequacy of `task`'s tests, `killed` of `mutants` mutants (drawn with `seed`)
-    /// rejected; a program with no mutant scores 1 (and is left out of distributions).
-    pub fn measured(task: &crate::task::Task, mutants: usize, killed: usize, seed: u64) -> Self {
+    /// The adequacy of `task`'s tests from what became of its mutants (drawn with `seed`):
+    /// `killed / run`, or no score (with the reason) when no mutant reached a verdict.
+    pub fn measured(task: &crate::task::Task, tally: &MutantTally, seed: u64) -> Self {
+        let missing = tally.missing_reason(task.language);
         Adequacy {
             tests: task.test_count(),
             grown: task.grown_tests(),
-            mutants,
-            killed,
-            mutation_score: if mutants == 0 {
-                1.0
-            } else {
-                killed as f64 / mutants as f64
-            },
+            mutants: tally.run,
+            killed: tally.killed,
+            mutation_score: missing
+                .is_none()
+                .then(|| tally.killed as f64 / tally.run as f64),
+            mutation_score_missing: missing,
+            invalid: tally.invalid,
             seed,
             broken: None,
+        }
+    }
+
+    /// An adequacy that could not be measured at all (the original is not valid, or equimorph
+    /// failed on the task), for `task`'s tests, with the reason.
+    pub fn unmeasured(task: &crate::task::Task, seed: u64, reason: impl Into<String>) -> Self {
+        Adequacy {
+            tests: task.test_count(),
+            grown: task.grown_tests(),
+            mutants: 0,
+            killed: 0,
+            mutation_score: None,
+            mutation_score_missing: Some(reason.into()),
+            invalid: 0,
+            seed,
+            broken: None,
+        }
+    }
+
+    /// The score in words: `0.750` or `not measured (why)`.
+    pub fn describe_score(&self) -> String {
+        match self.mutation_score {
+            Some(s) => format!("{s:.3}"),
+            None => format!(
+                "not measured ({})",
+                self.mutation_score_missing
+                    .as_deref()
+                    .unwrap_or("no mutant reached a verdict")
+            ),
         }
     }
 }

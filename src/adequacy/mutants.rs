@@ -1,12 +1,19 @@
-//! Mutants of a Python program: small semantic-changing edits (the classic mutation operators)
-//! used to measure how much a task's tests can tell apart.
+//! Mutants of a Python or Java program: small semantic-changing edits (the classic mutation
+//! operators) used to measure how much a task's tests can tell apart.
+//!
+//! Both languages get the same operator families where the language has the construct:
+//! arithmetic and comparison swaps, `and`/`or` (`&&`/`||`), integer constants ± 1, `True`/`False`
+//! (`true`/`false`), negated conditions, swapped `if`/`else` bodies, dropped statements and
+//! `min`/`max` (`Math.min`/`Math.max`); slice and `range` bounds are Python's only. A Java mutant
+//! that parses may still not compile (a dropped `return` in a method that needs one): the oracle
+//! reports it as an invalid candidate, and the score leaves it out (see [`super::score`]).
 //!
 //! Every site of every operator is enumerated in source order; each mutant is one edit. Mutants
 //! that do not parse, equal the original, or repeat another mutant's text are dropped. When more
 //! are asked for than exist, all are kept; otherwise a seeded sample is taken, so the same seed
 //! gives the same mutants.
 
-use crate::program::{validate, with_tree};
+use crate::program::{validate_as, Language};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -86,23 +93,43 @@ struct Edit {
     line: usize,
 }
 
-/// Every mutant of `source` (parsing, distinct, different from `source`), in site order.
+/// Every mutant of the Python program `source` (parsing, distinct, different from `source`), in
+/// site order.
 pub fn all_mutants(source: &str) -> Vec<Mutant> {
-    let edits = with_tree(source, |tree| {
-        let mut edits = Vec::new();
-        collect(tree.root_node(), source, &mut edits);
-        Ok(edits)
-    })
-    .unwrap_or_default();
+    all_mutants_of(Language::Python, source)
+}
+
+/// Every mutant of `source`, a program of `language` (parsing, distinct, different from
+/// `source`), in site order.
+pub fn all_mutants_of(language: Language, source: &str) -> Vec<Mutant> {
+    // A program that does not parse has no mutants (every mutant would be invalid too).
+    if validate_as(language, source).is_err() {
+        return Vec::new();
+    }
+    let Some(tree) = parse(language, source) else {
+        return Vec::new();
+    };
+    let mut edits = Vec::new();
+    match language {
+        Language::Python => collect(tree.root_node(), source, &mut edits),
+        Language::Java => collect_java(tree.root_node(), source, &mut edits),
+    }
     let mut seen = HashSet::new();
     seen.insert(source.to_string());
     let mut out = Vec::new();
     for (site, e) in edits.into_iter().enumerate() {
-        let mutated = format!("{}{}{}", &source[..e.start], e.text, &source[e.end..]);
-        if validate(&mutated).is_err() || !seen.insert(mutated.clone()) {
+        let (Some(head), Some(old), Some(tail)) = (
+            source.get(..e.start),
+            source.get(e.start..e.end),
+            source.get(e.end..),
+        ) else {
+            continue;
+        };
+        let mutated = format!("{head}{}{tail}", e.text);
+        if validate_as(language, &mutated).is_err() || !seen.insert(mutated.clone()) {
             continue;
         }
-        let before = one_line(&source[e.start..e.end]);
+        let before = one_line(old);
         out.push(Mutant {
             site,
             operator: e.operator,
@@ -114,10 +141,27 @@ pub fn all_mutants(source: &str) -> Vec<Mutant> {
     out
 }
 
-/// At most `max` mutants of `source`, a sample drawn with `seed` when there are more (kept in
-/// site order).
+/// The parse tree of `source` with `language`'s grammar (`None` if the grammar does not load).
+fn parse(language: Language, source: &str) -> Option<tree_sitter::Tree> {
+    let grammar: tree_sitter::Language = match language {
+        Language::Python => tree_sitter_python::LANGUAGE.into(),
+        Language::Java => tree_sitter_java::LANGUAGE.into(),
+    };
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&grammar).ok()?;
+    parser.parse(source, None)
+}
+
+/// At most `max` mutants of the Python program `source`, a sample drawn with `seed` when there
+/// are more (kept in site order).
 pub fn mutants(source: &str, max: usize, seed: u64) -> Vec<Mutant> {
-    let mut all = all_mutants(source);
+    mutants_of(Language::Python, source, max, seed)
+}
+
+/// At most `max` mutants of `source`, a program of `language`, a sample drawn with `seed` when
+/// there are more (kept in site order).
+pub fn mutants_of(language: Language, source: &str, max: usize, seed: u64) -> Vec<Mutant> {
+    let mut all = all_mutants_of(language, source);
     if all.len() > max {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         all.shuffle(&mut rng);
@@ -138,7 +182,7 @@ fn one_line(s: &str) -> String {
 }
 
 fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
-    &src[n.byte_range()]
+    src.get(n.byte_range()).unwrap_or("")
 }
 
 fn push(edits: &mut Vec<Edit>, operator: Operator, n: Node<'_>, text: impl Into<String>) {
@@ -300,7 +344,7 @@ fn swap_branches(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
         return;
     }
     // One edit spanning from the first body to the end of the second.
-    let between = &src[then.end_byte()..other.start_byte()];
+    let between = src.get(then.end_byte()..other.start_byte()).unwrap_or("");
     edits.push(Edit {
         operator: Operator::SwapBranches,
         start: then.start_byte(),
@@ -372,9 +416,187 @@ fn call_edits(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
     }
 }
 
+/// The replacements of a Java comparison operator.
+fn java_comparison_swaps(op: &str) -> &'static [&'static str] {
+    match op {
+        "<" => &["<=", ">"],
+        "<=" => &["<", ">="],
+        ">" => &[">=", "<"],
+        ">=" => &[">", "<="],
+        "==" => &["!="],
+        "!=" => &["=="],
+        _ => &[],
+    }
+}
+
+/// The replacements of a Java arithmetic or bitwise operator (`/` → `*`: Java has no `//`).
+fn java_arithmetic_swaps(op: &str) -> &'static [&'static str] {
+    match op {
+        "+" => &["-"],
+        "-" => &["+"],
+        "*" => &["+"],
+        "/" => &["*"],
+        "%" => &["/"],
+        "<<" => &[">>"],
+        ">>" => &["<<"],
+        ">>>" => &["<<"],
+        "&" => &["|"],
+        "|" => &["&"],
+        "^" => &["&"],
+        _ => &[],
+    }
+}
+
+/// `if (c)` → `if (!(c))` and the like: the text of a negated condition. `cond` is a
+/// parenthesized expression (`if`, `while`, `do`) or a bare one (`for`, `?:`).
+fn java_negated(cond: Node<'_>, src: &str) -> String {
+    let t = text(cond, src);
+    if cond.kind() == "parenthesized_expression" {
+        format!("(!{t})")
+    } else {
+        format!("!({t})")
+    }
+}
+
+/// The Java counterparts of [`collect`]'s operators.
+fn collect_java(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
+    match n.kind() {
+        "binary_expression" => {
+            if let Some(op) = n.child_by_field_name("operator") {
+                let k = op.kind();
+                for s in java_comparison_swaps(k) {
+                    push(edits, Operator::Comparison, op, *s);
+                }
+                for s in java_arithmetic_swaps(k) {
+                    push(edits, Operator::Arithmetic, op, *s);
+                }
+                match k {
+                    "&&" => push(edits, Operator::Boolean, op, "||"),
+                    "||" => push(edits, Operator::Boolean, op, "&&"),
+                    _ => {}
+                }
+            }
+        }
+        "assignment_expression" => {
+            if let Some(op) = n.child_by_field_name("operator") {
+                let k = op.kind();
+                if k.len() > 1 {
+                    for s in java_arithmetic_swaps(k.trim_end_matches('=')) {
+                        push(edits, Operator::Arithmetic, op, format!("{s}="));
+                    }
+                }
+            }
+        }
+        "update_expression" => {
+            let mut c = n.walk();
+            for child in n.children(&mut c) {
+                match child.kind() {
+                    "++" => push(edits, Operator::Arithmetic, child, "--"),
+                    "--" => push(edits, Operator::Arithmetic, child, "++"),
+                    _ => {}
+                }
+            }
+        }
+        "decimal_integer_literal" => {
+            let t = text(n, src);
+            let (digits, suffix) = match t.strip_suffix(['l', 'L']) {
+                Some(d) => (d, t.get(d.len()..).unwrap_or("")),
+                None => (t, ""),
+            };
+            if let Ok(v) = digits.replace('_', "").parse::<i64>() {
+                push(
+                    edits,
+                    Operator::Constant,
+                    n,
+                    format!("{}{suffix}", v.saturating_add(1)),
+                );
+                if v > 0 {
+                    push(edits, Operator::Constant, n, format!("{}{suffix}", v - 1));
+                }
+            }
+        }
+        "true" => push(edits, Operator::Truth, n, "false"),
+        "false" => push(edits, Operator::Truth, n, "true"),
+        "unary_expression" => {
+            let is_not = n
+                .child_by_field_name("operator")
+                .is_some_and(|o| o.kind() == "!");
+            if let (true, Some(arg)) = (is_not, n.child_by_field_name("operand")) {
+                push(
+                    edits,
+                    Operator::NegateCondition,
+                    n,
+                    format!("({})", text(arg, src)),
+                );
+            }
+        }
+        "if_statement" | "while_statement" | "do_statement" | "for_statement"
+        | "ternary_expression" => {
+            if let Some(cond) = n.child_by_field_name("condition") {
+                push(
+                    edits,
+                    Operator::NegateCondition,
+                    cond,
+                    java_negated(cond, src),
+                );
+            }
+            if n.kind() == "if_statement" {
+                java_swap_branches(n, src, edits);
+            }
+        }
+        "expression_statement" | "return_statement" | "break_statement" | "continue_statement" => {
+            let in_block = n
+                .parent()
+                .is_some_and(|p| matches!(p.kind(), "block" | "switch_block_statement_group"));
+            if in_block {
+                push(edits, Operator::DropStatement, n, ";");
+            }
+        }
+        "method_invocation" => {
+            let on_math = n
+                .child_by_field_name("object")
+                .is_some_and(|o| text(o, src) == "Math");
+            if let (true, Some(name)) = (on_math, n.child_by_field_name("name")) {
+                match text(name, src) {
+                    "min" => push(edits, Operator::MinMax, name, "max"),
+                    "max" => push(edits, Operator::MinMax, name, "min"),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    let mut c = n.walk();
+    for child in n.children(&mut c) {
+        collect_java(child, src, edits);
+    }
+}
+
+/// `if (c) { A } else { B }` → `if (c) { B } else { A }`, when both branches are blocks.
+fn java_swap_branches(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
+    let (Some(then), Some(other)) = (
+        n.child_by_field_name("consequence"),
+        n.child_by_field_name("alternative"),
+    ) else {
+        return;
+    };
+    if then.kind() != "block" || other.kind() != "block" {
+        return;
+    }
+    let between = src.get(then.end_byte()..other.start_byte()).unwrap_or("");
+    edits.push(Edit {
+        operator: Operator::SwapBranches,
+        start: then.start_byte(),
+        end: other.end_byte(),
+        text: format!("{}{between}{}", text(other, src), text(then, src)),
+        line: n.start_position().row + 1,
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::validate;
 
     const PROGRAM: &str = "n = int(input())\nxs = list(map(int, input().split()))\nbest = 0\nfor i in range(1, n):\n    if xs[i] > xs[i - 1] and xs[i] % 2 == 0:\n        best += xs[i]\n    else:\n        best -= 1\nprint(max(best, 0), xs[:n])\n";
 
@@ -430,5 +652,53 @@ mod tests {
     #[test]
     fn a_program_that_does_not_parse_has_no_mutants() {
         assert!(all_mutants("def f(:\n").is_empty());
+        assert!(all_mutants_of(Language::Java, "class Main { void f( }").is_empty());
+    }
+
+    const JAVA: &str = "import java.util.*;\n\npublic class Main {\n    public static void main(String[] args) {\n        Scanner in = new Scanner(System.in);\n        int n = in.nextInt();\n        long best = 0L;\n        boolean seen = false;\n        for (int i = 1; i < n; i++) {\n            int x = in.nextInt();\n            if (x > 2 && !seen) {\n                best += x % 3;\n            } else {\n                best = Math.max(best, x * 2);\n            }\n        }\n        // a comment: 7 < 8\n        System.out.println(best);\n    }\n}\n";
+
+    #[test]
+    fn java_programs_get_every_operator_family_they_have() {
+        let all = all_mutants_of(Language::Java, JAVA);
+        let mut seen = HashSet::new();
+        for m in &all {
+            assert!(validate_as(Language::Java, &m.source).is_ok(), "{}", m.edit);
+            assert_ne!(m.source, JAVA);
+            assert!(seen.insert(m.source.clone()));
+            // Comments are not code: nothing in them is mutated.
+            assert!(m.source.contains("// a comment: 7 < 8"), "{}", m.edit);
+        }
+        let ops: HashSet<Operator> = all.iter().map(|m| m.operator).collect();
+        for op in [
+            Operator::Comparison,
+            Operator::Arithmetic,
+            Operator::Boolean,
+            Operator::Constant,
+            Operator::NegateCondition,
+            Operator::SwapBranches,
+            Operator::DropStatement,
+            Operator::MinMax,
+        ] {
+            assert!(ops.contains(&op), "{op:?} missing");
+        }
+        let edits: Vec<&str> = all.iter().map(|m| m.edit.as_str()).collect();
+        for e in [
+            "`<` → `<=`",
+            "`&&` → `||`",
+            "`0L` → `1L`",
+            "`++` → `--`",
+            "`+=` → `-=`",
+            "`!seen` → `(seen)`",
+            "`max` → `min`",
+        ] {
+            assert!(edits.contains(&e), "{e} missing from {edits:?}");
+        }
+        assert!(all
+            .iter()
+            .any(|m| m.source.contains("if (!(x > 2 && !seen)) {")));
+        assert_eq!(
+            mutants_of(Language::Java, JAVA, 5, 1),
+            mutants_of(Language::Java, JAVA, 5, 1)
+        );
     }
 }

@@ -1,8 +1,8 @@
 //! The mutation score of a task's tests: run each mutant of the original through the oracle
 //! (the same sandbox, cache and limits as any candidate) and count the ones it rejects.
 
-use super::mutants::{mutants, Mutant};
-use super::{Adequacy, BrokenShare};
+use super::mutants::{mutants_of, Mutant};
+use super::{Adequacy, BrokenShare, MutantTally};
 use crate::oracle::{Oracle, Reference, ValidationStatus};
 use crate::task::{BrokenProgram, Task};
 use rayon::prelude::*;
@@ -55,30 +55,128 @@ pub struct TaskScore {
     pub survivors: Vec<Mutant>,
     /// Mutant checks without a verdict (the sandbox failed).
     pub faults: usize,
+    /// Set when equimorph itself failed on this task (a caught panic): the task has no result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
-/// Runs `candidates` against the tests of `task` (whose original behaves as `reference`):
-/// for each, `Some(true)` = rejected, `Some(false)` = accepted, `None` = no verdict.
-pub fn rejected(
+/// What the tests say of one candidate (a mutant, a known-broken program).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The tests reject it.
+    Rejected,
+    /// It passes every test.
+    Accepted,
+    /// It is not a program at all (a Java candidate that does not compile): no test judged
+    /// it, so it counts neither way.
+    Invalid,
+    /// The sandbox gave no verdict.
+    NoVerdict,
+}
+
+/// Runs `candidates` against the tests of `task` (whose original behaves as `reference`).
+pub fn verdicts(
     oracle: &Oracle,
     task: &Task,
     reference: &Reference,
     candidates: &[&str],
-) -> Vec<Option<bool>> {
+) -> Vec<Verdict> {
     candidates
         .par_iter()
-        .map(|c| oracle.check(task, reference, c).ok().map(|d| !d.equivalent))
+        .map(|c| match oracle.check(task, reference, c) {
+            Err(_) => Verdict::NoVerdict,
+            Ok(d) if d.invalid.is_some() => Verdict::Invalid,
+            Ok(d) if d.equivalent => Verdict::Accepted,
+            Ok(_) => Verdict::Rejected,
+        })
         .collect()
 }
 
+/// What became of `mutants` under `verdicts` (in the same order).
+pub fn tally(verdicts: &[Verdict]) -> MutantTally {
+    let mut t = MutantTally {
+        made: verdicts.len(),
+        ..MutantTally::default()
+    };
+    for v in verdicts {
+        match v {
+            Verdict::Rejected => {
+                t.run += 1;
+                t.killed += 1;
+            }
+            Verdict::Accepted => t.run += 1,
+            Verdict::Invalid => t.invalid += 1,
+            Verdict::NoVerdict => t.faults += 1,
+        }
+    }
+    t
+}
+
+/// The message of a caught panic's payload.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with no message".into())
+}
+
+/// Test hook: the task whose id is this variable's value panics inside the per-task guard of
+/// [`score_task`] and [`super::grow::grow_task`], so that tests can check that one task's panic
+/// is that task's error and the run goes on. Unset in normal use.
+#[doc(hidden)]
+pub const PANIC_TASK_VAR: &str = "EQUIMORPH_TEST_PANIC_TASK";
+
+/// Panics when [`PANIC_TASK_VAR`] names `id` (a test hook).
+pub(crate) fn test_panic_point(id: &str) {
+    if std::env::var_os(PANIC_TASK_VAR).is_some_and(|v| v == id) {
+        panic!("{PANIC_TASK_VAR} asked task {id} to panic");
+    }
+}
+
+/// Why a task has no result when equimorph itself failed on it (a bug, reported per task).
+pub(crate) fn internal_error(payload: &(dyn std::any::Any + Send)) -> String {
+    format!(
+        "equimorph failed on this task (internal error, please report it): {}",
+        panic_message(payload)
+    )
+}
+
 /// Measures the tests of `task`: validates its original, runs its mutants and the known-broken
-/// programs of its problem (`broken`), and records the result.
+/// programs of its problem (`broken`), and records the result. A panic inside (a bug of
+/// equimorph's) is caught and recorded as this task's error (`status` `error`, `error` set):
+/// one task never loses a whole run.
 pub fn score_task(
     oracle: &Oracle,
     task: &Task,
     options: MutantOptions,
     broken: &[&BrokenProgram],
 ) -> TaskScore {
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        score_task_inner(oracle, task, options, broken)
+    }));
+    run.unwrap_or_else(|payload| {
+        let why = internal_error(payload.as_ref());
+        TaskScore {
+            id: task.id.clone(),
+            status: ValidationStatus::Error,
+            reason: Some(why.clone()),
+            adequacy: None,
+            by_operator: BTreeMap::new(),
+            survivors: Vec::new(),
+            faults: 0,
+            error: Some(why),
+        }
+    })
+}
+
+fn score_task_inner(
+    oracle: &Oracle,
+    task: &Task,
+    options: MutantOptions,
+    broken: &[&BrokenProgram],
+) -> TaskScore {
+    test_panic_point(&task.id);
     let validation = oracle.validate(task);
     let mut out = TaskScore {
         id: task.id.clone(),
@@ -88,6 +186,7 @@ pub fn score_task(
         by_operator: BTreeMap::new(),
         survivors: Vec::new(),
         faults: 0,
+        error: None,
     };
     let Some(reference) = validation
         .reference
@@ -95,31 +194,23 @@ pub fn score_task(
     else {
         return out;
     };
-    if task.language != crate::program::Language::Python {
-        // Mutants are made from the Python parse tree: a Java program gets none (yet).
-        out.reason = Some(format!(
-            "mutants are made for Python programs only; this one is {}",
-            task.language
-        ));
-    }
-    let ms = if task.language == crate::program::Language::Python {
-        mutants(&task.source, options.max_mutants, options.seed)
-    } else {
-        Vec::new()
-    };
+    let ms = mutants_of(
+        task.language,
+        &task.source,
+        options.max_mutants,
+        options.seed,
+    );
     let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
-    let verdicts = rejected(oracle, task, &reference, &sources);
-    let (mut run, mut killed) = (0, 0);
-    for (m, v) in ms.iter().zip(verdicts) {
-        let Some(k) = v else {
-            out.faults += 1;
+    let vs = verdicts(oracle, task, &reference, &sources);
+    let counts = tally(&vs);
+    out.faults = counts.faults;
+    for (m, v) in ms.iter().zip(&vs) {
+        if !matches!(v, Verdict::Rejected | Verdict::Accepted) {
             continue;
-        };
-        run += 1;
+        }
         let c = out.by_operator.entry(m.operator.name()).or_default();
         c.mutants += 1;
-        if k {
-            killed += 1;
+        if *v == Verdict::Rejected {
             c.killed += 1;
         } else {
             out.survivors.push(m.clone());
@@ -127,16 +218,18 @@ pub fn score_task(
     }
     let broken_share = (!broken.is_empty()).then(|| {
         let sources: Vec<&str> = broken.iter().map(|b| b.source.as_str()).collect();
-        let v = rejected(oracle, task, &reference, &sources);
+        let t = tally(&verdicts(oracle, task, &reference, &sources));
         BrokenShare {
-            programs: v.iter().flatten().count(),
-            rejected: v.iter().flatten().filter(|k| **k).count(),
+            programs: t.run,
+            rejected: t.killed,
         }
     });
-    out.adequacy = Some(Adequacy {
+    let adequacy = Adequacy {
         broken: broken_share,
-        ..Adequacy::measured(task, run, killed, options.seed)
-    });
+        ..Adequacy::measured(task, &counts, options.seed)
+    };
+    out.reason = adequacy.mutation_score_missing.clone();
+    out.adequacy = Some(adequacy);
     out
 }
 
@@ -162,7 +255,9 @@ pub fn broken_by_task<'a>(
 }
 
 /// Measures and records the mutation score of every task that has no current one (none
-/// recorded, or one measured on another number of tests); `done` is called per task.
+/// recorded, or one measured on another number of tests); `done` is called per task. A task
+/// that cannot be measured (its original is not valid, no mutant reached a verdict, equimorph
+/// failed on it) gets an adequacy with no score and the reason, for [`below`] to give.
 pub fn ensure_scores(
     oracle: &Oracle,
     tasks: &mut [Task],
@@ -172,33 +267,51 @@ pub fn ensure_scores(
     tasks.par_iter_mut().for_each(|t| {
         if t.mutation_score().is_none() {
             let s = score_task(oracle, t, options, &[]);
-            t.adequacy = s.adequacy;
+            t.adequacy = Some(match s.adequacy {
+                Some(a) => a,
+                None => Adequacy::unmeasured(t, options.seed, unscored_reason(&s)),
+            });
         }
         done();
     });
 }
 
-/// The tasks whose recorded mutation score is below `min` (or that have none: their original
-/// could not be scored), each with the reason in words.
+/// Why a task was not scored at all, in words.
+fn unscored_reason(s: &TaskScore) -> String {
+    if let Some(e) = &s.error {
+        return e.clone();
+    }
+    let status = format!("{:?}", s.status).to_lowercase();
+    match &s.reason {
+        Some(r) => format!("the original is not valid ({status}: {r})"),
+        None => format!("the original is not valid ({status})"),
+    }
+}
+
+/// The tasks whose recorded mutation score is below `min`, or that have none (it could not be
+/// measured), each with the reason in words (`augment --min-mutation-score`).
 pub fn below(tasks: &[Task], min: f64) -> BTreeMap<String, String> {
     tasks
         .iter()
-        .filter_map(|t| match t.mutation_score() {
-            Some(s) if s >= min => None,
-            Some(s) => Some((
-                t.id.clone(),
-                format!(
-                    "refused: its tests reject {:.3} of the original's mutants, below \
-                     --min-mutation-score {min}",
-                    s
+        .filter_map(|t| {
+            let current = t.adequacy.as_ref().filter(|a| a.tests == t.test_count());
+            let why = match (t.mutation_score(), current) {
+                (Some(s), _) if s >= min => return None,
+                (Some(s), _) => format!(
+                    "refused: its tests reject {s:.3} of the original's mutants, below \
+                     --min-mutation-score {min}"
                 ),
-            )),
-            None => Some((
-                t.id.clone(),
-                "refused: its tests' mutation score could not be measured (the original is \
-                 not valid)"
+                (None, Some(a)) => format!(
+                    "refused: mutation score not measured ({})",
+                    a.mutation_score_missing
+                        .as_deref()
+                        .unwrap_or("no mutant reached a verdict")
+                ),
+                (None, None) => "refused: mutation score not measured (none recorded for \
+                                 its current tests)"
                     .to_string(),
-            )),
+            };
+            Some((t.id.clone(), why))
         })
         .collect()
 }

@@ -22,7 +22,7 @@ fn our_jsonl_keeps_good_lines_and_reports_bad_ones_with_line_numbers() {
     let lines: Vec<_> = set.problems.iter().map(|p| p.location.line).collect();
     assert_eq!(
         lines,
-        [Some(2), Some(3), Some(4), None],
+        [Some(2), Some(3), Some(4), Some(6)],
         "{:?}",
         set.problems
     );
@@ -30,7 +30,10 @@ fn our_jsonl_keeps_good_lines_and_reports_bad_ones_with_line_numbers() {
     assert!(set.problems[2]
         .message
         .contains("neither tests nor test_code"));
-    assert!(set.problems[3].message.contains("duplicate task id"));
+    assert_eq!(
+        set.problems[3].message,
+        "duplicate id \"good-1\", first on line 1; kept the first"
+    );
     assert!(set.problems[0].to_string().contains("mixed.jsonl:2"));
 }
 

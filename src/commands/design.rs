@@ -3,7 +3,7 @@
 use super::common::{llm_cost, load_tasks, prompt, LlmArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use equimorph::llm::{Design, LlmClient, DESIGN_PROMPT};
+use equimorph::llm::{Design, LlmClient, LlmError, DESIGN_PROMPT};
 use equimorph::task::TaskFormat;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -78,7 +78,7 @@ pub fn run_with(args: &DesignArgs, client: &LlmClient) -> Result<(Vec<Design>, b
         existing,
     );
     // Nothing new and nothing before (the endpoint never answered): no empty file.
-    if !(run.designs.is_empty() && !args.out.exists()) {
+    if !run.designs.is_empty() || args.out.exists() {
         write_designs(&args.out, &run.designs)?;
     }
     for r in &run.rejected {
@@ -111,11 +111,19 @@ pub fn run_with(args: &DesignArgs, client: &LlmClient) -> Result<(Vec<Design>, b
         eprintln!("design: {why}");
     }
     if let Some(e) = run.error {
-        // The endpoint failed (or the budget ran out): an error, not a short answer.
-        return Err(anyhow::Error::new(e).context(format!(
-            "design stopped with {} of {} designs{}",
+        let stopped = format!(
+            "design stopped with {} of {} designs",
             run.designs.len(),
-            args.count,
+            args.count
+        );
+        // The budget the user set ran out: a short answer (exit 1), not a failure.
+        if matches!(e, LlmError::Budget { .. }) {
+            eprintln!("error: {stopped}: {e}");
+            return Ok((run.designs, false));
+        }
+        // The endpoint failed: an error, not a short answer.
+        return Err(anyhow::Error::new(e).context(format!(
+            "{stopped}{}",
             if run.designs.is_empty() {
                 String::new()
             } else {

@@ -620,6 +620,7 @@ fn a_missing_file_is_said_once() {
         vec!["validate", "/no/such/tasks.jsonl"],
         vec!["dataset", "/no/such/tasks.jsonl"],
         vec!["transforms", "list", "--transforms", "/no/such/x.wasm"],
+        vec!["calibrate", "/no/such/pairs.jsonl", "--detector", "jaccard"],
     ] {
         let o = run(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

@@ -43,7 +43,9 @@ pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
         if equimorph::task::gptclonebench::is_clone_bench(&args.pairs_file) {
             read_clone_bench(&args)?
         } else {
-            let (pairs, problems) = read_labelled_pairs(&args.pairs_file, args.pairs.as_deref())?;
+            // The error's message already holds its I/O cause: one line, not the cause twice.
+            let (pairs, problems) = read_labelled_pairs(&args.pairs_file, args.pairs.as_deref())
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
             for p in problems.iter().take(10) {
                 eprintln!("warning: skipped {p}");
             }

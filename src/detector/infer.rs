@@ -6,7 +6,7 @@
 //! `tokenizer_config.json` or `config.json`. `equimorph models inspect DIR` shows the result
 //! and writes the `equimorph.toml` that pins it.
 
-use super::model::{environment, ModelConfig, ModelKind};
+use super::model::{environment, ModelConfig, ModelDir, ModelKind};
 use super::DetectorError;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -623,4 +623,48 @@ pub fn merge(
         changes,
         kept,
     })
+}
+
+impl ModelDir {
+    /// Opens `path`: a model directory (reads `equimorph.toml`, or infers the configuration
+    /// of an optimum / sentence-transformers export that has none) or a `.toml` file in one.
+    pub fn open(path: &Path) -> Result<Self, DetectorError> {
+        if path.is_dir() && !path.join("equimorph.toml").is_file() {
+            let found = infer(path, None)?;
+            return Ok(ModelDir {
+                dir: path.to_path_buf(),
+                config_file: path.to_path_buf(),
+                config: found.config,
+                inferred: Some(found.notes),
+            });
+        }
+        let (dir, file) = if path.is_dir() {
+            (path.to_path_buf(), path.join("equimorph.toml"))
+        } else {
+            (
+                path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+                path.to_path_buf(),
+            )
+        };
+        let text = std::fs::read_to_string(&file).map_err(|e| DetectorError::Model {
+            path: file.clone(),
+            message: format!("cannot read the model description: {e}"),
+        })?;
+        let config: ModelConfig = toml::from_str(&text).map_err(|e| DetectorError::Model {
+            path: file.clone(),
+            message: e.to_string(),
+        })?;
+        if !POOLINGS.contains(&config.pooling.as_str()) {
+            return Err(DetectorError::Model {
+                path: file,
+                message: format!("pooling {:?}: use one of {:?}", config.pooling, POOLINGS),
+            });
+        }
+        Ok(ModelDir {
+            dir,
+            config_file: file,
+            config,
+            inferred: None,
+        })
+    }
 }

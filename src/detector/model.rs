@@ -99,53 +99,9 @@ pub struct ModelDir {
     pub inferred: Option<Vec<String>>,
 }
 
+// `ModelDir::open` lives in `infer.rs`: opening a directory without `equimorph.toml` infers its
+// configuration, and inference reads the configuration types defined here.
 impl ModelDir {
-    /// Opens `path`: a model directory (reads `equimorph.toml`, or infers the configuration
-    /// of an optimum / sentence-transformers export that has none) or a `.toml` file in one.
-    pub fn open(path: &Path) -> Result<Self, DetectorError> {
-        if path.is_dir() && !path.join("equimorph.toml").is_file() {
-            let found = super::infer::infer(path, None)?;
-            return Ok(ModelDir {
-                dir: path.to_path_buf(),
-                config_file: path.to_path_buf(),
-                config: found.config,
-                inferred: Some(found.notes),
-            });
-        }
-        let (dir, file) = if path.is_dir() {
-            (path.to_path_buf(), path.join("equimorph.toml"))
-        } else {
-            (
-                path.parent().unwrap_or(Path::new(".")).to_path_buf(),
-                path.to_path_buf(),
-            )
-        };
-        let text = std::fs::read_to_string(&file).map_err(|e| DetectorError::Model {
-            path: file.clone(),
-            message: format!("cannot read the model description: {e}"),
-        })?;
-        let config: ModelConfig = toml::from_str(&text).map_err(|e| DetectorError::Model {
-            path: file.clone(),
-            message: e.to_string(),
-        })?;
-        if !super::infer::POOLINGS.contains(&config.pooling.as_str()) {
-            return Err(DetectorError::Model {
-                path: file,
-                message: format!(
-                    "pooling {:?}: use one of {:?}",
-                    config.pooling,
-                    super::infer::POOLINGS
-                ),
-            });
-        }
-        Ok(ModelDir {
-            dir,
-            config_file: file,
-            config,
-            inferred: None,
-        })
-    }
-
     /// Path of a file named by the configuration.
     pub fn file(&self, name: &str) -> PathBuf {
         self.dir.join(name)

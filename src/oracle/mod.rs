@@ -9,12 +9,11 @@
 //! - Decisions are cached by (task id, candidate hash); runs are capped at `jobs` at once.
 
 mod cache;
-mod compare;
 pub mod java;
 mod runner;
 mod sandbox;
 
-pub use compare::{normalize, outputs_equal};
+pub use crate::task::compare::{normalize, outputs_equal};
 pub use runner::{ExitClass, RunRequest, RunResult};
 pub use sandbox::{default_python, Isolation, ResourceLimits};
 

@@ -8,6 +8,7 @@ pub mod reference;
 pub mod render;
 pub mod results;
 pub mod shard;
+mod stats;
 pub mod summary;
 
 pub use results::{ResultLine, ResultsWriter, Status};

@@ -3,7 +3,7 @@
 //! below most of the benchmark's Type-4 clones looks, to that detector, less alike its
 //! original than programs humans wrote to do the same thing differently.
 
-use super::summary::median;
+use super::stats::median;
 use crate::detector::{Detector, DetectorError};
 use crate::task::gptclonebench::CloneBench;
 use serde::{Deserialize, Serialize};

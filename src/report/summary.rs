@@ -2,6 +2,7 @@
 //! rate, costs, transform usage and where the time went.
 
 use super::results::{ResultLine, Status};
+use super::stats::median;
 use crate::search::{count_error, StageSeconds, TransformErrors};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -179,20 +180,6 @@ impl SymbolicTotals {
             self.failed,
             self.winners_rejected
         )
-    }
-}
-
-/// The median of `v` (0 for none).
-pub(crate) fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
 }
 

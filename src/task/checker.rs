@@ -38,7 +38,9 @@ impl Checker {
     /// oracle's opt-in tolerance for [`Checker::Lines`].
     pub fn accepts(&self, expected: &str, output: &str, float_tolerance: Option<f64>) -> bool {
         match self {
-            Checker::Lines => crate::oracle::outputs_equal(expected, output, float_tolerance),
+            Checker::Lines => {
+                crate::task::compare::outputs_equal(expected, output, float_tolerance)
+            }
             Checker::Tokens => codecontests_outputs_match(output, expected),
         }
     }

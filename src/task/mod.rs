@@ -3,7 +3,9 @@
 //! Every loader reports bad input with its file and line and keeps going: one malformed line
 //! costs that line, never the rest of the file.
 
+pub mod adequacy;
 pub mod checker;
+pub mod compare;
 mod codecontests;
 mod codenet;
 pub mod gptclonebench;
@@ -84,7 +86,7 @@ pub struct Task {
     pub time_limit_ms: Option<u64>,
     /// How strong the tests are, when measured (`tests score`, `tests grow`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adequacy: Option<crate::adequacy::Adequacy>,
+    pub adequacy: Option<adequacy::Adequacy>,
 }
 
 impl Task {

@@ -26,7 +26,7 @@ fn measure(mode: &str, path: &Path) {
     let start = Instant::now();
     let (n, broken) = if mode == "stream" {
         let mut n = 0usize;
-        let rest = equimorph::task::stream_parquet(path, |t| {
+        let rest = equimorph::task::stream_parquet(path, &[], |t| {
             n += 1;
             std::hint::black_box(t);
         })

@@ -5,9 +5,9 @@
 
 pub mod adequacy;
 pub mod checker;
-pub mod compare;
 mod codecontests;
 mod codenet;
+pub mod compare;
 pub mod gptclonebench;
 mod humaneval;
 mod jsonl;

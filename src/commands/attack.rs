@@ -1,30 +1,21 @@
 //! `equimorph attack`: search every task for the least similar equivalent program.
 
 use super::common::{
-    detector_settings, interrupt_flag, load_dataset, progress, stop_point, task_settings,
-    transform_settings, DatasetArgs, DetectorArgs, OracleOptions, TransformOptions, VerifyArgs,
-    WindowArgs, INTERRUPTED, NOTHING_USABLE,
+    detector_settings, interrupt_flag, load_dataset, stop_point, task_settings, transform_settings,
+    Bar, DatasetArgs, DetectorArgs, OracleOptions, Stderr, TransformOptions, VerifyArgs,
+    WindowArgs,
 };
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
-use equimorph::adequacy::symbolic::{Gated, SymbolicGate};
-use equimorph::oracle::ValidationStatus;
-use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
-use equimorph::program::Candidate;
+use equimorph::job::attack::{AttackJob, AttackOutcome};
 use equimorph::report::calibration::ThresholdSpec;
-use equimorph::report::calibration::{CalibrationProgram, Threshold};
-use equimorph::report::results::{read_jsonl, write_jsonl, AppendLog, VerifiedLine};
 use equimorph::report::shard::Shard;
-use equimorph::report::{reference, write_reports, ResultLine, ResultsWriter, RunInfo, Status};
-use equimorph::run::{JobKind, Opened, RunDir, RunSettings};
-use equimorph::search::{Constraints, OracleOrder, SearchConfig, SearchResult, Searcher, Strategy};
-use equimorph::task::Task;
+use equimorph::run::{JobKind, RunDir, RunSettings};
+use equimorph::search::{Constraints, OracleOrder, SearchConfig, Strategy};
 use equimorph::task::TaskFormat;
-use indicatif::ProgressBar;
-use rayon::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Arguments of `attack`.
 #[derive(Args)]
@@ -141,6 +132,54 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     // Before any work: a signal while loading or calibrating stops the run as cleanly as one
     // during the tasks.
     let stop = interrupt_flag()?;
+    let search = search_config(&args)?;
+    let set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
+    if set.tasks.is_empty() {
+        if set.untested.is_empty() {
+            bail!("{} holds no task with tests", args.tasks.display());
+        }
+        bail!(
+            "{} holds no task with tests ({} without: a CodeNet benchmark subset takes its tests \
+             from --codenet-root; `augment --unverified` uses tasks without tests)",
+            args.tasks.display(),
+            set.untested.len()
+        );
+    }
+    let runtime = args.transforms.runtime()?;
+    let transforms = args.transforms.load(&runtime)?;
+    if transforms.is_empty() {
+        bail!("no transforms selected");
+    }
+    stop_point(&stop, "loading the transforms", NOTHING_ATTACKED)?;
+    let settings = run_settings(&args, &search, &transforms)?;
+    let (run_dir, opened) = RunDir::open(&args.out, JobKind::Attack, settings, args.force_new)?;
+    let detector = args.detector.open()?;
+    let oracle = args.oracle.oracle()?;
+    stop_point(&stop, "starting the sandbox", NOTHING_ATTACKED)?;
+    let symbolic = args.verify.checker()?;
+    let job = AttackJob {
+        tasks: &set,
+        tasks_label: args.tasks.display().to_string(),
+        transforms: &transforms,
+        detector: detector.as_ref(),
+        oracle: &oracle,
+        symbolic: symbolic.as_ref(),
+        symbolic_rounds: args.symbolic_rounds,
+        search,
+        threshold: args.threshold,
+        shard: args.shard,
+        keep_verified: args.keep_verified,
+        tasks_in_flight: args.tasks_in_flight,
+        reference_clones: args.reference_clones.clone(),
+    };
+    let bar = Bar::new(args.quiet);
+    let outcome = job.run(&run_dir, opened, &stop, &Stderr, &bar)?;
+    print_outcome(&outcome, &run_dir);
+    Ok(outcome.status().into())
+}
+
+/// The search the arguments ask for, with each strategy's defaults, or why they are wrong.
+fn search_config(args: &AttackArgs) -> Result<SearchConfig> {
     let iterations = args.iterations.unwrap_or(match args.strategy {
         Strategy::Guided => 30,
         _ => 10,
@@ -160,10 +199,6 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     if args.max_queries == Some(0) {
         bail!("--max-queries must be at least 1");
     }
-    let patience = args
-        .patience
-        .or((args.strategy == Strategy::Guided).then_some(4));
-    let window = args.window.enabled();
     if args
         .time_per_task
         .is_some_and(|t| !(t > 0.0 && t.is_finite()))
@@ -173,24 +208,33 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     if args.max_growth.is_some_and(|g| !(g > 0.0 && g.is_finite())) {
         bail!("--max-growth must be a positive number (1.5 = at most 50 % more tokens)");
     }
-    let set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
-    if set.tasks.is_empty() {
-        if set.untested.is_empty() {
-            bail!("{} holds no task with tests", args.tasks.display());
-        }
-        bail!(
-            "{} holds no task with tests ({} without: a CodeNet benchmark subset takes its tests \
-             from --codenet-root; `augment --unverified` uses tasks without tests)",
-            args.tasks.display(),
-            set.untested.len()
-        );
-    }
-    let runtime = args.transforms.runtime()?;
-    let transforms = args.transforms.load(&runtime)?;
-    if transforms.is_empty() {
-        bail!("no transforms selected");
-    }
-    stop_point(&stop, "loading the transforms", NOTHING_ATTACKED)?;
+    Ok(SearchConfig {
+        strategy: args.strategy,
+        beam,
+        iterations,
+        seed: args.seed,
+        oracle_order: args.oracle_order,
+        max_queries: args.max_queries,
+        max_oracle: args.max_oracle,
+        time_per_task: args.time_per_task.map(Duration::from_secs_f64),
+        stop_below: args.stop_below,
+        constraints: Constraints {
+            max_growth: args.max_growth,
+            window: args.window.enabled(),
+        },
+        per_iteration: args.queries_per_iteration,
+        patience: args
+            .patience
+            .or((args.strategy == Strategy::Guided).then_some(4)),
+    })
+}
+
+/// The settings that define the run (`run.json`; a rerun resumes only with the same ones).
+fn run_settings(
+    args: &AttackArgs,
+    search: &SearchConfig,
+    transforms: &equimorph::transform::TransformSet,
+) -> Result<RunSettings> {
     let list: Vec<_> = transforms.iter().cloned().collect();
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);
@@ -201,8 +245,8 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     args.oracle.record(&mut settings);
     settings
         .set("search", format!("{:?}", args.strategy).to_lowercase())
-        .set("beam", beam)
-        .set("iterations", iterations)
+        .set("beam", search.beam)
+        .set("iterations", search.iterations)
         .set("seed", args.seed)
         .set(
             "oracle order",
@@ -210,383 +254,98 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         )
         .set_opt("max queries", args.max_queries)
         .set_opt("queries per iteration", args.queries_per_iteration)
-        .set_opt("patience", patience)
+        .set_opt("patience", search.patience)
         .set_opt("max oracle", args.max_oracle)
         .set_opt("time per task", args.time_per_task)
         .set_opt("stop below", args.stop_below)
         .set("threshold", args.threshold)
         .set_opt("max growth", args.max_growth)
-        .set("window", window)
+        .set("window", search.constraints.window)
         .set("keep verified", args.keep_verified)
         .set_opt("shard", args.shard);
     args.verify.record(&mut settings);
     if args.verify.verify.is_some() {
         settings.set("symbolic rounds", args.symbolic_rounds);
     }
-    let (run_dir, opened) = RunDir::open(&args.out, JobKind::Attack, settings, args.force_new)?;
-    let detector = args.detector.open()?;
-    let oracle = args.oracle.oracle()?;
-    stop_point(&stop, "starting the sandbox", NOTHING_ATTACKED)?;
-    // A resumed run keeps the threshold it recorded (its settings, so its calibration, are the
-    // same; a `report --threshold` since then is kept too): no validation or calibration again.
-    let recorded: Option<RunInfo> = (opened == Opened::Resumed)
-        .then(|| std::fs::read_to_string(run_dir.join("run.json")).ok())
-        .flatten()
-        .and_then(|t| serde_json::from_str(&t).ok());
-    let threshold = match recorded {
-        Some(r) => Threshold {
-            value: r.threshold,
-            source: r.threshold_source,
-        },
-        None => calibrate(&args, &set, detector.as_ref(), &oracle, &stop)?,
-    };
-    if let Some(path) = &args.reference_clones {
-        write_reference_scores(
-            path,
-            args.seed,
-            detector.as_ref(),
-            &run_dir.join(reference::FILE),
-        )?;
-    }
-    let (mut writer, done, dropped) = ResultsWriter::open_keyed(&run_dir.join("results.jsonl"))?;
-    for d in &dropped {
+    Ok(settings)
+}
+
+/// Prints what an attack did: its figures, where its reports are, and why it stopped.
+fn print_outcome(o: &AttackOutcome, run_dir: &RunDir) {
+    let (s, t) = (&o.summary, &o.threshold);
+    for d in &o.dropped {
         eprintln!(
             "warning: results.jsonl line {}: task {} already has a result (line {}); the \
-             duplicate is dropped",
+             duplicate was dropped",
             d.line, d.key, d.first
         );
     }
-    let done_ids = equimorph::report::results::ids(&done);
-    let mut verified_log = if args.keep_verified {
-        // Lines of tasks without a result line come from a killed run: that task is redone.
-        let path = args.out.join("verified.jsonl");
-        let mut kept: Vec<VerifiedLine> = read_jsonl(&path)?;
-        let before = kept.len();
-        kept.retain(|l| done_ids.contains(&l.task_id));
-        if kept.len() != before {
-            write_jsonl(&path, &kept)?;
-        }
-        Some(AppendLog::<VerifiedLine>::open_keyed(&path)?.0)
-    } else {
-        None
-    };
-    let constraints = Constraints {
-        max_growth: args.max_growth,
-        window,
-    };
-    let run_info = RunInfo {
-        detector: detector.name().to_string(),
-        threshold: threshold.value,
-        threshold_source: threshold.source.clone(),
-        strategy: format!("{:?}", args.strategy).to_lowercase(),
-        beam,
-        iterations,
-        seed: args.seed,
-        constraints: equimorph::report::constraints_label(&constraints, detector.window()),
-        transforms: transforms.names(),
-        tasks: args.tasks.display().to_string(),
-        shard: args.shard.map(|s| s.to_string()),
-        dataset: Some(set.report()),
-        adequacy: Some(equimorph::adequacy::SetAdequacy::of(&set.tasks)),
-        planned_tasks: Some(planned_tasks(&set.tasks, args.shard)),
-    };
-    run_dir.write_run_json(&run_info)?;
-    let todo: Vec<_> = set
-        .tasks
-        .iter()
-        .filter(|t| !done_ids.contains(&t.id))
-        .filter(|t| args.shard.is_none_or(|s| s.owns(&t.id)))
-        .collect();
-    if !done.is_empty() {
-        eprintln!(
-            "resuming: {} tasks already in {}, {} to go",
-            done.len(),
-            args.out.display(),
-            todo.len()
-        );
-    }
-
-    let quiet = args.quiet;
-    let pb = progress(todo.len() as u64, quiet);
-    let config = SearchConfig {
-        strategy: args.strategy,
-        beam,
-        iterations,
-        seed: args.seed,
-        oracle_order: args.oracle_order,
-        max_queries: args.max_queries,
-        max_oracle: args.max_oracle,
-        time_per_task: args.time_per_task.map(Duration::from_secs_f64),
-        stop_below: args.stop_below,
-        constraints,
-        per_iteration: args.queries_per_iteration,
-        patience,
-    };
-    let searcher = Searcher::new(&list, detector.as_ref(), &oracle, config);
-    let symbolic = args.verify.checker()?;
-    let gate = symbolic.as_ref().map(|c| SymbolicGate::new(c, &oracle));
-    let job = Gated::new(&searcher, gate.as_ref(), args.symbolic_rounds);
-    let start = Instant::now();
-    let mut sink = AttackSink {
-        writer: &mut writer,
-        verified: verified_log.as_mut(),
-        pending: Vec::new(),
-        threshold: threshold.value,
-        pb: &pb,
-        start,
-        already: done.len(),
-        written: 0,
-        scored: 0,
-        attacked: 0,
-        distance_sum: 0.0,
-        calls: Default::default(),
-        errors: Default::default(),
-    };
-    let in_flight = args
-        .tasks_in_flight
-        .unwrap_or(if detector.shares_batches() { 8 } else { 1 });
-    let end = Pipeline::new(&oracle, Some(&stop))
-        .with_in_flight(in_flight)
-        .run(&todo, &job, &mut sink)?;
-    let done_now = sink.written;
-    let failing = equimorph::search::mostly_failing(&sink.calls, &sink.errors);
-    let interrupted = || end.interrupted;
-    let broken = end.broken.clone();
-    pb.finish_and_clear();
-    let (o, d) = (oracle.stats(), detector.stats());
-    let stats = serde_json::json!({
-        "note": "counters of the last attack invocation on this directory",
-        "oracle": o,
-        "detector": d,
-        "seconds": start.elapsed().as_secs_f64(),
-    });
-    run_dir.write_stats(&stats)?;
-    let summary = write_reports(&args.out, run_info)?;
-    if summary.attacked == 0 {
+    if s.attacked == 0 {
         // No distance was measured: a mean of nothing is not 0.
         println!(
             "no task attacked, {} skipped, {} errors; threshold M < {:.4} ({})",
-            summary.skipped.len(),
-            summary.errors.len(),
-            threshold.value,
-            threshold.source
+            s.skipped.len(),
+            s.errors.len(),
+            t.value,
+            t.source
         );
     } else {
         println!(
-            "{} tasks attacked, {} skipped, {} errors; worst-case distance L = {:.4} ± {:.4}; success rate {:.1} % (M < {:.4}, {}); \
-             detector time {:.0} %",
-            summary.attacked,
-            summary.skipped.len(),
-            summary.errors.len(),
-            summary.mean_distance,
-            summary.std_distance,
-            summary.success_rate * 100.0,
-            threshold.value,
-            threshold.source,
-            summary.detector_share * 100.0
+            "{} tasks attacked, {} skipped, {} errors; worst-case distance L = {:.4} ± {:.4}; \
+             success rate {:.1} % (M < {:.4}, {}); detector time {:.0} %",
+            s.attacked,
+            s.skipped.len(),
+            s.errors.len(),
+            s.mean_distance,
+            s.std_distance,
+            s.success_rate * 100.0,
+            t.value,
+            t.source,
+            s.detector_share * 100.0
         );
-    }
-    if let Some(notice) = summary.progress().incomplete_notice() {
-        eprintln!("{notice}");
     }
     println!(
-        "oracle: {} program runs, {} checks, {} cache hits; detector: {} sequences, {} truncated to the model's maximum",
-        o.runs, o.checks, o.cache_hits, d.sequences, d.truncated
+        "oracle: {} program runs, {} checks, {} cache hits; detector: {} sequences, {} truncated \
+         to the model's maximum",
+        o.oracle.runs,
+        o.oracle.checks,
+        o.oracle.cache_hits,
+        o.detector.sequences,
+        o.detector.truncated
     );
-    println!("report: {}", args.out.join("report.md").display());
-    println!("        {}", args.out.join("report.html").display());
-    if interrupted() {
-        eprintln!(
-            "interrupted: {done_now} of {} tasks done in this run; the summary and reports cover \
-             every finished task; rerun the same command to resume",
-            todo.len()
-        );
-        return Ok(ExitCode::from(INTERRUPTED));
+    println!("report: {}", run_dir.join("report.md").display());
+    println!("        {}", run_dir.join("report.html").display());
+    if let Some(notice) = s.progress().incomplete_notice() {
+        eprintln!("{notice}");
     }
-    if let Some(reason) = broken {
+    if o.end.interrupted {
+        eprintln!(
+            "interrupted: {} of {} tasks done in this run; the summary and reports cover every \
+             finished task; rerun the same command to resume",
+            o.finished_now, o.todo
+        );
+        return;
+    }
+    if let Some(reason) = &o.end.broken {
         eprintln!(
             "error: stopped: the sandbox failed on the last {} checks in a row, so no task can \
              be judged ({reason}); results so far are saved, and a rerun resumes",
             equimorph::oracle::BROKEN_AFTER
         );
-        return Ok(ExitCode::from(2));
+        return;
     }
-    for (name, failed, calls) in failing {
+    for (name, failed, calls) in &o.failing_transforms {
         eprintln!(
             "warning: transform {name} failed on {failed} of its {calls} calls in this run (see \
              \"Transform failures\" in the report)"
         );
     }
-    if summary.attacked == 0 {
+    if s.attacked == 0 {
         eprintln!(
             "error: no task was attacked ({} skipped, {} errors): see the reasons in {}",
-            summary.skipped.len(),
-            summary.errors.len(),
+            s.skipped.len(),
+            s.errors.len(),
             run_dir.join("report.md").display()
         );
-        return Ok(ExitCode::from(NOTHING_USABLE));
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The run's threshold: fixed, or calibrated on the originals that pass their own tests (a
-/// failing or unparseable one is never attacked, so it says nothing about this run's pairs).
-fn calibrate(
-    args: &AttackArgs,
-    set: &equimorph::task::TaskSet,
-    detector: &dyn equimorph::detector::Detector,
-    oracle: &equimorph::oracle::Oracle,
-    stop: &std::sync::atomic::AtomicBool,
-) -> Result<Threshold> {
-    let calibration_programs: Vec<CalibrationProgram<'_>> = match args.threshold {
-        ThresholdSpec::Fixed(_) => Vec::new(),
-        ThresholdSpec::Auto { .. } => {
-            eprintln!(
-                "validating {} originals for the threshold calibration…",
-                set.tasks.len()
-            );
-            let ok: Vec<bool> = set
-                .tasks
-                .par_iter()
-                .map(|t| {
-                    !stop.load(std::sync::atomic::Ordering::Relaxed)
-                        && oracle.validate(t).status == ValidationStatus::Ok
-                })
-                .collect();
-            stop_point(
-                stop,
-                "validating the originals for the threshold",
-                NOTHING_ATTACKED,
-            )?;
-            set.tasks
-                .iter()
-                .zip(ok)
-                .filter(|(_, ok)| *ok)
-                .map(|(t, _)| CalibrationProgram {
-                    text: &t.source,
-                    problem: t.problem_key(),
-                })
-                .collect()
-        }
-    };
-    super::common::resolve_threshold(
-        args.threshold,
-        detector,
-        &calibration_programs,
-        args.seed,
-        Some(stop),
-    )
-}
-
-/// Appends each task's verified candidates (with --keep-verified) and result line, and keeps the progress bar's running figures.
-struct AttackSink<'a> {
-    writer: &'a mut ResultsWriter,
-    verified: Option<&'a mut AppendLog<VerifiedLine>>,
-    pending: Vec<VerifiedLine>,
-    threshold: f32,
-    pb: &'a ProgressBar,
-    start: Instant,
-    already: usize,
-    written: usize,
-    scored: u64,
-    attacked: usize,
-    distance_sum: f64,
-    /// Transform applications and failures of this invocation.
-    calls: std::collections::BTreeMap<String, u64>,
-    errors: equimorph::search::TransformErrors,
-}
-
-impl Sink<SearchResult> for AttackSink<'_> {
-    type Error = anyhow::Error;
-
-    fn verified(&mut self, task: &Task, candidate: &Candidate) {
-        if self.verified.is_some() {
-            self.pending.push(VerifiedLine::of(task, candidate));
-        }
-    }
-
-    fn finished(&mut self, task: &Task, outcome: TaskOutcome<SearchResult>) -> Result<()> {
-        // The task's verified candidates first: its result line commits them.
-        if let Some(log) = self.verified.as_mut() {
-            log.append_all(&self.pending)?;
-        }
-        self.pending.clear();
-        let line = match outcome {
-            TaskOutcome::Done(r) => {
-                for (name, n) in &r.calls {
-                    *self.calls.entry(name.clone()).or_default() += n;
-                }
-                equimorph::search::add_errors(&mut self.errors, r.transform_errors.clone());
-                self.scored += r.counts.scored;
-                self.attacked += 1;
-                self.distance_sum += f64::from(r.best.distance());
-                ResultLine::attacked(task, r, self.threshold)
-            }
-            TaskOutcome::Skipped(why) => ResultLine::not_attacked(task, Status::Skipped, why),
-            TaskOutcome::Failed(why) | TaskOutcome::Unverifiable(why) => {
-                ResultLine::not_attacked(task, Status::Error, why)
-            }
-        };
-        self.writer.append(&line).map_err(|e| {
-            anyhow::anyhow!(
-                "{e}\nthe {} result(s) written before this one are intact; make room (or choose \
-                 another --out) and rerun the same command to resume",
-                self.already + self.written
-            )
-        })?;
-        self.written += 1;
-        self.pb.inc(1);
-        let secs = self.start.elapsed().as_secs_f64().max(1e-9);
-        self.pb.set_message(format!(
-            "mean best L {:.3}, {:.0} candidates/s",
-            if self.attacked > 0 {
-                self.distance_sum / self.attacked as f64
-            } else {
-                0.0
-            },
-            self.scored as f64 / secs
-        ));
-        Ok(())
-    }
-}
-
-/// Scores the reference benchmark's clone pairs with the run's detector into `out`, unless a
-/// resumed run already holds this benchmark's scores by this detector.
-fn write_reference_scores(
-    path: &Path,
-    seed: u64,
-    detector: &dyn equimorph::detector::Detector,
-    out: &Path,
-) -> Result<()> {
-    let source = path.display().to_string();
-    if let Some(dir) = out.parent() {
-        if let Some(r) = reference::read(dir) {
-            if r.source == source && r.detector == detector.name() {
-                return Ok(());
-            }
-        }
-    }
-    let bench = equimorph::task::gptclonebench::load(path, seed)
-        .with_context(|| format!("--reference-clones {}", path.display()))?;
-    let counts: Vec<String> = bench
-        .counts()
-        .iter()
-        .filter(|(k, _)| k.as_str() != "non-clone")
-        .map(|(k, n)| format!("{n} {k}"))
-        .collect();
-    eprintln!("scoring the reference clones ({})", counts.join(", "));
-    let scores = reference::score(&bench, detector, &source)?;
-    std::fs::write(out, serde_json::to_string(&scores)?)
-        .with_context(|| format!("cannot write {}", out.display()))?;
-    Ok(())
-}
-
-/// Distinct task ids of `tasks` that the run must finish (those of its shard).
-fn planned_tasks(tasks: &[Task], shard: Option<Shard>) -> usize {
-    tasks
-        .iter()
-        .filter(|t| shard.is_none_or(|s| s.owns(&t.id)))
-        .map(|t| t.id.as_str())
-        .collect::<std::collections::HashSet<_>>()
-        .len()
 }

@@ -592,6 +592,40 @@ impl equimorph::job::Notices for Stderr {
     }
 }
 
+/// The command line's [`equimorph::job::Progress`]: an indicatif bar, made when the tasks
+/// start (hidden with --quiet or when standard error is not a terminal).
+pub struct Bar {
+    quiet: bool,
+    bar: std::sync::OnceLock<indicatif::ProgressBar>,
+}
+
+impl Bar {
+    /// A bar that shows unless `quiet`.
+    pub fn new(quiet: bool) -> Self {
+        Bar {
+            quiet,
+            bar: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl equimorph::job::Progress for Bar {
+    fn start(&self, total: u64) {
+        let _ = self.bar.set(progress(total, self.quiet));
+    }
+    fn advance(&self, message: &str) {
+        if let Some(b) = self.bar.get() {
+            b.inc(1);
+            b.set_message(message.to_string());
+        }
+    }
+    fn finish(&self) {
+        if let Some(b) = self.bar.get() {
+            b.finish_and_clear();
+        }
+    }
+}
+
 /// [`equimorph::job::threshold::resolve_threshold`] with progress on standard error.
 pub fn resolve_threshold(
     spec: equimorph::report::calibration::ThresholdSpec,

@@ -1,6 +1,8 @@
 //! The job layer: what every job (`attack`, `augment`, `select`, `robustness`, `tests`,
 //! `validate`…) needs the same way, written once so that a rule holds in all of them.
 //!
+//! - [`attack`]: the attack job, from resolved parts to a typed outcome (the model for the
+//!   other jobs, which still wire themselves in `src/commands/`);
 //! - [`exit`]: the one exit-code table every command follows and documents in its `--help`;
 //! - [`interrupt`]: SIGINT/SIGTERM as a flag that jobs check between steps and tasks;
 //! - [`threshold`]: the run's success threshold, fixed or calibrated with the one non-clone
@@ -10,6 +12,7 @@
 //! id, completeness), the per-task [`crate::pipeline`] (a task's panic is that task's error)
 //! and the language registry. Commands parse arguments, call the library and print.
 
+pub mod attack;
 pub mod exit;
 pub mod interrupt;
 pub mod threshold;
@@ -21,6 +24,26 @@ pub trait Notices {
     fn note(&self, message: &str);
     /// A warning: the run goes on, but the user should know.
     fn warn(&self, message: &str);
+}
+
+/// How far a job's tasks have come (a progress bar on the command line).
+pub trait Progress {
+    /// The job is about to run `total` tasks.
+    fn start(&self, total: u64);
+    /// One more task is finished; `message` holds the running figures.
+    fn advance(&self, message: &str);
+    /// Every task is finished (or the run stops).
+    fn finish(&self);
+}
+
+/// No progress shown.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _total: u64) {}
+    fn advance(&self, _message: &str) {}
+    fn finish(&self) {}
 }
 
 /// Notices that go nowhere (library callers that do not report progress, tests).

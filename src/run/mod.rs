@@ -356,6 +356,11 @@ impl RunDir {
         Ok((dir, opened))
     }
 
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// A file in the directory.
     pub fn join(&self, name: &str) -> PathBuf {
         self.path.join(name)

@@ -1,0 +1,442 @@
+//! The attack job (`equimorph attack`, and the attacks `robustness` and `autospt` run): from
+//! resolved parts (tasks, transforms, detector, oracle, search settings) to a typed
+//! [`AttackOutcome`] from which the exit status follows. The command line parses arguments,
+//! opens the parts and the [`RunDir`], calls [`AttackJob::run`] and prints the outcome.
+//!
+//! In order: the run's threshold (the one recorded when resuming, else fixed or calibrated
+//! with the one non-clone rule), the reference clones' scores, the results log resumed by
+//! task id, the run record with the tasks it must finish, the pipeline over the tasks left
+//! (interrupts, a task's panic as its error), the counters, the summary and both reports.
+
+use super::exit::ExitStatus;
+use super::interrupt::{stop_point, InterruptedBeforeStart};
+use super::{Notices, Progress};
+use crate::adequacy::symbolic::{Gated, SymbolicChecker, SymbolicGate};
+use crate::detector::{Detector, DetectorStats};
+use crate::oracle::{Oracle, OracleStats, ValidationStatus};
+use crate::pipeline::{Pipeline, RunEnd, Sink, TaskOutcome};
+use crate::program::Candidate;
+use crate::report::calibration::{CalibrationProgram, Threshold, ThresholdSpec};
+use crate::report::results::{
+    read_jsonl, write_jsonl, AppendLog, DroppedDuplicate, ResultsError, ResultsWriter, VerifiedLine,
+};
+use crate::report::shard::Shard;
+use crate::report::summary::{RunInfo, Summary};
+use crate::report::{reference, ResultLine, Status};
+use crate::run::{Opened, RunDir, RunDirError};
+use crate::search::{SearchConfig, SearchResult, Searcher, TransformErrors};
+use crate::task::{Task, TaskSet};
+use crate::transform::TransformSet;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+use thiserror::Error;
+
+/// What an attack stopped before its first task has done.
+const NOTHING_ATTACKED: &str = "no task was attacked";
+
+/// Why an attack stopped with an error (a task's own failure is never one: it is that task's
+/// result line).
+#[derive(Debug, Error)]
+pub enum AttackError {
+    /// The run directory could not be read or written.
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
+    /// A log could not be read or written before the tasks started.
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    /// A result could not be written: the run stops, what was written stays.
+    #[error(
+        "{source}\nthe {written} result(s) written before this one are intact; make room (or \
+         choose another --out) and rerun the same command to resume"
+    )]
+    Write {
+        /// Why.
+        source: ResultsError,
+        /// Result lines in the log before this one.
+        written: usize,
+    },
+    /// SIGINT or SIGTERM before the first task.
+    #[error(transparent)]
+    Interrupted(#[from] InterruptedBeforeStart),
+    /// `--reference-clones` could not be loaded or scored.
+    #[error("--reference-clones {path}: {message}")]
+    Reference {
+        /// The benchmark given.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+}
+
+/// An attack made of resolved parts.
+pub struct AttackJob<'a> {
+    /// The tasks (those with tests).
+    pub tasks: &'a TaskSet,
+    /// The task file as the user named it (recorded in `run.json`).
+    pub tasks_label: String,
+    /// The transforms searched.
+    pub transforms: &'a TransformSet,
+    /// The detector attacked.
+    pub detector: &'a dyn Detector,
+    /// The equivalence oracle.
+    pub oracle: &'a Oracle,
+    /// The symbolic check of winners (`--verify symbolic`), if asked for.
+    pub symbolic: Option<&'a SymbolicChecker>,
+    /// How many times a task's search is redone when its winner is rejected symbolically.
+    pub symbolic_rounds: usize,
+    /// The search.
+    pub search: SearchConfig,
+    /// How success is decided.
+    pub threshold: ThresholdSpec,
+    /// The shard this run covers.
+    pub shard: Option<Shard>,
+    /// Also write `verified.jsonl` (every accepted candidate).
+    pub keep_verified: bool,
+    /// Tasks searched at once (default: 8 when the detector merges batches, else 1).
+    pub tasks_in_flight: Option<usize>,
+    /// GPTCloneBench clones to compare the winners with.
+    pub reference_clones: Option<PathBuf>,
+}
+
+/// How an attack ended.
+#[derive(Debug)]
+pub struct AttackOutcome {
+    /// The run's summary (every finished task, this invocation's and earlier ones).
+    pub summary: Summary,
+    /// The threshold success was judged by.
+    pub threshold: Threshold,
+    /// Tasks already finished when this invocation started.
+    pub resumed: usize,
+    /// Tasks this invocation had to do.
+    pub todo: usize,
+    /// Tasks it finished.
+    pub finished_now: usize,
+    /// How the pipeline ended (interrupted, broken sandbox).
+    pub end: RunEnd,
+    /// Log lines dropped because their task already had one.
+    pub dropped: Vec<DroppedDuplicate>,
+    /// Transforms that failed on more than half of their calls: (name, failures, calls).
+    pub failing_transforms: Vec<(String, u64, u64)>,
+    /// The oracle's counters of this invocation.
+    pub oracle: OracleStats,
+    /// The detector's counters of this invocation.
+    pub detector: DetectorStats,
+}
+
+impl AttackOutcome {
+    /// The exit status the outcome calls for.
+    pub fn status(&self) -> ExitStatus {
+        if self.end.interrupted {
+            ExitStatus::Interrupted
+        } else if self.end.broken.is_some() {
+            ExitStatus::Error
+        } else if self.summary.attacked == 0 {
+            ExitStatus::Negative
+        } else {
+            ExitStatus::Ok
+        }
+    }
+}
+
+impl AttackJob<'_> {
+    /// Runs the attack into `run_dir` (opened as `opened`), stopping at the next task once
+    /// `stop` is set.
+    pub fn run(
+        &self,
+        run_dir: &RunDir,
+        opened: Opened,
+        stop: &AtomicBool,
+        notices: &dyn Notices,
+        progress: &dyn Progress,
+    ) -> Result<AttackOutcome, AttackError> {
+        let detector = self.detector;
+        // A resumed run keeps the threshold it recorded (its settings, so its calibration, are
+        // the same; a `report --threshold` since then is kept too).
+        let recorded: Option<RunInfo> = (opened == Opened::Resumed)
+            .then(|| std::fs::read_to_string(run_dir.join("run.json")).ok())
+            .flatten()
+            .and_then(|t| serde_json::from_str(&t).ok());
+        let threshold = match recorded {
+            Some(r) => Threshold {
+                value: r.threshold,
+                source: r.threshold_source,
+            },
+            None => self.calibrate(stop, notices)?,
+        };
+        if let Some(path) = &self.reference_clones {
+            self.write_reference_scores(path, run_dir, notices)?;
+        }
+        let (mut writer, done, dropped) =
+            ResultsWriter::open_keyed(&run_dir.join("results.jsonl"))?;
+        let done_ids = crate::report::results::ids(&done);
+        let mut verified_log = if self.keep_verified {
+            // Lines of tasks without a result line come from a killed run: that task is redone.
+            let path = run_dir.join("verified.jsonl");
+            let mut kept: Vec<VerifiedLine> = read_jsonl(&path)?;
+            let before = kept.len();
+            kept.retain(|l| done_ids.contains(&l.task_id));
+            if kept.len() != before {
+                write_jsonl(&path, &kept)?;
+            }
+            Some(AppendLog::<VerifiedLine>::open_keyed(&path)?.0)
+        } else {
+            None
+        };
+        let owned = |t: &&Task| self.shard.is_none_or(|s| s.owns(&t.id));
+        let planned = self
+            .tasks
+            .tasks
+            .iter()
+            .filter(owned)
+            .map(|t| t.id.as_str())
+            .collect::<std::collections::HashSet<_>>()
+            .len();
+        let run_info = RunInfo {
+            detector: detector.name().to_string(),
+            threshold: threshold.value,
+            threshold_source: threshold.source.clone(),
+            strategy: format!("{:?}", self.search.strategy).to_lowercase(),
+            beam: self.search.beam,
+            iterations: self.search.iterations,
+            seed: self.search.seed,
+            constraints: crate::report::constraints_label(
+                &self.search.constraints,
+                detector.window(),
+            ),
+            transforms: self.transforms.names(),
+            tasks: self.tasks_label.clone(),
+            shard: self.shard.map(|s| s.to_string()),
+            dataset: Some(self.tasks.report()),
+            adequacy: Some(crate::adequacy::SetAdequacy::of(&self.tasks.tasks)),
+            planned_tasks: Some(planned),
+        };
+        run_dir.write_run_json(&run_info)?;
+        let todo: Vec<&Task> = self
+            .tasks
+            .tasks
+            .iter()
+            .filter(|t| !done_ids.contains(&t.id))
+            .filter(owned)
+            .collect();
+        if !done.is_empty() {
+            notices.note(&format!(
+                "resuming: {} tasks already in {}, {} to go",
+                done.len(),
+                run_dir.path().display(),
+                todo.len()
+            ));
+        }
+        progress.start(todo.len() as u64);
+        let list: Vec<_> = self.transforms.iter().cloned().collect();
+        let searcher = Searcher::new(&list, detector, self.oracle, self.search.clone());
+        let gate = self.symbolic.map(|c| SymbolicGate::new(c, self.oracle));
+        let job = Gated::new(&searcher, gate.as_ref(), self.symbolic_rounds);
+        let start = Instant::now();
+        let mut sink = AttackSink {
+            writer: &mut writer,
+            verified: verified_log.as_mut(),
+            pending: Vec::new(),
+            threshold: threshold.value,
+            progress,
+            start,
+            already: done.len(),
+            written: 0,
+            scored: 0,
+            attacked: 0,
+            distance_sum: 0.0,
+            calls: BTreeMap::new(),
+            errors: TransformErrors::new(),
+        };
+        let in_flight = self
+            .tasks_in_flight
+            .unwrap_or(if detector.shares_batches() { 8 } else { 1 });
+        let end = Pipeline::new(self.oracle, Some(stop))
+            .with_in_flight(in_flight)
+            .run(&todo, &job, &mut sink)?;
+        progress.finish();
+        let finished_now = sink.written;
+        let failing_transforms = crate::search::mostly_failing(&sink.calls, &sink.errors);
+        let (o, d) = (self.oracle.stats(), detector.stats());
+        run_dir.write_stats(&serde_json::json!({
+            "note": "counters of the last attack invocation on this directory",
+            "oracle": o,
+            "detector": d,
+            "seconds": start.elapsed().as_secs_f64(),
+        }))?;
+        let summary = crate::report::write_reports(run_dir.path(), run_info)?;
+        Ok(AttackOutcome {
+            summary,
+            threshold,
+            resumed: done.len(),
+            todo: todo.len(),
+            finished_now,
+            end,
+            dropped,
+            failing_transforms,
+            oracle: o,
+            detector: d,
+        })
+    }
+
+    /// The run's threshold: fixed, or calibrated on the originals that pass their own tests
+    /// (a failing or unparseable one is never attacked, so it says nothing about this run's
+    /// pairs).
+    fn calibrate(
+        &self,
+        stop: &AtomicBool,
+        notices: &dyn Notices,
+    ) -> Result<Threshold, InterruptedBeforeStart> {
+        let tasks = &self.tasks.tasks;
+        let programs: Vec<CalibrationProgram<'_>> = match self.threshold {
+            ThresholdSpec::Fixed(_) => Vec::new(),
+            ThresholdSpec::Auto { .. } => {
+                notices.note(&format!(
+                    "validating {} originals for the threshold calibration…",
+                    tasks.len()
+                ));
+                let ok: Vec<bool> = tasks
+                    .par_iter()
+                    .map(|t| {
+                        !stop.load(Ordering::Relaxed)
+                            && crate::pipeline::catch_task_panic(|| self.oracle.validate(t))
+                                .is_ok_and(|v| v.status == ValidationStatus::Ok)
+                    })
+                    .collect();
+                stop_point(
+                    stop,
+                    "validating the originals for the threshold",
+                    NOTHING_ATTACKED,
+                )?;
+                tasks
+                    .iter()
+                    .zip(ok)
+                    .filter(|(_, ok)| *ok)
+                    .map(|(t, _)| CalibrationProgram {
+                        text: &t.source,
+                        problem: t.problem_key(),
+                    })
+                    .collect()
+            }
+        };
+        super::threshold::resolve_threshold(
+            self.threshold,
+            self.detector,
+            &programs,
+            self.search.seed,
+            Some(stop),
+            notices,
+        )
+    }
+
+    /// Scores the reference benchmark's clone pairs with the run's detector into the run
+    /// directory, unless a resumed run already holds this benchmark's scores by this detector.
+    fn write_reference_scores(
+        &self,
+        path: &std::path::Path,
+        run_dir: &RunDir,
+        notices: &dyn Notices,
+    ) -> Result<(), AttackError> {
+        let fail = |message: String| AttackError::Reference {
+            path: path.to_path_buf(),
+            message,
+        };
+        let source = path.display().to_string();
+        if let Some(r) = reference::read(run_dir.path()) {
+            if r.source == source && r.detector == self.detector.name() {
+                return Ok(());
+            }
+        }
+        let bench = crate::task::gptclonebench::load(path, self.search.seed)
+            .map_err(|e| fail(e.to_string()))?;
+        let counts: Vec<String> = bench
+            .counts()
+            .iter()
+            .filter(|(k, _)| k.as_str() != "non-clone")
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        notices.note(&format!(
+            "scoring the reference clones ({})",
+            counts.join(", ")
+        ));
+        let scores =
+            reference::score(&bench, self.detector, &source).map_err(|e| fail(e.to_string()))?;
+        let out = run_dir.join(reference::FILE);
+        let text = serde_json::to_string(&scores).map_err(|e| fail(e.to_string()))?;
+        std::fs::write(&out, text).map_err(|e| fail(format!("cannot write {}: {e}", out.display())))
+    }
+}
+
+/// Appends each task's verified candidates (with `keep_verified`) and result line, and keeps
+/// the progress figures.
+struct AttackSink<'a> {
+    writer: &'a mut ResultsWriter,
+    verified: Option<&'a mut AppendLog<VerifiedLine>>,
+    pending: Vec<VerifiedLine>,
+    threshold: f32,
+    progress: &'a dyn Progress,
+    start: Instant,
+    already: usize,
+    written: usize,
+    scored: u64,
+    attacked: usize,
+    distance_sum: f64,
+    /// Transform applications and failures of this invocation.
+    calls: BTreeMap<String, u64>,
+    errors: TransformErrors,
+}
+
+impl Sink<SearchResult> for AttackSink<'_> {
+    type Error = AttackError;
+
+    fn verified(&mut self, task: &Task, candidate: &Candidate) {
+        if self.verified.is_some() {
+            self.pending.push(VerifiedLine::of(task, candidate));
+        }
+    }
+
+    fn finished(
+        &mut self,
+        task: &Task,
+        outcome: TaskOutcome<SearchResult>,
+    ) -> Result<(), AttackError> {
+        let written = self.already + self.written;
+        let write = |source| AttackError::Write { source, written };
+        // The task's verified candidates first: its result line commits them.
+        if let Some(log) = self.verified.as_mut() {
+            log.append_all(&self.pending).map_err(write)?;
+        }
+        self.pending.clear();
+        let line = match outcome {
+            TaskOutcome::Done(r) => {
+                for (name, n) in &r.calls {
+                    *self.calls.entry(name.clone()).or_default() += n;
+                }
+                crate::search::add_errors(&mut self.errors, r.transform_errors.clone());
+                self.scored += r.counts.scored;
+                self.attacked += 1;
+                self.distance_sum += f64::from(r.best.distance());
+                ResultLine::attacked(task, r, self.threshold)
+            }
+            TaskOutcome::Skipped(why) => ResultLine::not_attacked(task, Status::Skipped, why),
+            TaskOutcome::Failed(why) | TaskOutcome::Unverifiable(why) => {
+                ResultLine::not_attacked(task, Status::Error, why)
+            }
+        };
+        self.writer.append(&line).map_err(write)?;
+        self.written += 1;
+        let secs = self.start.elapsed().as_secs_f64().max(1e-9);
+        let mean = if self.attacked > 0 {
+            self.distance_sum / self.attacked as f64
+        } else {
+            0.0
+        };
+        self.progress.advance(&format!(
+            "mean best L {mean:.3}, {:.0} candidates/s",
+            self.scored as f64 / secs
+        ));
+        Ok(())
+    }
+}

@@ -177,7 +177,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(e) if e.is::<commands::common::InterruptedBeforeStart>() => {
+        Err(e) if interrupted_before_start(&e) => {
             eprintln!("{e}");
             ExitCode::from(exit::INTERRUPTED)
         }
@@ -186,4 +186,14 @@ fn main() -> ExitCode {
             exit::ExitStatus::Error.into()
         }
     }
+}
+
+/// Whether `e` is a run stopped by SIGINT/SIGTERM before its first task (exit 130, not 2),
+/// whichever job's error carries it.
+fn interrupted_before_start(e: &anyhow::Error) -> bool {
+    e.is::<commands::common::InterruptedBeforeStart>()
+        || matches!(
+            e.downcast_ref::<equimorph::job::attack::AttackError>(),
+            Some(equimorph::job::attack::AttackError::Interrupted(_))
+        )
 }

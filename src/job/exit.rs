@@ -100,7 +100,7 @@ pub fn negative_meaning(command: &str) -> Option<&'static str> {
 
 /// The exit-code section of `command`'s `--help` (the top level when `command` is `None`).
 pub fn help(command: Option<&str>) -> String {
-    let mut out = String::from("Exit status:\n");
+    let mut out = String::from("Exit codes:\n");
     for s in ExitStatus::ALL {
         let meaning = match (s, command) {
             (ExitStatus::Negative, Some(c)) => match negative_meaning(c) {

@@ -44,7 +44,7 @@ pub fn resolve_threshold(
         ThresholdSpec::Auto { rate } => rate,
     };
     notices.note(&format!(
-        "calibrating the threshold on up to {CALIBRATION_PAIRS} non-clone pairs ({NON_CLONE_RULE})…"
+        "calibrating the threshold on up to {CALIBRATION_PAIRS} non-clone pairs: {NON_CLONE_RULE}…"
     ));
     let fallback = |why: String| Threshold {
         value: FALLBACK_THRESHOLD,

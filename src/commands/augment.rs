@@ -1,25 +1,20 @@
 //! `equimorph augment`: K distinct verified variants of every task (training data).
 
 use super::common::{
-    detector_settings, interrupt_flag, load_dataset, measure_scores, progress, stop_point,
-    task_settings, transform_settings, DatasetArgs, DetectorArgs, OracleOptions, PrecisionArg,
-    TransformOptions, VerifyArgs, WindowArgs, INTERRUPTED, NOTHING_USABLE,
+    detector_settings, interrupt_flag, load_dataset, measure_scores, stop_point, task_settings,
+    transform_settings, Bar, DatasetArgs, DetectorArgs, OracleOptions, PrecisionArg, Stderr,
+    TransformOptions, VerifyArgs, WindowArgs,
 };
 use anyhow::{bail, Result};
 use clap::Args;
-use equimorph::adequacy::symbolic::{Gated, SymbolicGate};
-use equimorph::augment::summary::{finish, read_run, AugmentRun, OutputFormat};
-use equimorph::augment::{AugmentConfig, Augmented, Augmenter, TaskLine, VariantLine};
-use equimorph::pipeline::{Pipeline, Sink, TaskOutcome};
-use equimorph::report::results::{write_jsonl, AppendLog};
+use equimorph::augment::summary::{AugmentRun, OutputFormat};
+use equimorph::augment::AugmentConfig;
+use equimorph::job::augment::{AugmentJob, AugmentOutcome};
 use equimorph::report::shard::Shard;
-use equimorph::report::Status;
 use equimorph::run::{JobKind, RunDir, RunSettings, NOT_SET};
-use equimorph::task::{Task, TaskFormat};
-use indicatif::ProgressBar;
+use equimorph::task::TaskFormat;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 /// Arguments of `augment`.
 #[derive(Args)]
@@ -229,19 +224,37 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         dataset: Some(set.report()),
         adequacy: Some(equimorph::adequacy::SetAdequacy::of(&set.tasks)),
         min_mutation_score: args.min_mutation_score,
-        planned_tasks: Some(
-            set.run_order(true)
-                .into_iter()
-                .filter(|t| args.shard.is_none_or(|s| s.owns(&t.id)))
-                .map(|t| t.id.as_str())
-                .collect::<std::collections::HashSet<_>>()
-                .len(),
-        ),
+        planned_tasks: None,
     };
+    let settings = run_settings(&args, &config, detector_args.as_ref(), &transforms)?;
+    let (run_dir, _) = RunDir::open(&args.out, JobKind::Augment, settings, args.force_new)?;
+    let job = AugmentJob {
+        tasks: &set,
+        record: run_info,
+        transforms: &transforms,
+        oracle: &oracle,
+        detector: detector.as_deref(),
+        symbolic: symbolic.as_ref(),
+        config,
+        shard: args.shard,
+        refused,
+    };
+    let outcome = job.run(&run_dir, &stop, &Stderr, &Bar::new(args.quiet))?;
+    print_outcome(&args, &outcome);
+    Ok(outcome.status().into())
+}
+
+/// The settings that define the run (`run.json`; a rerun resumes only with the same ones).
+fn run_settings(
+    args: &AugmentArgs,
+    config: &AugmentConfig,
+    detector_args: Option<&DetectorArgs>,
+    transforms: &equimorph::transform::TransformSet,
+) -> Result<RunSettings> {
     let mut settings = RunSettings::new();
     task_settings(&mut settings, &args.tasks);
     args.dataset.record(&mut settings);
-    match &detector_args {
+    match detector_args {
         Some(d) => {
             detector_settings(&mut settings, &d.detector);
             d.record(&mut settings)?;
@@ -278,70 +291,19 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
             .set("mutants", args.mutants);
     }
     args.verify.record(&mut settings);
-    let (run_dir, _) = RunDir::open(&args.out, JobKind::Augment, settings, args.force_new)?;
-    run_dir.write_run_json(&run_info)?;
+    Ok(settings)
+}
 
-    // Variants of a task that never reached tasks.jsonl come from a killed run: drop them
-    // (the task is done again), so nothing is duplicated.
-    let (done, kept, orphans) = read_run(&args.out)?;
-    let variants_path = args.out.join("variants.jsonl");
-    if orphans > 0 {
-        write_jsonl(&variants_path, &kept)?;
-    }
-    // One line per task and per variant (a log written twice keeps the first of each).
-    let (mut variants_log, _, _) = AppendLog::<VariantLine>::open_keyed(&variants_path)?;
-    let (mut tasks_log, _, dropped) =
-        AppendLog::<TaskLine>::open_keyed(&args.out.join("tasks.jsonl"))?;
-    for d in &dropped {
+/// Prints what an augmentation did: its figures, where its files are, and why it stopped.
+fn print_outcome(args: &AugmentArgs, o: &AugmentOutcome) {
+    let s = &o.summary;
+    for d in &o.dropped {
         eprintln!(
             "warning: tasks.jsonl line {}: task {} is already finished (line {}); the \
-             duplicate is dropped",
+             duplicate was dropped",
             d.line, d.key, d.first
         );
     }
-    let done_ids: std::collections::HashSet<&str> = done.iter().map(|t| t.id.as_str()).collect();
-    let todo: Vec<&Task> = set
-        .run_order(true)
-        .into_iter()
-        .filter(|t| !done_ids.contains(t.id.as_str()))
-        .filter(|t| args.shard.is_none_or(|s| s.owns(&t.id)))
-        .collect();
-    if !done.is_empty() {
-        eprintln!(
-            "resuming: {} tasks already in {}, {} to go",
-            done.len(),
-            args.out.display(),
-            todo.len()
-        );
-    }
-
-    // Refused tasks are finished at once, with their score as the reason.
-    let (refused_now, todo): (Vec<&Task>, Vec<&Task>) =
-        todo.into_iter().partition(|t| refused.contains_key(&t.id));
-    for t in &refused_now {
-        let mut line = TaskLine::skipped(t, refused[&t.id].clone());
-        line.tests = Some(equimorph::adequacy::TestsRecord::of(t));
-        tasks_log.append(&line)?;
-    }
-    let augmenter = Augmenter::new(&list, &oracle, detector.as_deref(), config);
-    let symbolic_gate = symbolic.as_ref().map(|c| SymbolicGate::new(c, &oracle));
-    let job = Gated::new(&augmenter, symbolic_gate.as_ref(), 0);
-    let pb = progress(todo.len() as u64, args.quiet);
-    let mut sink = AugmentSink {
-        variants: &mut variants_log,
-        tasks: &mut tasks_log,
-        verify: !args.unverified,
-        pb: &pb,
-        start: Instant::now(),
-        made: 0,
-    };
-    let end = Pipeline::new(&oracle, Some(&stop)).run(&todo, &job, &mut sink)?;
-    pb.finish_and_clear();
-    let seconds = sink.start.elapsed().as_secs_f64();
-    let made_now = sink.made;
-
-    let (tasks, variants, _) = read_run(&args.out)?;
-    let s = finish(&args.out, &run_info, &tasks, &variants)?;
     println!(
         "{} tasks augmented, {} skipped, {} errors; {} variants ({} verified), {:.2} per task, \
          {} task(s) below K = {}",
@@ -355,13 +317,15 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         args.variants
     );
     println!(
-        "this run: {made_now} variants in {seconds:.1} s ({:.2} variants/s)",
-        made_now as f64 / seconds.max(1e-9)
+        "this run: {} variants in {:.1} s ({:.2} variants/s)",
+        o.made_now,
+        o.seconds,
+        o.made_now as f64 / o.seconds.max(1e-9)
     );
     if let Some(d) = s.distance {
         println!("distance L of the variants: {:.4} ± {:.4}", d.mean, d.std);
     }
-    println!("variants: {}", variants_path.display());
+    println!("variants: {}", args.out.join("variants.jsonl").display());
     if let Some((n, p, neg)) = s.codexglue {
         println!(
             "codexglue: {} ({n} programs, {p} pairs, {neg} negative)",
@@ -382,81 +346,20 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     if let Some(notice) = s.progress().incomplete_notice() {
         eprintln!("{notice}");
     }
-    if end.interrupted {
+    if o.end.interrupted {
         eprintln!("interrupted: finished tasks are saved; rerun the same command to resume");
-        return Ok(ExitCode::from(INTERRUPTED));
-    }
-    if let Some(reason) = end.broken {
+    } else if let Some(reason) = &o.end.broken {
         eprintln!(
             "error: stopped: the sandbox failed on the last {} checks in a row ({reason}); \
              results so far are saved, and a rerun resumes",
             equimorph::oracle::BROKEN_AFTER
         );
-        return Ok(ExitCode::from(2));
-    }
-    if s.augmented == 0 {
+    } else if s.augmented == 0 {
         eprintln!(
             "error: no task was augmented ({} skipped, {} errors): see the reasons in {}",
             s.skipped.len(),
             s.errors.len(),
             args.out.join("report.md").display()
         );
-        return Ok(ExitCode::from(NOTHING_USABLE));
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Appends each finished task's variants, then its line in tasks.jsonl (which commits it).
-struct AugmentSink<'a> {
-    variants: &'a mut AppendLog<VariantLine>,
-    tasks: &'a mut AppendLog<TaskLine>,
-    verify: bool,
-    pb: &'a ProgressBar,
-    start: Instant,
-    made: usize,
-}
-
-impl Sink<Augmented> for AugmentSink<'_> {
-    type Error = anyhow::Error;
-
-    fn finished(&mut self, task: &Task, outcome: TaskOutcome<Augmented>) -> Result<()> {
-        let mut line = TaskLine::skipped(task, String::new());
-        line.status = Status::Ok;
-        line.reason = None;
-        line.tests = Some(equimorph::adequacy::TestsRecord::of(task));
-        match outcome {
-            TaskOutcome::Done(a) => {
-                let lines = VariantLine::of(task, &a, self.verify);
-                self.variants.append_all(&lines)?;
-                self.made += lines.len();
-                line.variants = lines.len();
-                line.counts = a.counts;
-                line.seconds = a.seconds;
-                line.transform_errors = a.transform_errors;
-                line.symbolic = a.symbolic;
-            }
-            TaskOutcome::Skipped(why) => {
-                line.status = Status::Skipped;
-                line.reason = Some(if task.test_count() == 0 {
-                    "refused: the task has no tests, so its variants could not be verified \
-                     (--unverified augments it anyway)"
-                        .into()
-                } else {
-                    why
-                });
-            }
-            TaskOutcome::Failed(why) | TaskOutcome::Unverifiable(why) => {
-                line.status = Status::Error;
-                line.reason = Some(why);
-            }
-        }
-        self.tasks.append(&line)?;
-        self.pb.inc(1);
-        self.pb.set_message(format!(
-            "{} variants, {:.2}/s",
-            self.made,
-            self.made as f64 / self.start.elapsed().as_secs_f64().max(1e-9)
-        ));
-        Ok(())
     }
 }

@@ -1,8 +1,8 @@
 //! The job layer: what every job (`attack`, `augment`, `select`, `robustness`, `tests`,
 //! `validate`…) needs the same way, written once so that a rule holds in all of them.
 //!
-//! - [`attack`]: the attack job, from resolved parts to a typed outcome (the model for the
-//!   other jobs, which still wire themselves in `src/commands/`);
+//! - [`attack`] and [`augment`]: those jobs, from resolved parts to a typed outcome (the model
+//!   for the other jobs, which still wire themselves in `src/commands/`);
 //! - [`exit`]: the one exit-code table every command follows and documents in its `--help`;
 //! - [`interrupt`]: SIGINT/SIGTERM as a flag that jobs check between steps and tasks;
 //! - [`threshold`]: the run's success threshold, fixed or calibrated with the one non-clone
@@ -13,6 +13,7 @@
 //! and the language registry. Commands parse arguments, call the library and print.
 
 pub mod attack;
+pub mod augment;
 pub mod exit;
 pub mod interrupt;
 pub mod threshold;

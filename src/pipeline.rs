@@ -338,6 +338,6 @@ pub fn catch_task_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             .map(String::as_str)
             .or_else(|| payload.downcast_ref::<&str>().copied())
             .unwrap_or("a panic without a message");
-        format!("equimorph panicked on this task (a bug; please report it): {message}")
+        format!("equimorph panicked on this task (an internal error, please report it): {message}")
     })
 }

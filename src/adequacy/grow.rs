@@ -19,7 +19,7 @@
 use super::calls::CallModel;
 use super::inputs::InputModel;
 use super::mutants::{mutants_of, Mutant};
-use super::score::{internal_error, tally, test_panic_point, verdicts, MutantOptions, Verdict};
+use super::score::{tally, test_panic_point, verdicts, MutantOptions, Verdict};
 use super::{Adequacy, MutantTally};
 use crate::oracle::{
     outputs_equal, ExitClass, Oracle, ValidationStatus, REFERENCE_HASH_SEED, SECOND_HASH_SEED,
@@ -306,11 +306,9 @@ pub fn grow_task_until(
     options: GrowOptions,
     stop: &AtomicBool,
 ) -> (Task, GrowReport) {
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        grow_inner(oracle, task, siblings, options, stop)
-    }));
-    run.unwrap_or_else(|payload| {
-        let why = internal_error(payload.as_ref());
+    let run =
+        crate::pipeline::catch_task_panic(|| grow_inner(oracle, task, siblings, options, stop));
+    run.unwrap_or_else(|why| {
         let mut report = empty_report(task, siblings.len());
         report.status = ValidationStatus::Error;
         report.reason = Some(why.clone());

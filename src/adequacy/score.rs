@@ -112,15 +112,6 @@ pub fn tally(verdicts: &[Verdict]) -> MutantTally {
     t
 }
 
-/// The message of a caught panic's payload.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with no message".into())
-}
-
 /// Test hook: the task whose id is this variable's value panics inside the per-task guard of
 /// [`score_task`] and [`super::grow::grow_task`], so that tests can check that one task's panic
 /// is that task's error and the run goes on. Unset in normal use.
@@ -134,14 +125,6 @@ pub(crate) fn test_panic_point(id: &str) {
     }
 }
 
-/// Why a task has no result when equimorph itself failed on it (a bug, reported per task).
-pub(crate) fn internal_error(payload: &(dyn std::any::Any + Send)) -> String {
-    format!(
-        "equimorph failed on this task (internal error, please report it): {}",
-        panic_message(payload)
-    )
-}
-
 /// Measures the tests of `task`: validates its original, runs its mutants and the known-broken
 /// programs of its problem (`broken`), and records the result. A panic inside (a bug of
 /// equimorph's) is caught and recorded as this task's error (`status` `error`, `error` set):
@@ -152,21 +135,16 @@ pub fn score_task(
     options: MutantOptions,
     broken: &[&BrokenProgram],
 ) -> TaskScore {
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        score_task_inner(oracle, task, options, broken)
-    }));
-    run.unwrap_or_else(|payload| {
-        let why = internal_error(payload.as_ref());
-        TaskScore {
-            id: task.id.clone(),
-            status: ValidationStatus::Error,
-            reason: Some(why.clone()),
-            adequacy: None,
-            by_operator: BTreeMap::new(),
-            survivors: Vec::new(),
-            faults: 0,
-            error: Some(why),
-        }
+    let run = crate::pipeline::catch_task_panic(|| score_task_inner(oracle, task, options, broken));
+    run.unwrap_or_else(|why| TaskScore {
+        id: task.id.clone(),
+        status: ValidationStatus::Error,
+        reason: Some(why.clone()),
+        adequacy: None,
+        by_operator: BTreeMap::new(),
+        survivors: Vec::new(),
+        faults: 0,
+        error: Some(why),
     })
 }
 

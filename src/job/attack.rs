@@ -129,15 +129,7 @@ pub struct AttackOutcome {
 impl AttackOutcome {
     /// The exit status the outcome calls for.
     pub fn status(&self) -> ExitStatus {
-        if self.end.interrupted {
-            ExitStatus::Interrupted
-        } else if self.end.broken.is_some() {
-            ExitStatus::Error
-        } else if self.summary.attacked == 0 {
-            ExitStatus::Negative
-        } else {
-            ExitStatus::Ok
-        }
+        super::run_status(&self.end, self.summary.attacked)
     }
 }
 
@@ -186,14 +178,7 @@ impl AttackJob<'_> {
             None
         };
         let owned = |t: &&Task| self.shard.is_none_or(|s| s.owns(&t.id));
-        let planned = self
-            .tasks
-            .tasks
-            .iter()
-            .filter(owned)
-            .map(|t| t.id.as_str())
-            .collect::<std::collections::HashSet<_>>()
-            .len();
+        let planned = super::planned_tasks(&self.tasks.tasks, self.shard);
         let run_info = RunInfo {
             detector: detector.name().to_string(),
             threshold: threshold.value,

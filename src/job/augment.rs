@@ -86,15 +86,7 @@ pub struct AugmentOutcome {
 impl AugmentOutcome {
     /// The exit status the outcome calls for.
     pub fn status(&self) -> ExitStatus {
-        if self.end.interrupted {
-            ExitStatus::Interrupted
-        } else if self.end.broken.is_some() {
-            ExitStatus::Error
-        } else if self.summary.augmented == 0 {
-            ExitStatus::Negative
-        } else {
-            ExitStatus::Ok
-        }
+        super::run_status(&self.end, self.summary.augmented)
     }
 }
 
@@ -110,15 +102,7 @@ impl AugmentJob<'_> {
         let owned = |t: &&Task| self.shard.is_none_or(|s| s.owns(&t.id));
         let order = self.tasks.run_order(true);
         let mut record = self.record.clone();
-        record.planned_tasks = Some(
-            order
-                .iter()
-                .copied()
-                .filter(owned)
-                .map(|t| t.id.as_str())
-                .collect::<std::collections::HashSet<_>>()
-                .len(),
-        );
+        record.planned_tasks = Some(super::planned_tasks(order.iter().copied(), self.shard));
         run_dir.write_run_json(&record)?;
         // Variants of a task that never reached tasks.jsonl come from a killed run: drop them
         // (the task is done again), so nothing is duplicated.

@@ -55,3 +55,30 @@ impl Notices for Silent {
     fn note(&self, _message: &str) {}
     fn warn(&self, _message: &str) {}
 }
+
+/// The exit status of a job that ran tasks through the pipeline and produced `produced`
+/// usable results in all (this invocation's and earlier ones').
+pub fn run_status(end: &crate::pipeline::RunEnd, produced: usize) -> exit::ExitStatus {
+    if end.interrupted {
+        exit::ExitStatus::Interrupted
+    } else if end.broken.is_some() {
+        exit::ExitStatus::Error
+    } else if produced == 0 {
+        exit::ExitStatus::Negative
+    } else {
+        exit::ExitStatus::Ok
+    }
+}
+
+/// Distinct task ids among `tasks` that a run of `shard` must finish.
+pub fn planned_tasks<'a>(
+    tasks: impl IntoIterator<Item = &'a crate::task::Task>,
+    shard: Option<crate::report::shard::Shard>,
+) -> usize {
+    tasks
+        .into_iter()
+        .filter(|t| shard.is_none_or(|s| s.owns(&t.id)))
+        .map(|t| t.id.as_str())
+        .collect::<std::collections::HashSet<_>>()
+        .len()
+}

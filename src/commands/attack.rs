@@ -1,13 +1,13 @@
 //! `equimorph attack`: search every task for the least similar equivalent program.
 
 use super::common::{
-    detector_settings, interrupt_flag, load_dataset, stop_point, task_settings, transform_settings,
-    Bar, DatasetArgs, DetectorArgs, OracleOptions, Stderr, TransformOptions, VerifyArgs,
-    WindowArgs,
+    detector_settings, interrupt_flag, load_dataset, print, stop_point, task_settings,
+    transform_settings, Bar, DatasetArgs, DetectorArgs, OracleOptions, Stderr, TransformOptions,
+    VerifyArgs, WindowArgs,
 };
 use anyhow::{bail, Result};
 use clap::Args;
-use equimorph::job::attack::{AttackJob, AttackOutcome};
+use equimorph::job::attack::AttackJob;
 use equimorph::report::calibration::ThresholdSpec;
 use equimorph::report::shard::Shard;
 use equimorph::run::{JobKind, RunDir, RunSettings};
@@ -174,7 +174,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     };
     let bar = Bar::new(args.quiet);
     let outcome = job.run(&run_dir, opened, &stop, &Stderr, &bar)?;
-    print_outcome(&outcome, &run_dir);
+    print(&outcome.printout(&run_dir));
     Ok(outcome.status().into())
 }
 
@@ -268,84 +268,4 @@ fn run_settings(
         settings.set("symbolic rounds", args.symbolic_rounds);
     }
     Ok(settings)
-}
-
-/// Prints what an attack did: its figures, where its reports are, and why it stopped.
-fn print_outcome(o: &AttackOutcome, run_dir: &RunDir) {
-    let (s, t) = (&o.summary, &o.threshold);
-    for d in &o.dropped {
-        eprintln!(
-            "warning: results.jsonl line {}: task {} already has a result (line {}); the \
-             duplicate was dropped",
-            d.line, d.key, d.first
-        );
-    }
-    if s.attacked == 0 {
-        // No distance was measured: a mean of nothing is not 0.
-        println!(
-            "no task attacked, {} skipped, {} errors; threshold M < {:.4} ({})",
-            s.skipped.len(),
-            s.errors.len(),
-            t.value,
-            t.source
-        );
-    } else {
-        println!(
-            "{} tasks attacked, {} skipped, {} errors; worst-case distance L = {:.4} ± {:.4}; \
-             success rate {:.1} % (M < {:.4}, {}); detector time {:.0} %",
-            s.attacked,
-            s.skipped.len(),
-            s.errors.len(),
-            s.mean_distance,
-            s.std_distance,
-            s.success_rate * 100.0,
-            t.value,
-            t.source,
-            s.detector_share * 100.0
-        );
-    }
-    println!(
-        "oracle: {} program runs, {} checks, {} cache hits; detector: {} sequences, {} truncated \
-         to the model's maximum",
-        o.oracle.runs,
-        o.oracle.checks,
-        o.oracle.cache_hits,
-        o.detector.sequences,
-        o.detector.truncated
-    );
-    println!("report: {}", run_dir.join("report.md").display());
-    println!("        {}", run_dir.join("report.html").display());
-    if let Some(notice) = s.progress().incomplete_notice() {
-        eprintln!("{notice}");
-    }
-    if o.end.interrupted {
-        eprintln!(
-            "interrupted: {} of {} tasks done in this run; the summary and reports cover every \
-             finished task; rerun the same command to resume",
-            o.finished_now, o.todo
-        );
-        return;
-    }
-    if let Some(reason) = &o.end.broken {
-        eprintln!(
-            "error: stopped: the sandbox failed on the last {} checks in a row, so no task can \
-             be judged ({reason}); results so far are saved, and a rerun resumes",
-            equimorph::oracle::BROKEN_AFTER
-        );
-        return;
-    }
-    for (name, failed, calls) in &o.failing_transforms {
-        eprintln!(
-            "warning: transform {name} failed on {failed} of its {calls} calls in this run (see \
-             \"Transform failures\" in the report)"
-        );
-    }
-    if s.attacked == 0 {
-        eprintln!(
-            "error: no task was attacked ({} skipped, {} errors): see the reasons in {}",
-            s.skipped.len(),
-            s.errors.len(),
-            run_dir.join("report.md").display()
-        );
-    }
 }

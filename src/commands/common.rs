@@ -583,6 +583,17 @@ pub use equimorph::job::interrupt::{interrupt_flag, stop_point, InterruptedBefor
 /// The command line's [`equimorph::job::Notices`]: progress and warnings on standard error.
 pub struct Stderr;
 
+/// Prints what a job tells its user at the end: its standard-output lines, then its
+/// standard-error lines.
+pub fn print(printout: &equimorph::job::Printout) {
+    for line in &printout.out {
+        println!("{line}");
+    }
+    for line in &printout.err {
+        eprintln!("{line}");
+    }
+}
+
 impl equimorph::job::Notices for Stderr {
     fn note(&self, message: &str) {
         eprintln!("{message}");

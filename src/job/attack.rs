@@ -10,7 +10,7 @@
 
 use super::exit::ExitStatus;
 use super::interrupt::{stop_point, InterruptedBeforeStart};
-use super::{Notices, Progress};
+use super::{Notices, Printout, Progress};
 use crate::adequacy::symbolic::{Gated, SymbolicChecker, SymbolicGate};
 use crate::detector::{Detector, DetectorStats};
 use crate::oracle::{Oracle, OracleStats, ValidationStatus};
@@ -130,6 +130,90 @@ impl AttackOutcome {
     /// The exit status the outcome calls for.
     pub fn status(&self) -> ExitStatus {
         super::run_status(&self.end, self.summary.attacked)
+    }
+
+    /// What the attack tells its user at the end: its figures, where its reports are, and
+    /// why it stopped.
+    pub fn printout(&self, run_dir: &RunDir) -> Printout {
+        let o = self;
+        let mut p = Printout::new();
+        let (s, t) = (&o.summary, &o.threshold);
+        for d in &o.dropped {
+            p.err(format!(
+                "warning: results.jsonl line {}: task {} already has a result (line {}); the \
+             duplicate was dropped",
+                d.line, d.key, d.first
+            ));
+        }
+        if s.attacked == 0 {
+            // No distance was measured: a mean of nothing is not 0.
+            p.out(format!(
+                "no task attacked, {} skipped, {} errors; threshold M < {:.4} ({})",
+                s.skipped.len(),
+                s.errors.len(),
+                t.value,
+                t.source
+            ));
+        } else {
+            p.out(format!(
+                "{} tasks attacked, {} skipped, {} errors; worst-case distance L = {:.4} ± {:.4}; \
+             success rate {:.1} % (M < {:.4}, {}); detector time {:.0} %",
+                s.attacked,
+                s.skipped.len(),
+                s.errors.len(),
+                s.mean_distance,
+                s.std_distance,
+                s.success_rate * 100.0,
+                t.value,
+                t.source,
+                s.detector_share * 100.0
+            ));
+        }
+        p.out(format!(
+        "oracle: {} program runs, {} checks, {} cache hits; detector: {} sequences, {} truncated \
+         to the model's maximum",
+        o.oracle.runs,
+        o.oracle.checks,
+        o.oracle.cache_hits,
+        o.detector.sequences,
+        o.detector.truncated
+    ));
+        p.out(format!("report: {}", run_dir.join("report.md").display()));
+        p.out(format!("        {}", run_dir.join("report.html").display()));
+        if let Some(notice) = s.progress().incomplete_notice() {
+            p.err(format!("{notice}"));
+        }
+        if o.end.interrupted {
+            p.err(format!(
+            "interrupted: {} of {} tasks done in this run; the summary and reports cover every \
+             finished task; rerun the same command to resume",
+            o.finished_now, o.todo
+        ));
+            return p;
+        }
+        if let Some(reason) = &o.end.broken {
+            p.err(format!(
+            "error: stopped: the sandbox failed on the last {} checks in a row, so no task can \
+             be judged ({reason}); results so far are saved, and a rerun resumes",
+            crate::oracle::BROKEN_AFTER
+        ));
+            return p;
+        }
+        for (name, failed, calls) in &o.failing_transforms {
+            p.err(format!(
+            "warning: transform {name} failed on {failed} of its {calls} calls in this run (see \
+             \"Transform failures\" in the report)"
+        ));
+        }
+        if s.attacked == 0 {
+            p.err(format!(
+                "error: no task was attacked ({} skipped, {} errors): see the reasons in {}",
+                s.skipped.len(),
+                s.errors.len(),
+                run_dir.join("report.md").display()
+            ));
+        }
+        p
     }
 }
 

@@ -14,9 +14,53 @@
 
 pub mod attack;
 pub mod augment;
+pub mod calibrate;
 pub mod exit;
 pub mod interrupt;
+pub mod robustness;
+pub mod select;
+pub mod tests;
 pub mod threshold;
+pub mod train;
+pub mod validate;
+pub mod verify;
+
+/// What a job tells its user when it ends: lines for standard output (its figures, what it
+/// wrote) and lines for standard error (warnings, why it stopped). Rendered by the library,
+/// so that every front end says the same thing; the command line prints it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Printout {
+    /// Lines for standard output.
+    pub out: Vec<String>,
+    /// Lines for standard error.
+    pub err: Vec<String>,
+}
+
+impl Printout {
+    /// An empty printout.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a line (or several, separated by newlines) for standard output.
+    pub fn out(&mut self, line: impl Into<String>) -> &mut Self {
+        self.out.push(line.into());
+        self
+    }
+
+    /// Adds a line for standard error (a warning or notice, with its own prefix).
+    pub fn err(&mut self, line: impl Into<String>) -> &mut Self {
+        self.err.push(line.into());
+        self
+    }
+
+    /// Appends another printout's lines after this one's.
+    pub fn extend(&mut self, other: Printout) -> &mut Self {
+        self.out.extend(other.out);
+        self.err.extend(other.err);
+        self
+    }
+}
 
 /// What a job tells its user while it runs: progress lines and warnings. The library never
 /// prints; the command line implements this by writing to standard error.

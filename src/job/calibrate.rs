@@ -1,0 +1,1 @@
+//! `equimorph calibrate`: a detector's thresholds at chosen false-positive rates.

@@ -1,0 +1,1 @@
+//! `equimorph robustness`: the train-then-attack experiment.

@@ -1,0 +1,1 @@
+//! `equimorph select`: best-of-N selection among candidate implementations of SPTs.

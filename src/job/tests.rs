@@ -1,0 +1,1 @@
+//! `equimorph tests score|grow`: test adequacy of a task file.

@@ -1,0 +1,1 @@
+//! `equimorph train`: a detector trained on augment output.

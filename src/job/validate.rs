@@ -1,0 +1,1 @@
+//! `equimorph validate`: do a task file's originals pass their own tests.

@@ -1,0 +1,1 @@
+//! `equimorph verify`: re-check a run's winners.

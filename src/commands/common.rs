@@ -607,7 +607,7 @@ impl equimorph::job::Notices for Stderr {
 /// start (hidden with --quiet or when standard error is not a terminal).
 pub struct Bar {
     quiet: bool,
-    bar: std::sync::OnceLock<indicatif::ProgressBar>,
+    bar: std::sync::Mutex<Option<indicatif::ProgressBar>>,
 }
 
 impl Bar {
@@ -615,25 +615,41 @@ impl Bar {
     pub fn new(quiet: bool) -> Self {
         Bar {
             quiet,
-            bar: std::sync::OnceLock::new(),
+            bar: std::sync::Mutex::new(None),
         }
+    }
+
+    fn with(&self, f: impl FnOnce(&mut Option<indicatif::ProgressBar>)) {
+        // A poisoned lock only means another thread panicked while drawing: draw anyway.
+        let mut guard = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut guard);
     }
 }
 
 impl equimorph::job::Progress for Bar {
     fn start(&self, total: u64) {
-        let _ = self.bar.set(progress(total, self.quiet));
+        // A job with several phases starts a new bar for each.
+        self.with(|b| {
+            if let Some(old) = b.take() {
+                old.finish_and_clear();
+            }
+            *b = Some(progress(total, self.quiet));
+        });
     }
     fn advance(&self, message: &str) {
-        if let Some(b) = self.bar.get() {
-            b.inc(1);
-            b.set_message(message.to_string());
-        }
+        self.with(|b| {
+            if let Some(b) = b {
+                b.inc(1);
+                b.set_message(message.to_string());
+            }
+        });
     }
     fn finish(&self) {
-        if let Some(b) = self.bar.get() {
-            b.finish_and_clear();
-        }
+        self.with(|b| {
+            if let Some(b) = b.take() {
+                b.finish_and_clear();
+            }
+        });
     }
 }
 

@@ -15,6 +15,7 @@
 pub mod attack;
 pub mod augment;
 pub mod calibrate;
+pub mod diversity;
 pub mod exit;
 pub mod interrupt;
 pub mod robustness;

@@ -1,1 +1,628 @@
-//! `equimorph tests score|grow`: test adequacy of a task file.
+//! The test-adequacy jobs (`equimorph tests score|grow`): from a loaded task set and an oracle
+//! to a typed [`ScoreOutcome`] or [`GrowOutcome`] from which the exit status follows. The
+//! command line parses arguments, loads the tasks, starts the oracle, calls
+//! [`ScoreJob::run`] or [`GrowJob::run`] and prints the outcome.
+//!
+//! Both run their tasks in parallel, stop taking tasks once interrupted (what was not reached
+//! is written unchanged, and the run exits 130), and keep a task's panic as that task's error
+//! (caught in [`score_task`] and [`grow_task_until`]).
+
+use super::exit::ExitStatus;
+use super::{Printout, Progress};
+use crate::adequacy::grow::{grow_task_until, siblings_of, GrowOptions, GrowReport};
+use crate::adequacy::score::{broken_by_task, score_task, MutantOptions, TaskScore};
+use crate::adequacy::{ScoreDistribution, BAND_LABELS};
+use crate::oracle::{Oracle, ValidationStatus};
+use crate::task::{Task, TaskSet};
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// Why `tests score` or `tests grow` stopped with an error (a task's own failure is never
+/// one: it is that task's line).
+#[derive(Debug, Error)]
+pub enum TestsError {
+    /// `--mutants 0`.
+    #[error("--mutants must be at least 1")]
+    NoMutants,
+    /// `--max-tests`, `--batch` or `--patience` is 0.
+    #[error("--max-tests, --batch and --patience must be at least 1")]
+    NoGrowth,
+    /// `--deadline` is not a positive number of seconds.
+    #[error("--deadline must be positive")]
+    Deadline,
+    /// A file could not be created.
+    #[error("creating {}", path.display())]
+    Create {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file could not be written.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The finished task file could not be moved into place.
+    #[error("writing {}", path.display())]
+    Rename {
+        /// The task file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// How many mutants of each task, and their seed, or why not.
+pub fn mutant_options(max_mutants: usize, seed: u64) -> Result<MutantOptions, TestsError> {
+    if max_mutants == 0 {
+        return Err(TestsError::NoMutants);
+    }
+    Ok(MutantOptions { max_mutants, seed })
+}
+
+/// How tests are grown, or why not (`deadline` in seconds).
+pub fn grow_options(
+    mutants: MutantOptions,
+    max_tests: usize,
+    batch: usize,
+    patience: usize,
+    deadline: f64,
+) -> Result<GrowOptions, TestsError> {
+    if max_tests == 0 || batch == 0 || patience == 0 {
+        return Err(TestsError::NoGrowth);
+    }
+    if deadline.is_nan() || deadline <= 0.0 {
+        return Err(TestsError::Deadline);
+    }
+    // Also too long a deadline (infinity), which `Duration` cannot hold.
+    let deadline = Duration::try_from_secs_f64(deadline).map_err(|_| TestsError::Deadline)?;
+    Ok(GrowOptions {
+        mutants,
+        max_tests,
+        batch,
+        patience,
+        deadline,
+        seed: mutants.seed,
+    })
+}
+
+/// `tests score`: the mutation score of each task's tests.
+pub struct ScoreJob<'a> {
+    /// The tasks.
+    pub tasks: &'a TaskSet,
+    /// The oracle that runs the mutants.
+    pub oracle: &'a Oracle,
+    /// How mutants are drawn.
+    pub mutants: MutantOptions,
+    /// Where to write the tasks with their scores recorded, if anywhere.
+    pub write: Option<PathBuf>,
+}
+
+/// How `tests score` ended.
+#[derive(Debug)]
+pub struct ScoreOutcome {
+    /// The scores of the tasks reached, in task order.
+    pub scores: Vec<TaskScore>,
+    /// Tasks with tests.
+    pub tasks: usize,
+    /// Tasks not reached before an interrupt.
+    pub pending: usize,
+    /// How the measured scores are spread (`None`: no task could be scored).
+    pub distribution: Option<ScoreDistribution>,
+    /// Mutants run over all tasks.
+    pub mutants: usize,
+    /// Of them, rejected.
+    pub killed: usize,
+    /// Known-broken programs run over all tasks.
+    pub broken_programs: usize,
+    /// Of them, rejected.
+    pub broken_rejected: usize,
+    /// The mutants' seed.
+    pub seed: u64,
+    /// Where the tasks with their scores were written.
+    pub written: Option<PathBuf>,
+}
+
+impl ScoreJob<'_> {
+    /// Scores every task, stopping at the next task once `stop` is set, and writes the task
+    /// file when asked to.
+    pub fn run(
+        &self,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<ScoreOutcome, TestsError> {
+        let set = self.tasks;
+        let broken = broken_by_task(&set.tasks, &set.broken);
+        // `None`: not scored, the run was interrupted first.
+        let scores = map_tasks(&set.tasks, stop, progress, "mutants", |t| {
+            let b = broken.get(&t.id).map(Vec::as_slice).unwrap_or(&[]);
+            Some(score_task(self.oracle, t, self.mutants, b))
+        });
+        if let Some(path) = &self.write {
+            // Scored tasks carry their measurement; a task equimorph failed on, or one the
+            // interrupted run did not reach, is written as it came.
+            let tasks: Vec<Task> = set
+                .tasks
+                .iter()
+                .zip(&scores)
+                .map(|(t, s)| match s {
+                    Some(s) if s.error.is_none() => Task {
+                        adequacy: s.adequacy.clone(),
+                        ..t.clone()
+                    },
+                    _ => t.clone(),
+                })
+                .chain(set.untested.iter().cloned())
+                .collect();
+            write_tasks(path, &tasks)?;
+        }
+        let pending = scores.iter().filter(|s| s.is_none()).count();
+        let done: Vec<TaskScore> = scores.into_iter().flatten().collect();
+        let adequacies = || done.iter().filter_map(|s| s.adequacy.as_ref());
+        let values: Vec<f64> = adequacies().filter_map(|a| a.mutation_score).collect();
+        let (mutants, killed) =
+            adequacies().fold((0, 0), |(m, k), a| (m + a.mutants, k + a.killed));
+        let (broken_programs, broken_rejected) = adequacies()
+            .filter_map(|a| a.broken)
+            .fold((0, 0), |(p, r), b| (p + b.programs, r + b.rejected));
+        Ok(ScoreOutcome {
+            distribution: ScoreDistribution::of(&values),
+            scores: done,
+            tasks: set.tasks.len(),
+            pending,
+            mutants,
+            killed,
+            broken_programs,
+            broken_rejected,
+            seed: self.mutants.seed,
+            written: self.write.clone(),
+        })
+    }
+}
+
+impl ScoreOutcome {
+    /// The exit status the outcome calls for: 130 when interrupted, 1 when no task could be
+    /// scored.
+    pub fn status(&self) -> ExitStatus {
+        if self.pending > 0 {
+            ExitStatus::Interrupted
+        } else if self.distribution.is_some() {
+            ExitStatus::Ok
+        } else {
+            ExitStatus::Negative
+        }
+    }
+
+    /// The tasks equimorph itself failed on.
+    fn errors(&self) -> impl Iterator<Item = &str> {
+        self.scores
+            .iter()
+            .filter(|s| s.error.is_some())
+            .map(|s| s.id.as_str())
+    }
+
+    /// The whole result as JSON (`tests score --json`).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "tasks": self.scores,
+            "distribution": self.distribution,
+            "mutants": self.mutants,
+            "killed": self.killed,
+            "broken": {"programs": self.broken_programs, "rejected": self.broken_rejected},
+            "errors": self.errors().collect::<Vec<_>>(),
+            "complete": self.pending == 0,
+            "pending": self.pending,
+            "lower_bound": true,
+            "seed": self.seed,
+        })
+    }
+
+    /// What `tests score` tells its user at the end: the JSON document with `json`, else each
+    /// task's line (with its surviving mutants when `survivors`), the distribution and what
+    /// was written; and why it stopped.
+    pub fn printout(&self, json: bool, survivors: bool) -> Printout {
+        let mut p = Printout::new();
+        if json {
+            p.out(format!("{:#}", self.json()));
+        } else {
+            for s in &self.scores {
+                task_score_lines(&mut p, s, survivors);
+            }
+            self.totals(&mut p);
+            errors_line(&mut p, self.errors());
+            if let Some(path) = &self.written {
+                p.out(format!("tasks with their scores: {}", path.display()));
+            }
+        }
+        if self.pending > 0 {
+            p.err(format!(
+                "interrupted: scored {} of {} task(s){}; rerun the same command to score them all",
+                self.scores.len(),
+                self.tasks,
+                if self.written.is_some() {
+                    "; the others are written unchanged"
+                } else {
+                    ""
+                }
+            ));
+        }
+        p
+    }
+
+    /// The distribution, the mutants over all tasks and the known-broken programs.
+    fn totals(&self, p: &mut Printout) {
+        match &self.distribution {
+            Some(d) => {
+                p.out(format!("mutation score: {}", d.describe()));
+                p.out(format!(
+                    "{}/{} mutants rejected over all tasks ({:.3})",
+                    self.killed,
+                    self.mutants,
+                    self.killed as f64 / self.mutants.max(1) as f64
+                ));
+                band_lines(p, d);
+            }
+            None => {
+                p.out("no task could be scored");
+            }
+        }
+        if self.broken_programs > 0 {
+            p.out(format!(
+                "known-broken programs: {}/{} rejected by the tests ({:.3})",
+                self.broken_rejected,
+                self.broken_programs,
+                self.broken_rejected as f64 / self.broken_programs as f64
+            ));
+        }
+    }
+}
+
+/// One task's lines of `tests score`.
+fn task_score_lines(p: &mut Printout, s: &TaskScore, survivors: bool) {
+    let a = match (&s.error, &s.adequacy) {
+        (Some(e), _) => {
+            p.out(format!("{}: error: {e}", s.id));
+            return;
+        }
+        (None, None) => {
+            p.out(format!(
+                "{}: not scored, the original is {}: {}",
+                s.id,
+                status_name(s.status),
+                s.reason.as_deref().unwrap_or("")
+            ));
+            return;
+        }
+        (None, Some(a)) if a.mutation_score.is_none() => {
+            p.out(format!("{}: mutation score {}", s.id, a.describe_score()));
+            return;
+        }
+        (None, Some(a)) => a,
+    };
+    let mut line = format!(
+        "{}: {} ({}/{} mutants rejected by {} test(s))",
+        s.id,
+        a.describe_score(),
+        a.killed,
+        a.mutants,
+        a.tests
+    );
+    if let Some(b) = a.broken {
+        line.push_str(&format!(
+            "; {}/{} known-broken programs rejected",
+            b.rejected, b.programs
+        ));
+    }
+    if a.invalid > 0 {
+        line.push_str(&format!(
+            "; {} mutant(s) left out, not valid programs",
+            a.invalid
+        ));
+    }
+    if s.faults > 0 {
+        line.push_str(&format!("; {} check(s) without a verdict", s.faults));
+    }
+    p.out(line);
+    if survivors {
+        for m in &s.survivors {
+            p.out(format!(
+                "    survives: line {} {} ({})",
+                m.line,
+                m.edit,
+                m.operator.name()
+            ));
+        }
+    }
+}
+
+/// `tests grow`: more tests where a task's are thin.
+pub struct GrowJob<'a> {
+    /// The tasks.
+    pub tasks: &'a TaskSet,
+    /// The oracle that runs the originals, their siblings and the mutants.
+    pub oracle: &'a Oracle,
+    /// How tests are grown.
+    pub options: GrowOptions,
+    /// Where to write the tasks with their grown tests (every task, grown or not).
+    pub out: PathBuf,
+    /// Where to write what happened to each task as JSON lines, if anywhere.
+    pub report: Option<PathBuf>,
+}
+
+/// How `tests grow` ended.
+#[derive(Debug)]
+pub struct GrowOutcome {
+    /// What happened to each task finished, in task order.
+    pub reports: Vec<GrowReport>,
+    /// Tasks with tests.
+    pub tasks: usize,
+    /// Tasks not reached (or left half-way) before an interrupt: written unchanged.
+    pub pending: usize,
+    /// Seconds the run took.
+    pub seconds: f64,
+    /// Where the tasks were written.
+    pub out: PathBuf,
+}
+
+impl GrowJob<'_> {
+    /// Grows every task's tests, stopping once `stop` is set, and writes the task file (and
+    /// the per-task report when asked for).
+    pub fn run(
+        &self,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<GrowOutcome, TestsError> {
+        let set = self.tasks;
+        let start = Instant::now();
+        // `None`: not reached (or left half-way) before an interrupt.
+        let grown: Vec<Option<(Task, GrowReport)>> =
+            map_tasks(&set.tasks, stop, progress, "growing", |t| {
+                let siblings = siblings_of(t, &set.tasks);
+                let r = grow_task_until(self.oracle, t, &siblings, self.options, stop);
+                (!r.1.interrupted).then_some(r)
+            });
+        let pending = grown.iter().filter(|g| g.is_none()).count();
+        let tasks: Vec<Task> = set
+            .tasks
+            .iter()
+            .zip(&grown)
+            .map(|(original, g)| g.as_ref().map_or(original, |(t, _)| t).clone())
+            .chain(set.untested.iter().cloned())
+            .collect();
+        write_tasks(&self.out, &tasks)?;
+        let reports: Vec<GrowReport> = grown.into_iter().flatten().map(|(_, r)| r).collect();
+        if let Some(path) = &self.report {
+            write_lines(path, &reports)?;
+        }
+        Ok(GrowOutcome {
+            reports,
+            tasks: set.tasks.len(),
+            pending,
+            seconds: start.elapsed().as_secs_f64(),
+            out: self.out.clone(),
+        })
+    }
+}
+
+impl GrowOutcome {
+    /// The score distributions before and after, over the tasks measured both times, and the
+    /// tests added to them.
+    fn distributions(&self) -> Option<(ScoreDistribution, ScoreDistribution, usize)> {
+        let (mut before, mut after, mut added) = (Vec::new(), Vec::new(), 0);
+        for r in &self.reports {
+            if let (Some(b), Some(a)) = (
+                r.before.as_ref().and_then(|b| b.mutation_score),
+                r.after.as_ref().and_then(|a| a.mutation_score),
+            ) {
+                before.push(b);
+                after.push(a);
+                added += r.added;
+            }
+        }
+        Some((
+            ScoreDistribution::of(&before)?,
+            ScoreDistribution::of(&after)?,
+            added,
+        ))
+    }
+
+    /// The exit status the outcome calls for: 130 when interrupted, 1 when no task could be
+    /// grown.
+    pub fn status(&self) -> ExitStatus {
+        if self.pending > 0 {
+            ExitStatus::Interrupted
+        } else if self.distributions().is_some() {
+            ExitStatus::Ok
+        } else {
+            ExitStatus::Negative
+        }
+    }
+
+    /// What `tests grow` tells its user at the end: each task's line, the scores before and
+    /// after, where the tasks are, and why it stopped.
+    pub fn printout(&self) -> Printout {
+        let mut p = Printout::new();
+        for r in &self.reports {
+            grown_lines(&mut p, r);
+        }
+        let errors = self.reports.iter().filter(|r| r.error.is_some());
+        errors_line(&mut p, errors.map(|r| r.id.as_str()));
+        match self.distributions() {
+            Some((b, a, added)) => {
+                p.out(format!(
+                    "{} test(s) grown for {} task(s) in {:.1} s; mutation score mean {:.3} → \
+                     {:.3} (median {:.3} → {:.3}; a lower bound)",
+                    added, a.tasks, self.seconds, b.mean, a.mean, b.median, a.median
+                ));
+                band_lines(&mut p, &a);
+                p.out(format!("tasks with grown tests: {}", self.out.display()));
+            }
+            // An interrupted run says only that it was.
+            None if self.pending > 0 => {}
+            None => {
+                p.out("no task could be grown: no task's mutation score could be measured");
+            }
+        }
+        if self.pending > 0 {
+            p.err(format!(
+                "interrupted: {} of {} task(s) done; the other {} are written unchanged to {}",
+                self.reports.len(),
+                self.tasks,
+                self.pending,
+                self.out.display()
+            ));
+        }
+        p
+    }
+}
+
+/// One task's lines of `tests grow`.
+fn grown_lines(p: &mut Printout, r: &GrowReport) {
+    if let Some(e) = &r.error {
+        p.out(format!("{}: error: {e}", r.id));
+        return;
+    }
+    let (Some(b), Some(a)) = (&r.before, &r.after) else {
+        p.out(format!(
+            "{}: not grown, the original is {}: {}",
+            r.id,
+            status_name(r.status),
+            r.reason.as_deref().unwrap_or("")
+        ));
+        return;
+    };
+    if b.mutation_score.is_none() {
+        p.out(format!(
+            "{}: mutation score {}; no test grown",
+            r.id,
+            b.describe_score()
+        ));
+        return;
+    }
+    let dropped: Vec<String> = r
+        .discarded
+        .iter()
+        .map(|(why, n)| format!("{n} {why}"))
+        .collect();
+    let siblings = if r.siblings > 0 {
+        format!(
+            ", checked against {} other accepted solution(s)",
+            r.siblings
+        )
+    } else {
+        String::new()
+    };
+    let dropped = if dropped.is_empty() {
+        String::new()
+    } else {
+        format!("; dropped: {}", dropped.join(", "))
+    };
+    p.out(format!(
+        "{}: {} → {}, +{} test(s) ({} input(s) tried{siblings}{dropped})",
+        r.id,
+        b.describe_score(),
+        a.describe_score(),
+        r.added,
+        r.tried,
+    ));
+    if let Some(why) = &r.reason {
+        p.out(format!("    {why}"));
+    }
+}
+
+/// The tasks equimorph itself failed on (caught panics), when any.
+fn errors_line<'a>(p: &mut Printout, ids: impl Iterator<Item = &'a str>) {
+    let ids: Vec<&str> = ids.collect();
+    if !ids.is_empty() {
+        p.out(format!(
+            "{} task(s) failed with an internal error of equimorph and are kept unchanged \
+             (please report it): {}",
+            ids.len(),
+            ids.join(", ")
+        ));
+    }
+}
+
+/// One line per band of a score distribution.
+fn band_lines(p: &mut Printout, d: &ScoreDistribution) {
+    for (label, n) in BAND_LABELS.iter().zip(d.bands) {
+        p.out(format!("  {label:>9}: {n}"));
+    }
+}
+
+/// A validation status in words (`failing`).
+fn status_name(s: ValidationStatus) -> String {
+    format!("{s:?}").to_lowercase()
+}
+
+/// Runs `f` on every task in parallel until `stop` is set, advancing `progress` (with
+/// `message`) as each finishes; `None` for a task not reached, or for which `f` gave none.
+/// Progress is reported from the calling thread, so `progress` need not be shared between
+/// threads.
+pub(super) fn map_tasks<'t, T: Send>(
+    tasks: &'t [Task],
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+    message: &str,
+    f: impl Fn(&'t Task) -> Option<T> + Sync,
+) -> Vec<Option<T>> {
+    progress.start(tasks.len() as u64);
+    let (done, finished) = mpsc::channel::<()>();
+    let f = &f;
+    let results = std::thread::scope(|scope| {
+        let worker = scope.spawn(move || {
+            tasks
+                .par_iter()
+                .map_with(done, |done, t| {
+                    if stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let r = f(t);
+                    // The receiver lives until every sender is gone.
+                    let _ = done.send(());
+                    r
+                })
+                .collect::<Vec<_>>()
+        });
+        // Ends when the worker's senders are dropped, that is when every task is done.
+        for () in finished {
+            progress.advance(message);
+        }
+        worker.join()
+    });
+    progress.finish();
+    // A panic outside the per-task guards is a bug of the job itself: it stays a panic.
+    results.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// Writes tasks as equimorph task JSONL (through a temporary file, so a crash leaves no half
+/// file).
+fn write_tasks(path: &Path, tasks: &[Task]) -> Result<(), TestsError> {
+    let tmp = path.with_extension("jsonl.tmp");
+    write_lines(&tmp, tasks)?;
+    std::fs::rename(&tmp, path).map_err(|source| TestsError::Rename {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes `items` as JSON lines into a new file at `path`.
+fn write_lines<T: serde::Serialize>(path: &Path, items: &[T]) -> Result<(), TestsError> {
+    let file = std::fs::File::create(path).map_err(|source| TestsError::Create {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut f = std::io::BufWriter::new(file);
+    for item in items {
+        serde_json::to_writer(&mut f, item).map_err(std::io::Error::from)?;
+        writeln!(f)?;
+    }
+    f.flush()?;
+    Ok(())
+}

@@ -32,6 +32,36 @@ const REMEMBERED: usize = 48;
 /// The process (thread) limit of a Java worker's user, at least.
 const JVM_PROCESSES: u64 = 4096;
 
+/// A Java worker's heap (`-Xmx`) in MiB: the address-space limit's value (at least 64 MiB),
+/// since a JVM reserves far more address space than it uses.
+fn heap_mib(limits: &ResourceLimits) -> u64 {
+    (limits.address_space >> 20).max(64)
+}
+
+/// A Java worker's process (thread) limit: the configured one, with headroom for the JVM's
+/// own threads.
+fn process_limit(limits: &ResourceLimits) -> u64 {
+    limits.processes.max(JVM_PROCESSES)
+}
+
+/// The limits a Java program runs under, in words (what [`ResourceLimits::describe`] is for
+/// Python runs): the heap instead of an address-space limit, each run's wall-time limit
+/// instead of a CPU rlimit (the worker is replaced when a run overruns), and the process
+/// limit with the JVM's headroom.
+pub fn describe_limits(limits: &ResourceLimits) -> Vec<String> {
+    vec![
+        format!(
+            "heap (-Xmx) {} MiB, no address-space limit",
+            heap_mib(limits)
+        ),
+        "cpu: each run's wall-time limit (no cpu rlimit)".into(),
+        format!("file size {} MiB", limits.file_size >> 20),
+        "no core dumps".into(),
+        format!("processes (threads) {}", process_limit(limits)),
+        format!("temporary directory {} MiB", limits.tmp_size >> 20),
+    ]
+}
+
 /// The `java` launcher: `/usr/bin/java` when present, otherwise `java` from `PATH`.
 pub fn default_java() -> PathBuf {
     let system = Path::new("/usr/bin/java");
@@ -92,7 +122,7 @@ impl Drop for Worker {
 impl Worker {
     fn start(settings: &JavaSettings, dir: &Path) -> std::io::Result<Worker> {
         let source = dir.join("JavaWorker.java");
-        let heap = format!("-Xmx{}m", (settings.limits.address_space >> 20).max(64));
+        let heap = format!("-Xmx{}m", heap_mib(&settings.limits));
         let source_arg = source.display().to_string();
         // Inside bubblewrap the worker has a pid namespace of its own: every other process it
         // sees there was started by a program, and retiring the worker ends them all.
@@ -139,7 +169,7 @@ impl Worker {
                 set(libc::RLIMIT_CORE, 0);
                 // RLIMIT_NPROC counts threads, per user, across every sandbox: a JVM needs about
                 // fifteen of its own, so concurrent workers get more headroom than Python runs.
-                set(libc::RLIMIT_NPROC, limits.processes.max(JVM_PROCESSES));
+                set(libc::RLIMIT_NPROC, process_limit(&limits));
                 Ok(())
             });
         }

@@ -357,6 +357,15 @@ impl Oracle {
         &self.config
     }
 
+    /// The limits a program of `language` runs under, in words: Python programs get the
+    /// rlimits as they are; a Java program runs in a warm JVM with its own ([`java`]).
+    pub fn limits_of(&self, language: Language) -> Vec<String> {
+        match language {
+            Language::Python => self.isolation.rlimits.clone(),
+            Language::Java => java::describe_limits(&self.config.limits),
+        }
+    }
+
     /// Runs one program on one input, under the reference hash seed.
     pub fn run(&self, source: &str, stdin: &str, timeout: Duration) -> RunResult {
         self.run_seeded(source, stdin, timeout, REFERENCE_HASH_SEED)

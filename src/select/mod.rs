@@ -14,6 +14,7 @@ pub use render::{html, markdown, SelectionInfo};
 use crate::detector::{tokens_of, Detector, DetectorError};
 use crate::oracle::{Oracle, Reference};
 use crate::program::{classify_as, Candidate, Classified, ProgramHash, Step};
+use crate::report::results::DroppedDuplicate;
 use crate::search::{applicable_window, derive_seed};
 use crate::task::Task;
 use crate::transform::{LoadedTransform, ScriptHeader};
@@ -295,8 +296,9 @@ pub fn evaluate_task(
         .collect())
 }
 
-/// The select job: every contender on every task, skipping evaluations already in the log.
-pub struct SelectJob<'a> {
+/// One task's contest, as a [`crate::pipeline::Job`]: every contender on the task, skipping
+/// evaluations already in the log. (The whole `select` job is [`crate::job::select`].)
+pub struct Contest<'a> {
     /// The contenders.
     pub contenders: Vec<Contender<'a>>,
     /// (group, file, task) evaluations already done (a resumed run skips them).
@@ -311,7 +313,7 @@ pub struct SelectJob<'a> {
     pub window: bool,
 }
 
-impl crate::pipeline::Job for SelectJob<'_> {
+impl crate::pipeline::Job for Contest<'_> {
     type Output = Vec<PairRecord>;
 
     /// Evaluations of different tasks are independent.
@@ -362,9 +364,14 @@ pub struct PairLog {
 }
 
 impl PairLog {
-    /// Opens (or creates) the log; returns it with the complete records already in it. A torn
-    /// last line (an interrupted write) is dropped; other unreadable lines are skipped.
-    pub fn open(path: &Path) -> Result<(Self, Vec<PairRecord>), SelectError> {
+    /// Opens (or creates) the log; returns it with the complete records already in it, one per
+    /// (group, file, task) key, and the duplicates it dropped (a log that an older equimorph or
+    /// a second process wrote twice keeps the first record of each key). A torn last line (an
+    /// interrupted write) is dropped; other unreadable lines are skipped. The file is rewritten
+    /// when a line was dropped; the run directory's lock makes that safe.
+    pub fn open(
+        path: &Path,
+    ) -> Result<(Self, Vec<PairRecord>, Vec<DroppedDuplicate>), SelectError> {
         let existing = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
@@ -374,12 +381,16 @@ impl PairLog {
             Some(i) => &existing[..=i],
             None => &existing[..0],
         };
-        let records: Vec<PairRecord> = complete
-            .split(|&b| b == b'\n')
-            .filter_map(|line| serde_json::from_slice(line).ok())
-            .collect();
-        if complete.len() != existing.len() {
-            std::fs::write(path, complete).map_err(io_error(path))?;
+        let (records, dropped) = dedup_records(complete);
+        if complete.len() != existing.len() || !dropped.is_empty() {
+            let mut kept = Vec::new();
+            append_lines(&mut kept, &records);
+            let text = if dropped.is_empty() {
+                complete
+            } else {
+                &kept[..]
+            };
+            std::fs::write(path, text).map_err(io_error(path))?;
         }
         let file = std::fs::OpenOptions::new()
             .create(true)
@@ -392,22 +403,62 @@ impl PairLog {
                 file,
             },
             records,
+            dropped,
         ))
     }
 
     /// Appends records, one line each, and flushes them to disk.
     pub fn append(&mut self, records: &[PairRecord]) -> Result<(), SelectError> {
         let mut buf = Vec::new();
-        for r in records {
-            // A record holds only strings and numbers: serialisation cannot fail.
-            if let Ok(line) = serde_json::to_vec(r) {
-                buf.extend_from_slice(&line);
-                buf.push(b'\n');
-            }
-        }
+        append_lines(&mut buf, records);
         self.file.write_all(&buf).map_err(io_error(&self.path))?;
         self.file.sync_data().map_err(io_error(&self.path))
     }
+}
+
+/// `records` as JSON lines, appended to `buf`.
+fn append_lines(buf: &mut Vec<u8>, records: &[PairRecord]) {
+    for r in records {
+        // A record holds only strings and numbers: serialisation cannot fail.
+        if let Ok(line) = serde_json::to_vec(r) {
+            buf.extend_from_slice(&line);
+            buf.push(b'\n');
+        }
+    }
+}
+
+/// The records of complete JSON lines, the first of each key, and the duplicates left out
+/// (with 1-based line numbers). Unreadable lines are skipped.
+fn dedup_records(text: &[u8]) -> (Vec<PairRecord>, Vec<DroppedDuplicate>) {
+    let mut first: std::collections::HashMap<(String, String, String), usize> = Default::default();
+    let mut records = Vec::new();
+    let mut dropped = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let Ok(r) = serde_json::from_slice::<PairRecord>(line) else {
+            continue;
+        };
+        match first.get(&r.key()) {
+            Some(&f) => dropped.push(DroppedDuplicate {
+                key: format!("{}/{} on task {}", r.group, r.file, r.task),
+                line: i + 1,
+                first: f,
+            }),
+            None => {
+                first.insert(r.key(), i + 1);
+                records.push(r);
+            }
+        }
+    }
+    (records, dropped)
+}
+
+/// The records of `records` without repeated (group, file, task) keys (the first of each).
+pub fn dedup(records: Vec<PairRecord>) -> Vec<PairRecord> {
+    let mut seen = HashSet::new();
+    records
+        .into_iter()
+        .filter(|r| seen.insert(r.key()))
+        .collect()
 }
 
 /// The (group, file, task) keys already evaluated.

@@ -20,6 +20,8 @@ pub struct SelectionInfo {
     pub max_broken: Option<f64>,
     /// How strong the validation tasks' tests are.
     pub adequacy: Option<crate::adequacy::SetAdequacy>,
+    /// How far the run has come: an incomplete run's reports say so first.
+    pub progress: crate::run::Progress,
 }
 
 impl SelectionInfo {
@@ -66,6 +68,12 @@ pub fn markdown(scores: &[CandidateScore], info: &SelectionInfo) -> String {
     let mut o = String::new();
     let n = scores.first().map_or(0, |s| s.tasks);
     let _ = writeln!(o, "# equimorph selection report\n");
+    if let Some(notice) = info.progress.incomplete_notice() {
+        let _ = writeln!(
+            o,
+            "**{notice}.** The tables below cover the finished tasks only.\n"
+        );
+    }
     let _ = writeln!(
         o,
         "Best-of-N selection over **{n}** validation tasks (`{}`), detector **{}**, seed {}. \
@@ -166,9 +174,16 @@ pub fn html(scores: &[CandidateScore], info: &SelectionInfo) -> String {
          table{{border-collapse:collapse}}th,td{{border:1px solid #ccc;padding:4px 8px;text-align:left}}\
          tr.win{{background:#fdecea;font-weight:bold}}\
          figure{{display:block;margin:1em 0}}figcaption{{font-weight:bold}}</style></head><body>\
-         <h1>equimorph selection report</h1><p>Best-of-N selection over <b>{n}</b> validation tasks \
+         <h1>equimorph selection report</h1>{}<p>Best-of-N selection over <b>{n}</b> validation tasks \
          (<code>{}</code>), detector <b>{}</b>, seed {}. R(T) = (1/n) &Sigma; A&middot;L; the winner \
          (highlighted) has the highest positive reward.{}</p>{body}</body></html>\n",
+        info.progress
+            .incomplete_notice()
+            .map(|n| format!(
+                "<p id=\"incomplete\"><b>{}.</b> The tables below cover the finished tasks only.</p>",
+                esc(&n)
+            ))
+            .unwrap_or_default(),
         esc(&info.tasks_path),
         esc(&info.detector),
         info.seed,

@@ -7,7 +7,8 @@ use super::augment::AugmentArgs;
 use super::common::{
     load_dataset, DatasetArgs, DetectorArgs, OracleOptions, TransformOptions, WindowArgs,
 };
-use super::train::{Mode, TrainArgs};
+use super::train::TrainArgs;
+use equimorph::train::Mode;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use equimorph::augment::summary::OutputFormat;

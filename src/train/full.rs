@@ -41,6 +41,7 @@ fn gelu() -> String {
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 fn err(e: impl std::fmt::Display) -> TrainError {
     TrainError::Data(format!("fine-tuning: {e}"))
@@ -293,7 +294,9 @@ pub struct FineTuned {
 }
 
 /// Fine-tunes the encoder in `src` on `train` groups of programs, early-stopping on `valid`;
-/// writes the best weights, config and tokenizer to `out_src`.
+/// writes the best weights, config and tokenizer to `out_src`. Stops with
+/// [`TrainError::Interrupted`] at the next batch once `stop` is set.
+#[allow(clippy::too_many_arguments)]
 pub fn finetune(
     src: &Path,
     max_length: usize,
@@ -301,6 +304,7 @@ pub fn finetune(
     valid: &[Vec<String>],
     cfg: &TrainConfig,
     out_src: &Path,
+    stop: &AtomicBool,
     mut each: impl FnMut(&EpochLog),
 ) -> Result<FineTuned, TrainError> {
     let device = Device::Cpu;
@@ -358,6 +362,9 @@ pub fn finetune(
         let bs = batches(p, cfg.batch.max(2));
         let mut total = 0f64;
         for b in &bs {
+            if stop.load(Ordering::Relaxed) {
+                return Err(TrainError::Interrupted);
+            }
             let loss = enc.loss(train, b, cfg.scale)?;
             total += f64::from(loss.to_scalar::<f32>().map_err(err)?);
             opt.backward_step(&loss).map_err(err)?;

@@ -6,9 +6,10 @@
 //! matrix), Adam updates W, and all arithmetic is sequential f32, so a seed gives the same
 //! weights on any machine with the same embeddings.
 
-use super::{EpochLog, TrainConfig};
+use super::{EpochLog, TrainConfig, TrainError};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The embeddings of one problem's programs.
 pub type Cluster = Vec<Vec<f32>>;
@@ -253,14 +254,16 @@ pub struct Trained {
 }
 
 /// Trains a projection of width `d` on `train` clusters, early-stopping on `valid`; `each`
-/// sees every epoch's figures as they come.
+/// sees every epoch's figures as they come. Stops with [`TrainError::Interrupted`] at the
+/// next batch once `stop` is set.
 pub fn train(
     d: usize,
     train: &[Cluster],
     valid: &[Cluster],
     cfg: &TrainConfig,
+    stop: &AtomicBool,
     mut each: impl FnMut(&EpochLog),
-) -> Trained {
+) -> Result<Trained, TrainError> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x0074_7261_696e);
     let valid_batches = valid_batches(valid, cfg);
     let mut proj = Projection::identity(d);
@@ -277,6 +280,9 @@ pub fn train(
         let mut total = 0f64;
         let bs = batches(p, cfg.batch.max(2));
         for b in &bs {
+            if stop.load(Ordering::Relaxed) {
+                return Err(TrainError::Interrupted);
+            }
             let s = step(&proj, train, b, cfg.scale, true);
             total += s.loss;
             let Some(grad) = s.grad else { continue };
@@ -317,12 +323,12 @@ pub fn train(
             None => best = (proj.clone(), epoch, f64::INFINITY),
         }
     }
-    Trained {
+    Ok(Trained {
         projection: best.0,
         epochs,
         best_epoch: best.1,
         base,
-    }
+    })
 }
 
 #[cfg(test)]

@@ -40,6 +40,30 @@ pub enum TrainError {
     /// The detector failed.
     #[error(transparent)]
     Detector(#[from] crate::detector::DetectorError),
+    /// Stopped by SIGINT or SIGTERM before training finished (nothing of it is kept).
+    #[error("interrupted before training finished")]
+    Interrupted,
+}
+
+/// What is trained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    /// The encoder frozen; a linear projection of its pooled embedding (initialised to the
+    /// identity) trained contrastively: CPU minutes.
+    Head,
+    /// The whole encoder (BERT) fine-tuned with the same loss from its safetensors source
+    /// (--weights), then exported with models/export.py.
+    Full,
+}
+
+impl Mode {
+    /// The name `train.json` records (`head`, `full`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Head => "head",
+            Mode::Full => "full",
+        }
+    }
 }
 
 /// One problem's programs: clones of each other.

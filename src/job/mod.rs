@@ -18,6 +18,7 @@ pub mod calibrate;
 pub mod diversity;
 pub mod exit;
 pub mod interrupt;
+pub mod models;
 pub mod robustness;
 pub mod select;
 pub mod tests;

@@ -1,1 +1,1226 @@
-//! `equimorph robustness`: the train-then-attack experiment.
+//! The robustness job (`equimorph robustness`, Auto-SPT RQ3 end to end): from resolved parts
+//! (tasks, transform sets, oracle, base detector) to a typed [`RobustnessOutcome`].
+//!
+//! In order: the split by problem (kept in `split.json`, so a rerun resumes the same
+//! experiment), the training tasks augmented ([`AugmentJob`], into `augment/`), a detector
+//! trained on them ([`TrainJob`], into `model/`, unless a model trained the same way is
+//! there), both detectors attacked with every transform set on the held-out tasks
+//! ([`AttackJob`], into `attacks/<detector>-<set>/`), their clean ROC AUC, and one report
+//! (`robustness.json`, `.md`, `.html`). Each step's run directory resumes as that job's own
+//! command would; a step that does not finish (nothing usable, a broken sandbox, SIGINT) is
+//! [`RobustnessError::StepFailed`] with its exit status.
+
+use super::attack::{AttackError, AttackJob};
+use super::augment::{AugmentError, AugmentJob, AugmentOutcome};
+use super::exit::ExitStatus;
+use super::interrupt::{stop_point, InterruptedBeforeStart};
+use super::train::{TrainJob, TrainJobError};
+use super::{Notices, Printout, Progress};
+use crate::augment::summary::{AugmentRun, OutputFormat};
+use crate::augment::AugmentConfig;
+use crate::detector::onnx::Precision;
+use crate::detector::{Detector, DetectorError, DetectorOptions};
+use crate::oracle::{Oracle, OracleError};
+use crate::report::calibration::{roc, CalibrationError, ThresholdSpec};
+use crate::robustness::{clean_pairs, split_tasks, AttackResult, RobustnessReport, TaskSplit};
+use crate::run::{digest_setting, JobKind, RunDir, RunDirError, RunSettings, NOT_SET};
+use crate::search::{Constraints, OracleOrder, SearchConfig, Strategy};
+use crate::task::{LoadOptions, Task, TaskError, TaskFormat, TaskSet};
+use crate::train::{Mode, TrainConfig};
+use crate::transform::TransformSet;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use thiserror::Error;
+
+/// The SPTs most papers start from: renaming, loop exchange, conditional flip, dead code.
+pub const CLASSIC: &str = "var-rename,for-to-while,if-else-flip,dead-code-insert";
+
+/// What a step stopped before its first task has done.
+const BEFORE_SAVED: &str = "the steps before it are saved";
+
+/// The steps of the experiment that run a job of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Augmenting the training tasks.
+    Augment,
+    /// Training the detector.
+    Train,
+    /// Attacking a detector with a transform set.
+    Attack,
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Step::Augment => "augment",
+            Step::Train => "train",
+            Step::Attack => "attack",
+        })
+    }
+}
+
+/// Why the experiment stopped before its report.
+#[derive(Debug, Error)]
+pub enum RobustnessError {
+    /// A setting is out of its range or malformed.
+    #[error("{0}")]
+    Usage(String),
+    /// A file or directory could not be created, read or written.
+    #[error("{message}")]
+    Io {
+        /// What was being done ("cannot write …").
+        message: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `split.json` is not what this job writes.
+    #[error("{} is damaged", path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The tasks cannot be split.
+    #[error("the tasks hold fewer than two problems: nothing to hold out")]
+    OneProblem,
+    /// `split.json` names tasks these are not.
+    #[error(
+        "{} does not match these tasks: pass --force-new to split again and start over",
+        .0.display()
+    )]
+    SplitMismatch(PathBuf),
+    /// A task file the split wrote holds no task with tests.
+    #[error("{} holds no task with tests", .0.display())]
+    NoTasks(PathBuf),
+    /// The model in `model/` was trained another way.
+    #[error(
+        "{} was trained with other settings (see its train.json): pass --force-new to start \
+         over, or choose another --out",
+        .0.display()
+    )]
+    OtherTraining(PathBuf),
+    /// `--mode full` found no Hugging Face source of the base model where setup keeps it.
+    #[error(
+        "--mode full needs the weights {} was exported from (config.json, model.safetensors, \
+         tokenizer.json) in {}: robustness looks for them only where setup keeps them",
+        dir.display(),
+        places.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" or ")
+    )]
+    NoWeights {
+        /// The base model directory.
+        dir: PathBuf,
+        /// Where the weights were looked for.
+        places: Vec<PathBuf>,
+    },
+    /// A step's run directory could not be opened.
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
+    /// A task file the split wrote could not be read back.
+    #[error(transparent)]
+    Tasks(#[from] TaskError),
+    /// The augment step stopped with an error.
+    #[error(transparent)]
+    Augment(#[from] AugmentError),
+    /// The train step stopped with an error.
+    #[error(transparent)]
+    Train(TrainJobError),
+    /// An attack stopped with an error.
+    #[error(transparent)]
+    Attack(AttackError),
+    /// A detector could not be opened or failed.
+    #[error(transparent)]
+    Detector(#[from] DetectorError),
+    /// A detector returned no score for a pair.
+    #[error("the {0} detector returned no score for a clean pair")]
+    NoScore(String),
+    /// An attack's oracle could not start.
+    #[error(transparent)]
+    Oracle(#[from] OracleError),
+    /// A clean ROC AUC could not be measured.
+    #[error(transparent)]
+    Calibration(#[from] CalibrationError),
+    /// `--clean-pairs` could not be loaded.
+    #[error("--clean-pairs {}", path.display())]
+    CleanPairs {
+        /// The benchmark given.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: TaskError,
+    },
+    /// A record could not be serialised.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// A step ended without finishing (its own lines say why): its exit status stands.
+    #[error(
+        "robustness: the {step} step did not finish (see above); rerun the same command{} to \
+         resume",
+        if *force_new { " without --force-new" } else { "" }
+    )]
+    StepFailed {
+        /// The step.
+        step: Step,
+        /// Its exit status.
+        status: ExitStatus,
+        /// Whether this run was asked to start over (a rerun must not, to resume).
+        force_new: bool,
+    },
+    /// SIGINT or SIGTERM between steps, or before a step's first task.
+    #[error(transparent)]
+    Interrupted(#[from] InterruptedBeforeStart),
+}
+
+impl RobustnessError {
+    /// The exit status the error calls for.
+    pub fn status(&self) -> ExitStatus {
+        match self {
+            RobustnessError::StepFailed { status, .. } => *status,
+            RobustnessError::Interrupted(_) => ExitStatus::Interrupted,
+            _ => ExitStatus::Error,
+        }
+    }
+
+    /// Whether the message is said as it is (a step that did not finish, an interrupt)
+    /// rather than as an error.
+    pub fn said_plainly(&self) -> bool {
+        matches!(
+            self,
+            RobustnessError::StepFailed { .. } | RobustnessError::Interrupted(_)
+        )
+    }
+}
+
+impl From<AttackError> for RobustnessError {
+    fn from(e: AttackError) -> Self {
+        match e {
+            AttackError::Interrupted(i) => RobustnessError::Interrupted(i),
+            e => RobustnessError::Attack(e),
+        }
+    }
+}
+
+impl From<TrainJobError> for RobustnessError {
+    fn from(e: TrainJobError) -> Self {
+        match e {
+            TrainJobError::Interrupted(i) => RobustnessError::Interrupted(i),
+            // `train`'s advice names --weights, which robustness does not take.
+            TrainJobError::NoWeights { dir, places } => RobustnessError::NoWeights { dir, places },
+            e => RobustnessError::Train(e),
+        }
+    }
+}
+
+/// `message: source` for an I/O error.
+fn io(message: String) -> impl FnOnce(std::io::Error) -> RobustnessError {
+    move |source| RobustnessError::Io { message, source }
+}
+
+/// The transform sets `--set NAME=SPEC` names, in name order; the default ones (`classic`
+/// and `all`, every built-in SPT) when none is given.
+pub fn parse_sets(sets: &[String]) -> Result<BTreeMap<String, String>, RobustnessError> {
+    let mut out = BTreeMap::new();
+    for s in sets {
+        let Some((name, spec)) = s.split_once('=') else {
+            return Err(RobustnessError::Usage(format!(
+                "--set {s:?}: expected NAME=SPEC"
+            )));
+        };
+        if name.is_empty() || name.contains(['/', ' ']) {
+            return Err(RobustnessError::Usage(format!(
+                "--set {s:?}: NAME must be a plain word (it names a directory)"
+            )));
+        }
+        out.insert(name.to_string(), spec.to_string());
+    }
+    if out.is_empty() {
+        out.insert("classic".into(), CLASSIC.into());
+        out.insert(
+            "all".into(),
+            crate::transform::default_transforms_dir()
+                .display()
+                .to_string(),
+        );
+    }
+    Ok(out)
+}
+
+/// How the detector is trained.
+#[derive(Debug, Clone)]
+pub struct TrainingSettings {
+    /// Head (a projection) or full (the whole encoder).
+    pub mode: Mode,
+    /// Passes over the pairs at most.
+    pub epochs: usize,
+    /// Pairs per batch.
+    pub batch: usize,
+    /// Adam's learning rate.
+    pub lr: f32,
+    /// Share of training problems held out to stop early.
+    pub valid: f64,
+    /// Penalty on the projection's distance from the identity.
+    pub decay: f32,
+}
+
+impl TrainingSettings {
+    /// The training configuration (the seed is the experiment's).
+    pub fn config(&self, seed: u64) -> TrainConfig {
+        TrainConfig {
+            epochs: self.epochs,
+            batch: self.batch,
+            lr: self.lr,
+            valid_fraction: self.valid,
+            patience: 4,
+            seed,
+            decay: self.decay,
+            ..TrainConfig::default()
+        }
+    }
+
+    /// Whether the model a `train.json` describes was trained as these settings (with `base`
+    /// and `seed`) would train it.
+    pub fn made(&self, train_json: &serde_json::Value, base: &str, seed: u64) -> bool {
+        let c = &train_json["config"];
+        let close = |v: &serde_json::Value, x: f32| {
+            v.as_f64().is_some_and(|v| (v - f64::from(x)).abs() < 1e-9)
+        };
+        train_json["base"] == base
+            && train_json["mode"] == self.mode.as_str()
+            && c["epochs"] == self.epochs
+            && c["batch"] == self.batch
+            && c["seed"] == seed
+            && close(&c["lr"], self.lr)
+            && c["valid_fraction"].as_f64() == Some(self.valid)
+            && close(&c["decay"], self.decay)
+    }
+}
+
+/// How the detectors are attacked (the rest as `attack`'s defaults).
+#[derive(Debug, Clone)]
+pub struct AttackSettings {
+    /// Guided, beam, greedy or random.
+    pub strategy: Strategy,
+    /// Beam width (default: `attack`'s for the strategy).
+    pub beam: Option<usize>,
+    /// Iterations (default: `attack`'s for the strategy).
+    pub iterations: Option<usize>,
+    /// Detector queries per task at most.
+    pub max_queries: Option<usize>,
+    /// Reject candidates with more than this many times the original's tokens.
+    pub max_growth: Option<f64>,
+    /// Do not score rewrites longer than the detector's window.
+    pub window: bool,
+}
+
+impl AttackSettings {
+    /// The search these settings ask for, with `attack`'s defaults for the strategy, or why
+    /// they are wrong.
+    pub fn search(&self, seed: u64) -> Result<SearchConfig, RobustnessError> {
+        let usage = |m: &str| Err(RobustnessError::Usage(m.into()));
+        let iterations = self.iterations.unwrap_or(match self.strategy {
+            Strategy::Guided => 30,
+            _ => 10,
+        });
+        let beam = match (self.beam, self.strategy) {
+            (_, Strategy::Greedy) => 1,
+            (Some(b), _) => b,
+            (None, Strategy::Guided) => 3,
+            (None, _) => 5,
+        };
+        if beam == 0 || iterations == 0 {
+            return usage("--beam and --iterations must be at least 1");
+        }
+        if self.max_queries == Some(0) {
+            return usage("--max-queries must be at least 1");
+        }
+        if self.max_growth.is_some_and(|g| !(g > 0.0 && g.is_finite())) {
+            return usage(
+                "--max-growth must be a positive number (1.5 = at most 50 % more tokens)",
+            );
+        }
+        Ok(SearchConfig {
+            strategy: self.strategy,
+            beam,
+            iterations,
+            seed,
+            oracle_order: OracleOrder::Lazy,
+            max_queries: self.max_queries,
+            max_oracle: None,
+            time_per_task: None,
+            stop_below: None,
+            constraints: Constraints {
+                max_growth: self.max_growth,
+                window: self.window,
+            },
+            per_iteration: None,
+            patience: (self.strategy == Strategy::Guided).then_some(4),
+        })
+    }
+}
+
+/// What the experiment is asked to do.
+#[derive(Debug, Clone)]
+pub struct RobustnessSettings {
+    /// The output directory.
+    pub out: PathBuf,
+    /// Share of problems held out for the attacks and the clean AUC.
+    pub test: f64,
+    /// Seed of the split, augmentation, training and attacks.
+    pub seed: u64,
+    /// Verified variants per training task.
+    pub variants: usize,
+    /// The base detector's spec (a model).
+    pub base: String,
+    /// Transform set name → its spec, as `--transforms` takes it.
+    pub sets: BTreeMap<String, String>,
+    /// How the detector is trained.
+    pub training: TrainingSettings,
+    /// How the detectors are attacked.
+    pub attacks: AttackSettings,
+    /// GPTCloneBench's clones, for a second clean AUC.
+    pub clean_pairs: Option<PathBuf>,
+    /// Start every step over.
+    pub force_new: bool,
+}
+
+impl RobustnessSettings {
+    /// Checks the settings before any work: each error is one that a step would otherwise
+    /// meet only after the steps before it.
+    pub fn check(&self) -> Result<(), RobustnessError> {
+        if !(0.0..1.0).contains(&self.test) || self.test <= 0.0 {
+            return Err(RobustnessError::Usage("--test must lie in (0, 1)".into()));
+        }
+        if crate::detector::model_path(&self.base).is_none() {
+            return Err(RobustnessError::Usage(
+                "--detector must be a model (minilm, onnx:DIR): a classic measure cannot be \
+                 trained"
+                    .into(),
+            ));
+        }
+        if self.variants == 0 {
+            return Err(RobustnessError::Usage(
+                "--variants must be at least 1".into(),
+            ));
+        }
+        super::train::check_config(&self.training.config(self.seed))?;
+        self.attacks.search(self.seed)?;
+        Ok(())
+    }
+}
+
+/// The experiment, made of resolved parts.
+pub struct RobustnessJob<'a> {
+    /// What it is asked to do.
+    pub settings: RobustnessSettings,
+    /// The tasks (those with tests), split by problem.
+    pub tasks: &'a TaskSet,
+    /// The transforms that make the training variants.
+    pub augment_transforms: &'a TransformSet,
+    /// Each transform set of `settings.sets`, loaded, by name.
+    pub sets: &'a BTreeMap<String, TransformSet>,
+    /// The oracle of the augment step; each attack starts its own with its configuration,
+    /// so that its counters are its own.
+    pub oracle: &'a Oracle,
+    /// What the oracle's options record in a run's settings: the start of every step's.
+    pub oracle_settings: RunSettings,
+    /// How the detectors run.
+    pub detector_options: DetectorOptions,
+    /// Sequences per inference call as given; `None`: each model's default.
+    pub batch_size: Option<usize>,
+}
+
+/// How the experiment ended: its report, written.
+#[derive(Debug, Clone)]
+pub struct RobustnessOutcome {
+    /// `robustness.json`'s content.
+    pub report: RobustnessReport,
+    /// `robustness.md`.
+    pub markdown: PathBuf,
+}
+
+impl RobustnessOutcome {
+    /// The exit status the outcome calls for (every step finished).
+    pub fn status(&self) -> ExitStatus {
+        ExitStatus::Ok
+    }
+
+    /// One line per attack, the clean AUCs and where the report is.
+    pub fn printout(&self) -> Printout {
+        let mut p = Printout::new();
+        for r in &self.report.results {
+            p.out(format!(
+                "{:<7} {:<12} L = {:.4} ± {:.4}, success {:.1} % (M < {:.4}), {} tasks",
+                r.detector,
+                r.transform_set,
+                r.mean_distance,
+                r.std_distance,
+                100.0 * r.success_rate,
+                r.threshold,
+                r.tasks
+            ));
+        }
+        for (d, auc) in &self.report.clean_auc {
+            p.out(format!(
+                "clean ROC AUC {d}: {}",
+                auc.map_or(
+                    "not measured (no two solutions of one held-out problem)".into(),
+                    |a| format!("{a:.4}")
+                )
+            ));
+        }
+        for (d, auc) in &self.report.clean_auc_gptclonebench {
+            p.out(format!("GPTCloneBench ROC AUC {d}: {auc:.4}"));
+        }
+        p.out(format!("report: {}", self.markdown.display()));
+        p
+    }
+}
+
+/// Where each part of the experiment lives under its output directory.
+struct Layout {
+    split: PathBuf,
+    train_tasks: PathBuf,
+    test_tasks: PathBuf,
+    augment: PathBuf,
+    model: PathBuf,
+}
+
+impl Layout {
+    fn of(out: &Path) -> Self {
+        Layout {
+            split: out.join("split.json"),
+            train_tasks: out.join("train_tasks.jsonl"),
+            test_tasks: out.join("test_tasks.jsonl"),
+            augment: out.join("augment"),
+            model: out.join("model"),
+        }
+    }
+}
+
+/// What every step takes besides its parts.
+struct Reporting<'r> {
+    stop: &'r AtomicBool,
+    notices: &'r dyn Notices,
+    progress: &'r dyn Progress,
+    step_done: &'r dyn Fn(&Printout),
+}
+
+impl RobustnessJob<'_> {
+    /// Runs the experiment, resuming what an earlier run left in the output directory, and
+    /// stopping at the next task or batch of a step once `stop` is set. Each step's closing
+    /// lines go to `step_done` as it ends (the command line prints them).
+    pub fn run(
+        &self,
+        stop: &AtomicBool,
+        notices: &dyn Notices,
+        progress: &dyn Progress,
+        step_done: &dyn Fn(&Printout),
+    ) -> Result<RobustnessOutcome, RobustnessError> {
+        let r = &Reporting {
+            stop,
+            notices,
+            progress,
+            step_done,
+        };
+        let s = &self.settings;
+        s.check()?;
+        std::fs::create_dir_all(&s.out)
+            .map_err(io(format!("cannot create {}", s.out.display())))?;
+        let layout = Layout::of(&s.out);
+        let (split, test_tasks) = self.split(&layout, r.notices)?;
+        self.augment(&layout, r)?;
+        self.train(&layout, r)?;
+        let trained = format!("onnx:{}", layout.model.display());
+        let detectors = [("base", s.base.as_str()), ("robust", trained.as_str())];
+        let mut results = Vec::new();
+        for (label, spec) in detectors {
+            for (name, transforms) in self.sets {
+                results.push(self.attack(&layout, label, spec, name, transforms, r)?);
+            }
+        }
+        let (clean_auc, clean_counts) = self.clean_auc(&test_tasks, &detectors, r.stop)?;
+        let clean_auc_gptclonebench = self.clean_auc_gptclonebench(&detectors, r.stop)?;
+        let report = RobustnessReport {
+            split,
+            clean_auc,
+            clean_pairs: clean_counts,
+            clean_auc_gptclonebench,
+            results,
+            base: s.base.clone(),
+            model: layout.model.display().to_string(),
+            training: training_summary(&layout.model),
+            transform_sets: s.sets.clone(),
+        };
+        let write = |name: &str, text: String| -> Result<PathBuf, RobustnessError> {
+            let p = s.out.join(name);
+            std::fs::write(&p, text).map_err(io(format!("cannot write {}", p.display())))?;
+            Ok(p)
+        };
+        write("robustness.json", serde_json::to_string_pretty(&report)?)?;
+        let markdown = write("robustness.md", report.markdown())?;
+        write("robustness.html", report.html())?;
+        Ok(RobustnessOutcome { report, markdown })
+    }
+
+    /// The split by problem (the one in `split.json` when resuming), and the task files of
+    /// both sides; returns the split and the held-out tasks.
+    fn split(
+        &self,
+        layout: &Layout,
+        notices: &dyn Notices,
+    ) -> Result<(TaskSplit, Vec<&Task>), RobustnessError> {
+        let s = &self.settings;
+        let tasks: Vec<&Task> = self.tasks.tasks.iter().collect();
+        let earlier = if s.force_new {
+            None
+        } else {
+            std::fs::read_to_string(&layout.split).ok()
+        };
+        let split: TaskSplit = match earlier {
+            Some(t) => serde_json::from_str(&t).map_err(|source| RobustnessError::Damaged {
+                path: layout.split.clone(),
+                source,
+            })?,
+            None => {
+                let split =
+                    split_tasks(&tasks, s.test, s.seed).ok_or(RobustnessError::OneProblem)?;
+                std::fs::write(&layout.split, serde_json::to_string_pretty(&split)?)
+                    .map_err(io(format!("cannot write {}", layout.split.display())))?;
+                split
+            }
+        };
+        let pick = |ids: &[String]| -> Vec<&Task> {
+            let want: HashSet<&str> = ids.iter().map(String::as_str).collect();
+            tasks
+                .iter()
+                .copied()
+                .filter(|t| want.contains(t.id.as_str()))
+                .collect()
+        };
+        let (train_tasks, test_tasks) = (pick(&split.train), pick(&split.test));
+        if train_tasks.is_empty() || test_tasks.is_empty() {
+            return Err(RobustnessError::SplitMismatch(layout.split.clone()));
+        }
+        write_tasks(&layout.train_tasks, &train_tasks)?;
+        write_tasks(&layout.test_tasks, &test_tasks)?;
+        notices.note(&format!(
+            "robustness: {} training task(s), {} held-out task(s)",
+            train_tasks.len(),
+            test_tasks.len()
+        ));
+        Ok((split, test_tasks))
+    }
+
+    /// Augments the training tasks into `augment/`, as `augment` with its defaults would.
+    fn augment(&self, layout: &Layout, r: &Reporting<'_>) -> Result<(), RobustnessError> {
+        let s = &self.settings;
+        let dir = &layout.augment;
+        r.notices.note(&format!(
+            "robustness: augmenting the training tasks into {}",
+            dir.display()
+        ));
+        let set = load_tasks(&layout.train_tasks, r.notices)?;
+        stop_point(r.stop, "starting the sandbox", "no task was augmented")?;
+        let config = AugmentConfig {
+            variants: s.variants,
+            min_steps: 1,
+            max_steps: 3,
+            seed: s.seed,
+            hard: false,
+            beam: 5,
+            attempts: 8,
+            verify: true,
+            window: true,
+        };
+        let record = AugmentRun {
+            kind: "augment".into(),
+            tasks: layout.train_tasks.display().to_string(),
+            transforms: self.augment_transforms.names(),
+            config: config.clone(),
+            detector: None,
+            format: OutputFormat::Jsonl,
+            negatives: 1,
+            split: None,
+            shard: None,
+            dataset: Some(set.report()),
+            adequacy: Some(crate::adequacy::SetAdequacy::of(&set.tasks)),
+            min_mutation_score: None,
+            planned_tasks: None,
+        };
+        let settings = self.augment_settings(&layout.train_tasks, &config);
+        let (run_dir, _) = RunDir::open(dir, JobKind::Augment, settings, s.force_new)?;
+        let job = AugmentJob {
+            tasks: &set,
+            record,
+            transforms: self.augment_transforms,
+            oracle: self.oracle,
+            detector: None,
+            symbolic: None,
+            config,
+            shard: None,
+            refused: BTreeMap::new(),
+        };
+        let outcome = job.run(&run_dir, r.stop, r.notices, r.progress)?;
+        (r.step_done)(&augment_printout(&outcome, dir, s.variants, 1));
+        self.finished(Step::Augment, outcome.status())
+    }
+
+    /// Trains the detector into `model/`, unless a model trained the same way is there.
+    fn train(&self, layout: &Layout, r: &Reporting<'_>) -> Result<(), RobustnessError> {
+        let s = &self.settings;
+        let record = layout.model.join("train.json");
+        if s.force_new && record.is_file() {
+            // Trained on the variants the previous run made: train again.
+            std::fs::remove_file(&record)
+                .map_err(io(format!("cannot remove {}", record.display())))?;
+        }
+        if let Ok(text) = std::fs::read_to_string(&record) {
+            // A resumed run keeps its model only if it was trained as this run would train it.
+            let old: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+            if !s.training.made(&old, &s.base, s.seed) {
+                return Err(RobustnessError::OtherTraining(layout.model.clone()));
+            }
+            return Ok(());
+        }
+        r.notices.note(&format!(
+            "robustness: training into {}",
+            layout.model.display()
+        ));
+        let job = TrainJob {
+            data: layout.augment.clone(),
+            out: layout.model.clone(),
+            mode: s.training.mode,
+            config: s.training.config(s.seed),
+            unverified: false,
+            base: s.base.clone(),
+            options: self.options_for(&s.base),
+            weights: None,
+            force: true,
+        };
+        let outcome = job.run(r.stop, r.notices, r.progress)?;
+        (r.step_done)(&outcome.printout());
+        self.finished(Step::Train, outcome.status())
+    }
+
+    /// Attacks the `label` detector (`spec`) with the set `name` on the held-out tasks, in
+    /// `attacks/<label>-<name>/`, as `attack` with its defaults would.
+    fn attack(
+        &self,
+        layout: &Layout,
+        label: &str,
+        spec: &str,
+        name: &str,
+        transforms: &TransformSet,
+        r: &Reporting<'_>,
+    ) -> Result<AttackResult, RobustnessError> {
+        let s = &self.settings;
+        let dir = s.out.join("attacks").join(format!("{label}-{name}"));
+        r.notices.note(&format!(
+            "robustness: attacking the {label} detector with {name} into {}",
+            dir.display()
+        ));
+        let search = s.attacks.search(s.seed)?;
+        let tasks = load_tasks(&layout.test_tasks, r.notices)?;
+        if tasks.tasks.is_empty() {
+            return Err(RobustnessError::NoTasks(layout.test_tasks.clone()));
+        }
+        let doing = format!("starting the {label}-{name} attack");
+        stop_point(r.stop, &doing, BEFORE_SAVED)?;
+        let options = self.options_for(spec);
+        let settings =
+            self.attack_settings(&layout.test_tasks, spec, &options, transforms, &search);
+        let (run_dir, opened) = RunDir::open(&dir, JobKind::Attack, settings, s.force_new)?;
+        let detector = crate::detector::open(spec, options)?;
+        let oracle = Oracle::new(self.oracle.config().clone())?;
+        for w in &oracle.isolation().warnings {
+            r.notices.warn(&format!("sandbox: {w}"));
+        }
+        stop_point(r.stop, "starting the sandbox", BEFORE_SAVED)?;
+        let job = AttackJob {
+            tasks: &tasks,
+            tasks_label: layout.test_tasks.display().to_string(),
+            transforms,
+            detector: detector.as_ref(),
+            oracle: &oracle,
+            symbolic: None,
+            symbolic_rounds: 2,
+            search,
+            threshold: ThresholdSpec::Auto { rate: 0.95 },
+            shard: None,
+            keep_verified: false,
+            tasks_in_flight: None,
+            reference_clones: None,
+        };
+        let outcome = job.run(&run_dir, opened, r.stop, r.notices, r.progress)?;
+        (r.step_done)(&outcome.printout(&run_dir));
+        self.finished(Step::Attack, outcome.status())?;
+        let summary = &outcome.summary;
+        Ok(AttackResult {
+            detector: label.to_string(),
+            transform_set: name.to_string(),
+            mean_distance: summary.mean_distance,
+            std_distance: summary.std_distance,
+            success_rate: summary.success_rate,
+            threshold: summary.run.threshold,
+            tasks: summary.attacked,
+            run: dir.display().to_string(),
+        })
+    }
+
+    /// Clean ROC AUC of each detector on independent solutions among the held-out tasks
+    /// (none where no problem has two), and the (clones, non-clones) measured.
+    #[allow(clippy::type_complexity)]
+    fn clean_auc(
+        &self,
+        test_tasks: &[&Task],
+        detectors: &[(&str, &str)],
+        stop: &AtomicBool,
+    ) -> Result<(BTreeMap<String, Option<f64>>, (usize, usize)), RobustnessError> {
+        let pairs = clean_pairs(test_tasks, self.settings.seed);
+        let clones = pairs.iter().filter(|p| p.2).count();
+        let labels: Vec<bool> = pairs.iter().map(|p| p.2).collect();
+        let mut aucs = BTreeMap::new();
+        for &(label, spec) in detectors {
+            let auc = if pairs.is_empty() {
+                None
+            } else {
+                stop_point(stop, "measuring the clean ROC AUC", BEFORE_SAVED)?;
+                let d = crate::detector::open(spec, self.options_for(spec))?;
+                let mut scores = Vec::with_capacity(pairs.len());
+                for &(a, b, _) in &pairs {
+                    // Indices into `test_tasks`, as `clean_pairs` made them.
+                    scores.push(score(
+                        d.as_ref(),
+                        label,
+                        &test_tasks[a].source,
+                        &test_tasks[b].source,
+                    )?);
+                }
+                Some(roc(&scores, &labels)?.auc)
+            };
+            aucs.insert(label.to_string(), auc);
+        }
+        Ok((aucs, (clones, pairs.len() - clones)))
+    }
+
+    /// With `--clean-pairs`: each detector's ROC AUC on GPTCloneBench's labelled pairs.
+    fn clean_auc_gptclonebench(
+        &self,
+        detectors: &[(&str, &str)],
+        stop: &AtomicBool,
+    ) -> Result<BTreeMap<String, f64>, RobustnessError> {
+        let mut aucs = BTreeMap::new();
+        let Some(path) = &self.settings.clean_pairs else {
+            return Ok(aucs);
+        };
+        let bench =
+            crate::task::gptclonebench::load(path, self.settings.seed).map_err(|source| {
+                RobustnessError::CleanPairs {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
+        let labels: Vec<bool> = bench.pairs.iter().map(|p| p.clone).collect();
+        for &(label, spec) in detectors {
+            stop_point(stop, "measuring the GPTCloneBench ROC AUC", BEFORE_SAVED)?;
+            let d = crate::detector::open(spec, self.options_for(spec))?;
+            let mut scores = Vec::with_capacity(bench.pairs.len());
+            for p in &bench.pairs {
+                scores.push(score(d.as_ref(), label, &p.a, &p.b)?);
+            }
+            aucs.insert(label.to_string(), roc(&scores, &labels)?.auc);
+        }
+        Ok(aucs)
+    }
+
+    /// `Ok` when a step finished, else why the experiment stops there.
+    fn finished(&self, step: Step, status: ExitStatus) -> Result<(), RobustnessError> {
+        if status == ExitStatus::Ok {
+            return Ok(());
+        }
+        Err(RobustnessError::StepFailed {
+            step,
+            status,
+            force_new: self.settings.force_new,
+        })
+    }
+
+    /// The detector options for `spec`: the given ones, with the default batch size for that
+    /// model (its batch layout decides it) unless one was given.
+    fn options_for(&self, spec: &str) -> DetectorOptions {
+        let mut options = self.detector_options.clone();
+        if self.batch_size.is_none() {
+            // As the command line's default: measured on an H100 and on CPU.
+            let fixed = options.batch_shapes(crate::detector::has_gpu_graph(spec))
+                == crate::detector::engine::BatchShapes::Fixed;
+            options.batch_size = match (options.on_gpu(), fixed) {
+                (false, _) => 8,
+                (true, true) => 32,
+                (true, false) => 128,
+            };
+        }
+        options
+    }
+
+    /// The augment step's run settings: those `augment` records for the same run.
+    fn augment_settings(&self, tasks: &Path, config: &AugmentConfig) -> RunSettings {
+        let mut settings = self.oracle_settings.clone();
+        record_tasks(&mut settings, tasks);
+        settings.set("detector", NOT_SET);
+        record_transforms(&mut settings, self.augment_transforms);
+        settings
+            .set("variants", config.variants)
+            .set(
+                "steps",
+                format!("{}..{}", config.min_steps, config.max_steps),
+            )
+            .set("seed", config.seed)
+            .set("hard", config.hard)
+            .set("beam", config.beam)
+            .set("window", config.hard && config.window)
+            .set("attempts", config.attempts)
+            .set("verified", config.verify)
+            .set("format", "jsonl")
+            .set("negatives", 1)
+            .set("split", NOT_SET)
+            .set("shard", NOT_SET);
+        settings
+    }
+
+    /// An attack's run settings: those `attack` records for the same run.
+    fn attack_settings(
+        &self,
+        tasks: &Path,
+        spec: &str,
+        options: &DetectorOptions,
+        transforms: &TransformSet,
+        search: &SearchConfig,
+    ) -> RunSettings {
+        let mut settings = self.oracle_settings.clone();
+        record_tasks(&mut settings, tasks);
+        record_detector(&mut settings, spec, options);
+        record_transforms(&mut settings, transforms);
+        settings
+            .set("search", format!("{:?}", search.strategy).to_lowercase())
+            .set("beam", search.beam)
+            .set("iterations", search.iterations)
+            .set("seed", search.seed)
+            .set(
+                "oracle order",
+                format!("{:?}", search.oracle_order).to_lowercase(),
+            )
+            .set_opt("max queries", search.max_queries)
+            .set("queries per iteration", NOT_SET)
+            .set_opt("patience", search.patience)
+            .set("max oracle", NOT_SET)
+            .set("time per task", NOT_SET)
+            .set("stop below", NOT_SET)
+            .set("threshold", ThresholdSpec::Auto { rate: 0.95 })
+            .set_opt("max growth", search.constraints.max_growth)
+            .set("window", search.constraints.window)
+            .set("keep verified", false)
+            .set("shard", NOT_SET);
+        settings
+    }
+}
+
+/// Records the task file (path and content digest) and the default dataset filters, as the
+/// command line does.
+fn record_tasks(settings: &mut RunSettings, tasks: &Path) {
+    settings
+        .set("tasks", tasks.display())
+        .set("tasks digest", digest_setting(tasks))
+        .set("codenet status", NOT_SET)
+        .set("codenet language", NOT_SET)
+        .set("codenet root", NOT_SET);
+}
+
+/// Records the detector (spec, a digest of its model directory, and for a model the graph
+/// and batch layout that decide its scores), as the command line does.
+fn record_detector(settings: &mut RunSettings, spec: &str, options: &DetectorOptions) {
+    let Some(path) = crate::detector::model_path(spec) else {
+        settings.set("detector", spec).set("model digest", NOT_SET);
+        return;
+    };
+    // A `.toml` names one model of its directory; the directory holds what it reads.
+    let dir = if path.is_file() {
+        path.parent().map(Path::to_path_buf).unwrap_or(path)
+    } else {
+        path
+    };
+    let fused = crate::detector::has_gpu_graph(spec);
+    let graph = match options.precision {
+        Precision::Fp16 => "fp16",
+        Precision::Auto if options.on_gpu() && fused => "fp16",
+        _ => "fp32",
+    };
+    settings
+        .set("detector", spec)
+        .set("model digest", digest_setting(&dir))
+        .set("precision", graph)
+        .set(
+            "batch shapes",
+            format!("{:?}", options.batch_shapes(fused)).to_lowercase(),
+        );
+}
+
+/// Records the transforms (name and digest of the file each came from).
+fn record_transforms(settings: &mut RunSettings, transforms: &TransformSet) {
+    let list: Vec<String> = transforms
+        .iter()
+        .map(|t| format!("{}@{}", t.name, digest_setting(&t.file)))
+        .collect();
+    settings.set("transforms", list.join(", "));
+}
+
+/// Reads back a task file the split wrote, with its load problems and counts as notices.
+fn load_tasks(path: &Path, notices: &dyn Notices) -> Result<TaskSet, RobustnessError> {
+    const SHOWN: usize = 20;
+    let set = crate::task::load_with(path, Some(TaskFormat::Jsonl), &LoadOptions::default())?;
+    for p in set.problems.iter().take(SHOWN) {
+        notices.warn(&p.to_string());
+    }
+    if set.problems.len() > SHOWN {
+        notices.warn(&format!(
+            "… and {} more load problems",
+            set.problems.len() - SHOWN
+        ));
+    }
+    notices.note(&format!("{}: {}", path.display(), set.report()));
+    Ok(set)
+}
+
+fn write_tasks(path: &Path, tasks: &[&Task]) -> Result<(), RobustnessError> {
+    let mut text = String::new();
+    for t in tasks {
+        text.push_str(&serde_json::to_string(t)?);
+        text.push('\n');
+    }
+    std::fs::write(path, text).map_err(io(format!("cannot write {}", path.display())))
+}
+
+/// `detector`'s similarity of `a` and `b`.
+fn score(detector: &dyn Detector, label: &str, a: &str, b: &str) -> Result<f32, RobustnessError> {
+    detector
+        .score(a, &[b])?
+        .first()
+        .copied()
+        .ok_or_else(|| RobustnessError::NoScore(label.to_string()))
+}
+
+/// What `robustness.json` says of training: epochs run, the epoch kept, the base model's
+/// validation loss, programs and seconds (null when `train.json` cannot be read).
+fn training_summary(model: &Path) -> serde_json::Value {
+    std::fs::read_to_string(model.join("train.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .map(|t| {
+            serde_json::json!({
+                "epochs": t["epochs"].as_array().map_or(0, Vec::len),
+                "best_epoch": t["best_epoch"],
+                "base_valid_loss": t["base_valid_loss"],
+                "programs": t["programs"],
+                "seconds": t["seconds"],
+            })
+        })
+        .unwrap_or_default()
+}
+
+/// What an augmentation into `out` tells its user at the end, as `augment` prints it: its
+/// figures, where its files are, and why it stopped.
+fn augment_printout(o: &AugmentOutcome, out: &Path, variants: usize, negatives: usize) -> Printout {
+    let s = &o.summary;
+    let mut p = Printout::new();
+    for d in &o.dropped {
+        p.err(format!(
+            "warning: tasks.jsonl line {}: task {} is already finished (line {}); the \
+             duplicate was dropped",
+            d.line, d.key, d.first
+        ));
+    }
+    p.out(format!(
+        "{} tasks augmented, {} skipped, {} errors; {} variants ({} verified), {:.2} per task, \
+         {} task(s) below K = {}",
+        s.augmented,
+        s.skipped.len(),
+        s.errors.len(),
+        s.variants,
+        s.verified,
+        s.per_task.map_or(0.0, |p| p.mean),
+        s.short_tasks,
+        variants
+    ));
+    p.out(format!(
+        "this run: {} variants in {:.1} s ({:.2} variants/s)",
+        o.made_now,
+        o.seconds,
+        o.made_now as f64 / o.seconds.max(1e-9)
+    ));
+    if let Some(d) = s.distance {
+        p.out(format!(
+            "distance L of the variants: {:.4} ± {:.4}",
+            d.mean, d.std
+        ));
+    }
+    p.out(format!(
+        "variants: {}",
+        out.join("variants.jsonl").display()
+    ));
+    if let Some((n, pairs, neg)) = s.codexglue {
+        p.out(format!(
+            "codexglue: {} ({n} programs, {pairs} pairs, {neg} negative)",
+            out.join("codexglue").display()
+        ));
+        if neg == 0 && negatives > 0 {
+            p.err(
+                "warning: no negative pair could be drawn: every augmented task solves the \
+                 same problem (or sits alone in its split)",
+            );
+        }
+    }
+    p.out(format!("report: {}", out.join("report.md").display()));
+    p.out(format!("        {}", out.join("report.html").display()));
+    for (id, why) in &s.errors {
+        p.err(format!("error: task {id}: {why}"));
+    }
+    if let Some(notice) = s.progress().incomplete_notice() {
+        p.err(notice);
+    }
+    if o.end.interrupted {
+        p.err("interrupted: finished tasks are saved; rerun the same command to resume");
+    } else if let Some(reason) = &o.end.broken {
+        p.err(format!(
+            "error: stopped: the sandbox failed on the last {} checks in a row ({reason}); \
+             results so far are saved, and a rerun resumes",
+            crate::oracle::BROKEN_AFTER
+        ));
+    } else if s.augmented == 0 {
+        p.err(format!(
+            "error: no task was augmented ({} skipped, {} errors): see the reasons in {}",
+            s.skipped.len(),
+            s.errors.len(),
+            out.join("report.md").display()
+        ));
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn training() -> TrainingSettings {
+        TrainingSettings {
+            mode: Mode::Head,
+            epochs: 4,
+            batch: 32,
+            lr: 1e-3,
+            valid: 0.3,
+            decay: 0.0,
+        }
+    }
+
+    fn settings() -> RobustnessSettings {
+        RobustnessSettings {
+            out: "out".into(),
+            test: 0.3,
+            seed: 0,
+            variants: 3,
+            base: "minilm".into(),
+            sets: parse_sets(&[]).unwrap(),
+            training: training(),
+            attacks: AttackSettings {
+                strategy: Strategy::Guided,
+                beam: None,
+                iterations: None,
+                max_queries: None,
+                max_growth: None,
+                window: true,
+            },
+            clean_pairs: None,
+            force_new: false,
+        }
+    }
+
+    #[test]
+    fn sets_are_named_plainly_and_default_to_classic_and_all() {
+        let d = parse_sets(&[]).unwrap();
+        assert_eq!(d.keys().collect::<Vec<_>>(), ["all", "classic"]);
+        assert_eq!(d["classic"], CLASSIC);
+        let one = parse_sets(&["c=var-rename".into()]).unwrap();
+        assert_eq!(one.len(), 1);
+        for bad in ["nameless", "=x", "a/b=x"] {
+            assert!(parse_sets(&[bad.into()]).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn settings_are_checked_before_any_step() {
+        assert!(settings().check().is_ok());
+        let mut s = settings();
+        s.test = 1.0;
+        assert!(s.check().unwrap_err().to_string().contains("--test"));
+        let mut s = settings();
+        s.base = "jaccard".into();
+        assert!(s
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("cannot be trained"));
+        let mut s = settings();
+        s.attacks.beam = Some(0);
+        assert!(s.check().unwrap_err().to_string().contains("--beam"));
+        let mut s = settings();
+        s.training.batch = 1;
+        assert!(s.check().unwrap_err().to_string().contains("--batch"));
+        // The search takes attack's defaults for the strategy.
+        let search = settings().attacks.search(7).unwrap();
+        assert_eq!(
+            (search.beam, search.iterations, search.patience),
+            (3, 30, Some(4))
+        );
+    }
+
+    #[test]
+    fn a_model_is_kept_only_when_trained_the_same_way() {
+        let t = training();
+        let json = serde_json::json!({
+            "base": "minilm", "mode": "head",
+            "config": {"epochs": 4, "batch": 32, "seed": 0, "lr": 0.0010000000474974513,
+                       "valid_fraction": 0.3, "decay": 0.0},
+        });
+        assert!(t.made(&json, "minilm", 0));
+        assert!(!t.made(&json, "minilm", 1));
+        assert!(!t.made(&json, "onnx:x", 0));
+        let mut other = t.clone();
+        other.epochs = 5;
+        assert!(!other.made(&json, "minilm", 0));
+    }
+
+    #[test]
+    fn a_step_that_did_not_finish_says_how_to_resume_with_its_status() {
+        let e = RobustnessError::StepFailed {
+            step: Step::Attack,
+            status: ExitStatus::Interrupted,
+            force_new: true,
+        };
+        assert_eq!(e.status(), ExitStatus::Interrupted);
+        assert!(e.said_plainly());
+        assert_eq!(
+            e.to_string(),
+            "robustness: the attack step did not finish (see above); rerun the same command \
+             without --force-new to resume"
+        );
+        let weights: RobustnessError = TrainJobError::NoWeights {
+            dir: "m".into(),
+            places: vec!["a".into(), "b".into()],
+        }
+        .into();
+        assert!(!weights.to_string().contains("--weights"), "{weights}");
+        assert_eq!(weights.status(), ExitStatus::Error);
+    }
+}

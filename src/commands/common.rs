@@ -388,16 +388,15 @@ pub enum ShapesArg {
 }
 
 impl DetectorArgs {
-    /// The options these arguments give.
-    pub fn options(&self) -> Result<equimorph::detector::DetectorOptions> {
+    /// The typed settings these arguments give.
+    pub fn settings(&self) -> equimorph::job::settings::DetectorSettings {
         use equimorph::detector::engine::BatchShapes;
         use equimorph::detector::onnx::Precision;
-        use equimorph::detector::{parse_devices, DetectorOptions, Device};
-        let devices = parse_devices(&self.device).map_err(|e| anyhow::anyhow!("--device {e}"))?;
-        let gpu = devices.iter().any(|d| matches!(d, Device::Cuda(_)));
-        let mut options = DetectorOptions {
-            devices,
-            batch_size: 1,
+        equimorph::job::settings::DetectorSettings {
+            spec: self.detector.clone(),
+            device: self.device.clone(),
+            threads: self.threads,
+            batch_size: self.batch_size,
             precision: match self.precision {
                 PrecisionArg::Auto => Precision::Auto,
                 PrecisionArg::Fp32 => Precision::Fp32,
@@ -407,53 +406,23 @@ impl DetectorArgs {
                 ShapesArg::Exact => BatchShapes::Exact,
                 ShapesArg::Fixed => BatchShapes::Fixed,
             }),
-            ..DetectorOptions::default()
-        };
-        if let Some(t) = self.threads {
-            options.threads = t.max(1);
         }
-        // Measured on an H100: fixed-shape batches are fastest at 32 rows (full batches, so
-        // little filler), exact ones at 128; on CPU 8 beats 32 and halves peak memory.
-        let fixed = options.batch_shapes(equimorph::detector::has_gpu_graph(&self.detector))
-            == equimorph::detector::engine::BatchShapes::Fixed;
-        options.batch_size = self
-            .batch_size
-            .unwrap_or(match (gpu, fixed) {
-                (false, _) => 8,
-                (true, true) => 32,
-                (true, false) => 128,
-            })
-            .max(1);
-        Ok(options)
     }
 
-    /// Records, for a model detector, what changes its scores: the graph (precision) and the
-    /// batch layout (a resumed run must score as the first part did).
+    /// The options these arguments give.
+    pub fn options(&self) -> Result<equimorph::detector::DetectorOptions> {
+        Ok(self.settings().options()?)
+    }
+
+    /// Records, for a model detector, what changes its scores (see
+    /// [`equimorph::job::settings::DetectorSettings::record`]).
     pub fn record(&self, settings: &mut equimorph::run::RunSettings) -> Result<()> {
-        if equimorph::detector::model_path(&self.detector).is_some() {
-            let o = self.options()?;
-            let fused = equimorph::detector::has_gpu_graph(&self.detector);
-            // The graph that runs, not the flag: auto means fp16 on CUDA, fp32 on CPU.
-            let graph = match self.precision {
-                PrecisionArg::Fp16 => "fp16",
-                PrecisionArg::Auto if o.on_gpu() && fused => "fp16",
-                _ => "fp32",
-            };
-            settings.set("precision", graph).set(
-                "batch shapes",
-                format!(
-                    "{:?}",
-                    o.batch_shapes(equimorph::detector::has_gpu_graph(&self.detector))
-                )
-                .to_lowercase(),
-            );
-        }
-        Ok(())
+        Ok(self.settings().record(settings)?)
     }
 
     /// Builds the detector.
     pub fn open(&self) -> Result<Box<dyn equimorph::detector::Detector>> {
-        Ok(equimorph::detector::open(&self.detector, self.options()?)?)
+        Ok(self.settings().open()?)
     }
 }
 

@@ -387,25 +387,35 @@ pub enum ShapesArg {
     Fixed,
 }
 
+impl From<PrecisionArg> for equimorph::detector::onnx::Precision {
+    fn from(p: PrecisionArg) -> Self {
+        match p {
+            PrecisionArg::Auto => Self::Auto,
+            PrecisionArg::Fp32 => Self::Fp32,
+            PrecisionArg::Fp16 => Self::Fp16,
+        }
+    }
+}
+
+impl From<ShapesArg> for equimorph::detector::engine::BatchShapes {
+    fn from(s: ShapesArg) -> Self {
+        match s {
+            ShapesArg::Exact => Self::Exact,
+            ShapesArg::Fixed => Self::Fixed,
+        }
+    }
+}
+
 impl DetectorArgs {
     /// The typed settings these arguments give.
     pub fn settings(&self) -> equimorph::job::settings::DetectorSettings {
-        use equimorph::detector::engine::BatchShapes;
-        use equimorph::detector::onnx::Precision;
         equimorph::job::settings::DetectorSettings {
             spec: self.detector.clone(),
             device: self.device.clone(),
             threads: self.threads,
             batch_size: self.batch_size,
-            precision: match self.precision {
-                PrecisionArg::Auto => Precision::Auto,
-                PrecisionArg::Fp32 => Precision::Fp32,
-                PrecisionArg::Fp16 => Precision::Fp16,
-            },
-            shapes: self.batch_shapes.map(|s| match s {
-                ShapesArg::Exact => BatchShapes::Exact,
-                ShapesArg::Fixed => BatchShapes::Fixed,
-            }),
+            precision: self.precision.into(),
+            shapes: self.batch_shapes.map(Into::into),
         }
     }
 

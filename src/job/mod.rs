@@ -14,6 +14,7 @@
 
 pub mod attack;
 pub mod augment;
+pub mod bench;
 pub mod calibrate;
 pub mod diversity;
 pub mod exit;

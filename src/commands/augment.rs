@@ -1,7 +1,7 @@
 //! `equimorph augment`: K distinct verified variants of every task (training data).
 
 use super::common::{
-    detector_settings, interrupt_flag, load_dataset, measure_scores, stop_point, task_settings,
+    detector_settings, interrupt_flag, load_dataset, print, stop_point, task_settings,
     transform_settings, Bar, DatasetArgs, DetectorArgs, OracleOptions, PrecisionArg, Stderr,
     TransformOptions, VerifyArgs, WindowArgs,
 };
@@ -9,7 +9,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use equimorph::augment::summary::{AugmentRun, OutputFormat};
 use equimorph::augment::AugmentConfig;
-use equimorph::job::augment::{AugmentJob, AugmentOutcome};
+use equimorph::job::augment::{refused_below, AugmentJob, AugmentRequest};
 use equimorph::report::shard::Shard;
 use equimorph::run::{JobKind, RunDir, RunSettings, NOT_SET};
 use equimorph::task::TaskFormat;
@@ -121,57 +121,23 @@ fn parse_steps(s: &str) -> Result<(usize, usize), String> {
 pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     // Before any work: a signal while loading stops the run as cleanly as one during the tasks.
     let stop = interrupt_flag()?;
-    if args.variants == 0 {
-        bail!("--variants must be at least 1");
-    }
-    if args.split.is_some() && args.format != OutputFormat::Codexglue {
-        bail!("--split splits the CodeXGLUE pairs: give it with --format codexglue");
-    }
-    if args
-        .min_mutation_score
-        .is_some_and(|x| !(0.0..=1.0).contains(&x))
-    {
-        bail!("--min-mutation-score must be between 0 and 1");
-    }
+    let request = AugmentRequest {
+        tasks_path: &args.tasks,
+        variants: args.variants,
+        format: args.format,
+        split: args.split,
+        negatives: args.negatives,
+        unverified: args.unverified,
+        min_mutation_score: args.min_mutation_score.map(|m| (m, args.mutants)),
+    };
+    request.check_arguments()?;
     let mut set = load_dataset(
         &args.tasks,
         args.task_format,
         "--task-format",
         &args.dataset,
     )?;
-    if set.tasks.is_empty() && (set.untested.is_empty() || !args.unverified) {
-        if set.untested.is_empty() {
-            bail!("{} holds no task", args.tasks.display());
-        }
-        bail!(
-            "no task in {} has tests, so no variant could be verified; pass --unverified to \
-             augment them anyway (every variant is then marked verified: false)",
-            args.tasks.display()
-        );
-    }
-    if let (Some(f), true) = (args.split, args.negatives > 0) {
-        // Each split needs programs of two problems for a non-clone pair.
-        let problems: std::collections::BTreeSet<&str> = set
-            .run_order(args.unverified)
-            .into_iter()
-            .map(|t| t.problem.as_deref().unwrap_or(&t.id))
-            .collect();
-        let sizes = equimorph::augment::codexglue::split_sizes(problems.len(), f);
-        if sizes.contains(&1) {
-            bail!(
-                "--split {},{},{} over {} problems gives train / valid / test {} / {} / {} \
-                 problems; a split of one problem has clone pairs but no non-clone pair: use \
-                 more tasks or other fractions",
-                f[0],
-                f[1],
-                f[2],
-                problems.len(),
-                sizes[0],
-                sizes[1],
-                sizes[2]
-            );
-        }
-    }
+    request.check(&set)?;
     let runtime = args.transforms.runtime()?;
     let transforms = args.transforms.load(&runtime)?;
     if transforms.is_empty() {
@@ -185,16 +151,14 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         precision: PrecisionArg::Auto,
         batch_shapes: None,
     });
-    let detector = match &detector_args {
-        Some(d) => Some(d.open()?),
-        None => None,
-    };
+    let detector = detector_args.as_ref().map(DetectorArgs::open).transpose()?;
     let oracle = args.oracle.oracle()?;
     stop_point(&stop, "starting the sandbox", "no task was augmented")?;
+    let bar = Bar::new(args.quiet);
     let refused = match args.min_mutation_score {
         Some(min) => {
-            measure_scores(&mut set.tasks, &oracle, args.mutants, args.seed, args.quiet)?;
-            equimorph::adequacy::score::below(&set.tasks, min)
+            let (mutants, seed) = (args.mutants, args.seed);
+            refused_below(&mut set.tasks, &oracle, min, mutants, seed, &Stderr, &bar)
         }
         None => std::collections::BTreeMap::new(),
     };
@@ -239,8 +203,8 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         shard: args.shard,
         refused,
     };
-    let outcome = job.run(&run_dir, &stop, &Stderr, &Bar::new(args.quiet))?;
-    print_outcome(&args, &outcome);
+    let outcome = job.run(&run_dir, &stop, &Stderr, &bar)?;
+    print(&outcome.printout(&args.out, args.variants, args.negatives));
     Ok(outcome.status().into())
 }
 
@@ -292,74 +256,4 @@ fn run_settings(
     }
     args.verify.record(&mut settings);
     Ok(settings)
-}
-
-/// Prints what an augmentation did: its figures, where its files are, and why it stopped.
-fn print_outcome(args: &AugmentArgs, o: &AugmentOutcome) {
-    let s = &o.summary;
-    for d in &o.dropped {
-        eprintln!(
-            "warning: tasks.jsonl line {}: task {} is already finished (line {}); the \
-             duplicate was dropped",
-            d.line, d.key, d.first
-        );
-    }
-    println!(
-        "{} tasks augmented, {} skipped, {} errors; {} variants ({} verified), {:.2} per task, \
-         {} task(s) below K = {}",
-        s.augmented,
-        s.skipped.len(),
-        s.errors.len(),
-        s.variants,
-        s.verified,
-        s.per_task.map_or(0.0, |p| p.mean),
-        s.short_tasks,
-        args.variants
-    );
-    println!(
-        "this run: {} variants in {:.1} s ({:.2} variants/s)",
-        o.made_now,
-        o.seconds,
-        o.made_now as f64 / o.seconds.max(1e-9)
-    );
-    if let Some(d) = s.distance {
-        println!("distance L of the variants: {:.4} ± {:.4}", d.mean, d.std);
-    }
-    println!("variants: {}", args.out.join("variants.jsonl").display());
-    if let Some((n, p, neg)) = s.codexglue {
-        println!(
-            "codexglue: {} ({n} programs, {p} pairs, {neg} negative)",
-            args.out.join("codexglue").display()
-        );
-        if neg == 0 && args.negatives > 0 {
-            eprintln!(
-                "warning: no negative pair could be drawn: every augmented task solves the same \
-                 problem (or sits alone in its split)"
-            );
-        }
-    }
-    println!("report: {}", args.out.join("report.md").display());
-    println!("        {}", args.out.join("report.html").display());
-    for (id, why) in &s.errors {
-        eprintln!("error: task {id}: {why}");
-    }
-    if let Some(notice) = s.progress().incomplete_notice() {
-        eprintln!("{notice}");
-    }
-    if o.end.interrupted {
-        eprintln!("interrupted: finished tasks are saved; rerun the same command to resume");
-    } else if let Some(reason) = &o.end.broken {
-        eprintln!(
-            "error: stopped: the sandbox failed on the last {} checks in a row ({reason}); \
-             results so far are saved, and a rerun resumes",
-            equimorph::oracle::BROKEN_AFTER
-        );
-    } else if s.augmented == 0 {
-        eprintln!(
-            "error: no task was augmented ({} skipped, {} errors): see the reasons in {}",
-            s.skipped.len(),
-            s.errors.len(),
-            args.out.join("report.md").display()
-        );
-    }
 }

@@ -556,7 +556,6 @@ pub fn transform_settings(
     settings.set("transforms", list.join(", "));
 }
 
-pub use equimorph::job::exit::{INTERRUPTED, NOTHING_USABLE};
 pub use equimorph::job::interrupt::{interrupt_flag, stop_point, InterruptedBeforeStart};
 
 /// The command line's [`equimorph::job::Notices`]: progress and warnings on standard error.
@@ -632,19 +631,6 @@ impl equimorph::job::Progress for Bar {
     }
 }
 
-/// [`equimorph::job::threshold::resolve_threshold`] with progress on standard error.
-pub fn resolve_threshold(
-    spec: equimorph::report::calibration::ThresholdSpec,
-    detector: &dyn equimorph::detector::Detector,
-    programs: &[equimorph::report::calibration::CalibrationProgram<'_>],
-    seed: u64,
-    stop: Option<&std::sync::atomic::AtomicBool>,
-) -> Result<equimorph::report::calibration::Threshold> {
-    Ok(equimorph::job::threshold::resolve_threshold(
-        spec, detector, programs, seed, stop, &Stderr,
-    )?)
-}
-
 /// `--window` / `--no-window`: whether candidates the detector would truncate are scored.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct WindowArgs {
@@ -664,41 +650,6 @@ impl WindowArgs {
     pub fn enabled(&self) -> bool {
         self.window || !self.no_window
     }
-}
-
-/// Measures the mutation score of the tasks that carry none (progress on stderr).
-pub fn measure_scores(
-    tasks: &mut [equimorph::task::Task],
-    oracle: &equimorph::oracle::Oracle,
-    mutants: usize,
-    seed: u64,
-    quiet: bool,
-) -> Result<()> {
-    if mutants == 0 {
-        bail!("--mutants must be at least 1");
-    }
-    let missing = tasks
-        .iter()
-        .filter(|t| t.mutation_score().is_none())
-        .count();
-    if missing == 0 {
-        return Ok(());
-    }
-    eprintln!(
-        "measuring the mutation score of {missing} task(s) ({mutants} mutants at most each)…"
-    );
-    let pb = progress(tasks.len() as u64, quiet);
-    equimorph::adequacy::score::ensure_scores(
-        oracle,
-        tasks,
-        equimorph::adequacy::score::MutantOptions {
-            max_mutants: mutants,
-            seed,
-        },
-        &|| pb.inc(1),
-    );
-    pb.finish_and_clear();
-    Ok(())
 }
 
 /// Which extra checks a job's outputs pass before they are reported.

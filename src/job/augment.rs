@@ -9,7 +9,7 @@
 //! the reports and the CodeXGLUE layout.
 
 use super::exit::ExitStatus;
-use super::{Notices, Progress};
+use super::{Notices, Printout, Progress};
 use crate::adequacy::symbolic::{Gated, SymbolicChecker, SymbolicGate};
 use crate::augment::summary::{finish, read_run, AugmentOutputError, AugmentRun, AugmentSummary};
 use crate::augment::{AugmentConfig, Augmented, Augmenter, TaskLine, VariantLine};
@@ -226,5 +226,225 @@ impl Sink<Augmented> for AugmentSink<'_> {
             self.made as f64 / self.start.elapsed().as_secs_f64().max(1e-9)
         ));
         Ok(())
+    }
+}
+
+/// Why an augmentation was refused before it started (the arguments cannot give a usable run).
+#[derive(Debug, Error)]
+pub enum AugmentRequestError {
+    /// `--variants 0`.
+    #[error("--variants must be at least 1")]
+    NoVariants,
+    /// `--split` without the CodeXGLUE layout.
+    #[error("--split splits the CodeXGLUE pairs: give it with --format codexglue")]
+    SplitWithoutCodexglue,
+    /// A mutation-score floor outside [0, 1].
+    #[error("--min-mutation-score must be between 0 and 1")]
+    MutationScoreRange,
+    /// `--mutants 0`.
+    #[error("--mutants must be at least 1")]
+    NoMutants,
+    /// No task at all.
+    #[error("{} holds no task", .0.display())]
+    NoTask(std::path::PathBuf),
+    /// No task with tests, and unverified variants were not asked for.
+    #[error(
+        "no task in {} has tests, so no variant could be verified; pass --unverified to augment \
+         them anyway (every variant is then marked verified: false)",
+        .0.display()
+    )]
+    NoTestedTask(std::path::PathBuf),
+    /// A split would hold one problem, so no non-clone pair.
+    #[error(
+        "--split {},{},{} over {problems} problems gives train / valid / test {} / {} / {} \
+         problems; a split of one problem has clone pairs but no non-clone pair: use more tasks \
+         or other fractions",
+        .fractions[0], .fractions[1], .fractions[2], .sizes[0], .sizes[1], .sizes[2]
+    )]
+    LoneProblemSplit {
+        /// The fractions asked for.
+        fractions: [f64; 3],
+        /// Distinct problems among the tasks.
+        problems: usize,
+        /// Problems per split.
+        sizes: [usize; 3],
+    },
+}
+
+/// What an augmentation is asked to produce, checked before any work.
+#[derive(Debug, Clone)]
+pub struct AugmentRequest<'a> {
+    /// The task file, as named.
+    pub tasks_path: &'a std::path::Path,
+    /// Variants per task.
+    pub variants: usize,
+    /// Output layout.
+    pub format: crate::augment::summary::OutputFormat,
+    /// CodeXGLUE split fractions.
+    pub split: Option<[f64; 3]>,
+    /// Non-clone pairs per program (CodeXGLUE).
+    pub negatives: usize,
+    /// Tasks without tests are augmented too.
+    pub unverified: bool,
+    /// Mutation-score floor, and mutants per task to measure it.
+    pub min_mutation_score: Option<(f64, usize)>,
+}
+
+impl AugmentRequest<'_> {
+    /// Checks the arguments alone (before the tasks are loaded).
+    pub fn check_arguments(&self) -> Result<(), AugmentRequestError> {
+        use crate::augment::summary::OutputFormat;
+        if self.variants == 0 {
+            return Err(AugmentRequestError::NoVariants);
+        }
+        if self.split.is_some() && self.format != OutputFormat::Codexglue {
+            return Err(AugmentRequestError::SplitWithoutCodexglue);
+        }
+        match self.min_mutation_score {
+            Some((min, _)) if !(0.0..=1.0).contains(&min) => {
+                return Err(AugmentRequestError::MutationScoreRange)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks the request against the loaded tasks.
+    pub fn check(&self, set: &TaskSet) -> Result<(), AugmentRequestError> {
+        if let Some((_, 0)) = self.min_mutation_score {
+            return Err(AugmentRequestError::NoMutants);
+        }
+        if set.tasks.is_empty() && (set.untested.is_empty() || !self.unverified) {
+            let path = self.tasks_path.to_path_buf();
+            return Err(if set.untested.is_empty() {
+                AugmentRequestError::NoTask(path)
+            } else {
+                AugmentRequestError::NoTestedTask(path)
+            });
+        }
+        if let (Some(fractions), true) = (self.split, self.negatives > 0) {
+            // Each split needs programs of two problems for a non-clone pair.
+            let problems: std::collections::BTreeSet<&str> = set
+                .run_order(self.unverified)
+                .into_iter()
+                .map(|t| t.problem.as_deref().unwrap_or(&t.id))
+                .collect();
+            let sizes = crate::augment::codexglue::split_sizes(problems.len(), fractions);
+            if sizes.contains(&1) {
+                return Err(AugmentRequestError::LoneProblemSplit {
+                    fractions,
+                    problems: problems.len(),
+                    sizes,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Tasks refused for a mutation score below `min`, with why; first measures the score of the
+/// tasks that carry none (`mutants` mutants at most each).
+pub fn refused_below(
+    tasks: &mut [Task],
+    oracle: &Oracle,
+    min: f64,
+    mutants: usize,
+    seed: u64,
+    notices: &dyn Notices,
+    progress: &(dyn Progress + Sync),
+) -> BTreeMap<String, String> {
+    use crate::adequacy::score::{below, ensure_scores, MutantOptions};
+    let missing = tasks
+        .iter()
+        .filter(|t| t.mutation_score().is_none())
+        .count();
+    if missing > 0 {
+        notices.note(&format!(
+            "measuring the mutation score of {missing} task(s) ({mutants} mutants at most each)…"
+        ));
+        progress.start(tasks.len() as u64);
+        let options = MutantOptions {
+            max_mutants: mutants,
+            seed,
+        };
+        ensure_scores(oracle, tasks, options, &|| progress.advance(""));
+        progress.finish();
+    }
+    below(tasks, min)
+}
+
+impl AugmentOutcome {
+    /// What the augmentation tells its user at the end: its figures, where its files are
+    /// (under `out`), and why it stopped. `variants` and `negatives` are the run's K and
+    /// negatives per program.
+    pub fn printout(&self, out: &std::path::Path, variants: usize, negatives: usize) -> Printout {
+        let (s, mut p) = (&self.summary, Printout::new());
+        for d in &self.dropped {
+            p.err(format!(
+                "warning: tasks.jsonl line {}: task {} is already finished (line {}); the \
+                 duplicate was dropped",
+                d.line, d.key, d.first
+            ));
+        }
+        p.out(format!(
+            "{} tasks augmented, {} skipped, {} errors; {} variants ({} verified), {:.2} per \
+             task, {} task(s) below K = {variants}",
+            s.augmented,
+            s.skipped.len(),
+            s.errors.len(),
+            s.variants,
+            s.verified,
+            s.per_task.map_or(0.0, |p| p.mean),
+            s.short_tasks,
+        ));
+        p.out(format!(
+            "this run: {} variants in {:.1} s ({:.2} variants/s)",
+            self.made_now,
+            self.seconds,
+            self.made_now as f64 / self.seconds.max(1e-9)
+        ));
+        if let Some(d) = s.distance {
+            p.out(format!(
+                "distance L of the variants: {:.4} ± {:.4}",
+                d.mean, d.std
+            ));
+        }
+        p.out(format!("variants: {}", out.join("variants.jsonl").display()));
+        if let Some((n, pairs, neg)) = s.codexglue {
+            p.out(format!(
+                "codexglue: {} ({n} programs, {pairs} pairs, {neg} negative)",
+                out.join("codexglue").display()
+            ));
+            if neg == 0 && negatives > 0 {
+                p.err(
+                    "warning: no negative pair could be drawn: every augmented task solves the \
+                     same problem (or sits alone in its split)",
+                );
+            }
+        }
+        p.out(format!("report: {}", out.join("report.md").display()));
+        p.out(format!("        {}", out.join("report.html").display()));
+        for (id, why) in &s.errors {
+            p.err(format!("error: task {id}: {why}"));
+        }
+        if let Some(notice) = s.progress().incomplete_notice() {
+            p.err(notice);
+        }
+        if self.end.interrupted {
+            p.err("interrupted: finished tasks are saved; rerun the same command to resume");
+        } else if let Some(reason) = &self.end.broken {
+            p.err(format!(
+                "error: stopped: the sandbox failed on the last {} checks in a row ({reason}); \
+                 results so far are saved, and a rerun resumes",
+                crate::oracle::BROKEN_AFTER
+            ));
+        } else if s.augmented == 0 {
+            p.err(format!(
+                "error: no task was augmented ({} skipped, {} errors): see the reasons in {}",
+                s.skipped.len(),
+                s.errors.len(),
+                out.join("report.md").display()
+            ));
+        }
+        p
     }
 }

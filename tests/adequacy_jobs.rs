@@ -353,6 +353,20 @@ fn a_panic_in_one_task_is_that_tasks_error_and_the_run_goes_on() {
     assert_eq!(by_id(scored, "bad")["status"], "error");
     assert_eq!(v["errors"], json!(["bad"]));
     assert!(by_id(scored, "good")["adequacy"]["mutation_score"].is_f64());
+
+    // validate: the task is not ok (an error, with the panic as its reason), the others are
+    // validated, and the answer is no.
+    let out = common::equimorph_env(
+        &["validate", tasks.to_str().unwrap(), "--quiet"],
+        &[(hook, "bad")],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("error       bad: equimorph panicked"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 ok, 0 failing"), "{stdout}");
 }
 
 /// Slow tasks: each run of the original sleeps, so a signal comes while tasks are in flight.

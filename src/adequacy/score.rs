@@ -113,8 +113,8 @@ pub fn tally(verdicts: &[Verdict]) -> MutantTally {
 }
 
 /// Test hook: the task whose id is this variable's value panics inside the per-task guard of
-/// [`score_task`] and [`super::grow::grow_task`], so that tests can check that one task's panic
-/// is that task's error and the run goes on. Unset in normal use.
+/// [`score_task`], [`super::grow::grow_task`] and `validate`'s job, so that tests can check
+/// that one task's panic is that task's error and the run goes on. Unset in normal use.
 #[doc(hidden)]
 pub const PANIC_TASK_VAR: &str = "EQUIMORPH_TEST_PANIC_TASK";
 

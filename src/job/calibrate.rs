@@ -401,3 +401,30 @@ fn no_threshold_at(r: &Roc, fpr: f64) -> String {
         }
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fpr_is_a_rate() {
+        assert!(check_fpr(0.05).is_ok());
+        for bad in [-0.1, 1.5, f64::NAN] {
+            assert!(matches!(check_fpr(bad), Err(CalibrateError::Fpr)));
+        }
+    }
+
+    #[test]
+    fn a_missing_pairs_file_is_said_once() {
+        let e = CalibrationPairs::read(
+            Path::new("/no/such/pairs.jsonl"),
+            None,
+            0,
+            &super::super::Silent,
+        )
+        .unwrap_err();
+        // No source: the message already holds the I/O cause.
+        assert!(std::error::Error::source(&e).is_none());
+        assert!(e.to_string().contains("/no/such/pairs.jsonl"), "{e}");
+    }
+}

@@ -626,3 +626,70 @@ fn write_lines<T: serde::Serialize>(path: &Path, items: &[T]) -> Result<(), Test
     f.flush()?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Counts what a job reports.
+    #[derive(Default)]
+    struct Counted(Mutex<(u64, u64, bool)>);
+
+    impl Progress for Counted {
+        fn start(&self, total: u64) {
+            self.0.lock().unwrap().0 = total;
+        }
+        fn advance(&self, _message: &str) {
+            self.0.lock().unwrap().1 += 1;
+        }
+        fn finish(&self) {
+            self.0.lock().unwrap().2 = true;
+        }
+    }
+
+    fn tasks(n: usize) -> Vec<Task> {
+        (0..n)
+            .map(|i| Task::new(format!("t{i}"), "print(1)\n", Vec::new()))
+            .collect()
+    }
+
+    #[test]
+    fn map_tasks_keeps_task_order_and_reports_each_task() {
+        let tasks = tasks(40);
+        let progress = Counted::default();
+        let out = map_tasks(&tasks, &AtomicBool::new(false), &progress, "", |t| {
+            Some(t.id.clone())
+        });
+        let ids: Vec<String> = tasks.iter().map(|t| t.id.clone()).collect();
+        assert_eq!(out, ids.into_iter().map(Some).collect::<Vec<_>>());
+        assert_eq!(*progress.0.lock().unwrap(), (40, 40, true));
+    }
+
+    #[test]
+    fn map_tasks_takes_no_task_once_stopped() {
+        let tasks = tasks(5);
+        let progress = Counted::default();
+        let out = map_tasks(&tasks, &AtomicBool::new(true), &progress, "", |_| Some(()));
+        assert!(out.iter().all(Option::is_none));
+        assert_eq!(*progress.0.lock().unwrap(), (5, 0, true));
+    }
+
+    #[test]
+    fn options_refuse_what_cannot_run() {
+        assert!(matches!(mutant_options(0, 1), Err(TestsError::NoMutants)));
+        let m = mutant_options(3, 7).unwrap();
+        assert!(matches!(
+            grow_options(m, 0, 1, 1, 1.0),
+            Err(TestsError::NoGrowth)
+        ));
+        for d in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                grow_options(m, 1, 1, 1, d),
+                Err(TestsError::Deadline)
+            ));
+        }
+        let g = grow_options(m, 2, 3, 4, 0.5).unwrap();
+        assert_eq!((g.seed, g.deadline), (7, Duration::from_millis(500)));
+    }
+}

@@ -53,7 +53,10 @@ impl ValidateJob<'_> {
         let set = self.tasks;
         let start = Instant::now();
         let results = super::tests::map_tasks(&set.tasks, stop, progress, "", |t| {
-            let v = crate::pipeline::catch_task_panic(|| self.oracle.validate(t));
+            let v = crate::pipeline::catch_task_panic(|| {
+                crate::adequacy::score::test_panic_point(&t.id);
+                self.oracle.validate(t)
+            });
             Some(v.unwrap_or_else(|why| Validation {
                 id: t.id.clone(),
                 status: ValidationStatus::Error,

@@ -414,3 +414,21 @@ fn crash(message: String, seconds: f64) -> RunResult {
         left_running: 0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_limits_say_the_heap_and_the_jvms_thread_headroom() {
+        let limits = ResourceLimits {
+            address_space: 16 << 20,
+            ..ResourceLimits::default()
+        };
+        let words = describe_limits(&limits);
+        // Never below 64 MiB of heap, never fewer than the JVM's threads need.
+        assert!(words[0].starts_with("heap (-Xmx) 64 MiB"), "{words:?}");
+        assert!(words.contains(&format!("processes (threads) {JVM_PROCESSES}")));
+        assert!(!words.iter().any(|w| w.starts_with("address space")));
+    }
+}

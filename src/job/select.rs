@@ -511,15 +511,7 @@ impl SelectJob<'_> {
                 d.line, d.key, d.first
             ));
         }
-        // Verdicts of earlier invocations, for the tasks this one does not reach.
-        let before = match opened {
-            Opened::Resumed => std::fs::read_to_string(run_dir.join(STATE))
-                .ok()
-                .and_then(|t| serde_json::from_str::<SelectState>(&t).ok())
-                .map(|s| s.verdicts())
-                .unwrap_or_default(),
-            Opened::Fresh | Opened::Replaced => HashMap::new(),
-        };
+        let before = earlier_verdicts(run_dir, opened);
         let todo: Vec<&Task> = self
             .tasks
             .tasks
@@ -609,6 +601,19 @@ impl SelectJob<'_> {
             dataset: Some(self.tasks.report()),
             adequacy: Some(SetAdequacy::of(&self.tasks.tasks)),
         }
+    }
+}
+
+/// The verdicts of earlier invocations on a resumed run (`state.json`), for the tasks this one
+/// does not reach.
+fn earlier_verdicts(run_dir: &RunDir, opened: Opened) -> HashMap<String, Verdict> {
+    match opened {
+        Opened::Resumed => std::fs::read_to_string(run_dir.join(STATE))
+            .ok()
+            .and_then(|t| serde_json::from_str::<SelectState>(&t).ok())
+            .map(|s| s.verdicts())
+            .unwrap_or_default(),
+        Opened::Fresh | Opened::Replaced => HashMap::new(),
     }
 }
 

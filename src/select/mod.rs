@@ -382,15 +382,12 @@ impl PairLog {
             None => &existing[..0],
         };
         let (records, dropped) = dedup_records(complete);
-        if complete.len() != existing.len() || !dropped.is_empty() {
+        if !dropped.is_empty() {
             let mut kept = Vec::new();
             append_lines(&mut kept, &records);
-            let text = if dropped.is_empty() {
-                complete
-            } else {
-                &kept[..]
-            };
-            std::fs::write(path, text).map_err(io_error(path))?;
+            std::fs::write(path, kept).map_err(io_error(path))?;
+        } else if complete.len() != existing.len() {
+            std::fs::write(path, complete).map_err(io_error(path))?;
         }
         let file = std::fs::OpenOptions::new()
             .create(true)

@@ -151,7 +151,11 @@ fn a_complete_run_says_so_and_shards_merge_their_plans() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let state = json(&merged.join("state.json"));
     assert_eq!(
-        (&state["complete"], &state["pending"], &state["planned_tasks"]),
+        (
+            &state["complete"],
+            &state["pending"],
+            &state["planned_tasks"]
+        ),
         (&Value::from(true), &Value::from(0), &Value::from(6)),
         "{state}"
     );

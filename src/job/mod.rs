@@ -14,11 +14,15 @@
 
 pub mod attack;
 pub mod augment;
+pub mod autospt;
+pub mod compare;
 pub mod bench;
 pub mod calibrate;
 pub mod diversity;
 pub mod exit;
 pub mod interrupt;
+pub mod llm;
+pub mod merge;
 pub mod models;
 pub mod robustness;
 pub mod report;

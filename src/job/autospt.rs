@@ -1,0 +1,1 @@
+//! `equimorph autospt`: design → implement → select → attack, resumable, with one report.

@@ -1,0 +1,1 @@
+//! `equimorph compare`: Table 2 across runs.

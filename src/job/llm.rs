@@ -1,0 +1,1 @@
+//! `equimorph design` and `equimorph implement`: the LLM stages of Auto-SPT.

@@ -1,0 +1,1 @@
+//! `equimorph merge`: one run from the directories of a sharded run.

@@ -143,8 +143,7 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
         sets: &sets,
         oracle: &oracle,
         oracle_settings,
-        detector_options: args.detector.options()?,
-        batch_size: args.detector.batch_size,
+        detector: args.detector.settings(),
     };
     match job.run(&stop, &Stderr, &Bar::new(args.quiet), &print) {
         Ok(outcome) => {

@@ -11,15 +11,15 @@
 //! [`RobustnessError::StepFailed`] with its exit status.
 
 use super::attack::{AttackError, AttackJob};
-use super::augment::{AugmentError, AugmentJob, AugmentOutcome};
+use super::augment::{AugmentError, AugmentJob};
 use super::exit::ExitStatus;
 use super::interrupt::{stop_point, InterruptedBeforeStart};
+use super::settings::DetectorSettings;
 use super::train::{TrainJob, TrainJobError};
 use super::{Notices, Printout, Progress};
 use crate::augment::summary::{AugmentRun, OutputFormat};
 use crate::augment::AugmentConfig;
-use crate::detector::onnx::Precision;
-use crate::detector::{Detector, DetectorError, DetectorOptions};
+use crate::detector::{Detector, DetectorError};
 use crate::oracle::{Oracle, OracleError};
 use crate::report::calibration::{roc, CalibrationError, ThresholdSpec};
 use crate::robustness::{clean_pairs, split_tasks, AttackResult, RobustnessReport, TaskSplit};
@@ -427,10 +427,9 @@ pub struct RobustnessJob<'a> {
     pub oracle: &'a Oracle,
     /// What the oracle's options record in a run's settings: the start of every step's.
     pub oracle_settings: RunSettings,
-    /// How the detectors run.
-    pub detector_options: DetectorOptions,
-    /// Sequences per inference call as given; `None`: each model's default.
-    pub batch_size: Option<usize>,
+    /// How the detectors run (device, threads, batch size and layout, graph); its spec is
+    /// the base detector's, and the trained one runs the same way.
+    pub detector: DetectorSettings,
 }
 
 /// How the experiment ended: its report, written.
@@ -665,7 +664,7 @@ impl RobustnessJob<'_> {
             refused: BTreeMap::new(),
         };
         let outcome = job.run(&run_dir, r.stop, r.notices, r.progress)?;
-        (r.step_done)(&augment_printout(&outcome, dir, s.variants, 1));
+        (r.step_done)(&outcome.printout(dir, s.variants, 1));
         self.finished(Step::Augment, outcome.status())
     }
 
@@ -697,7 +696,7 @@ impl RobustnessJob<'_> {
             config: s.training.config(s.seed),
             unverified: false,
             base: s.base.clone(),
-            options: self.options_for(&s.base),
+            options: self.detector(&s.base).options()?,
             weights: None,
             force: true,
         };
@@ -730,11 +729,10 @@ impl RobustnessJob<'_> {
         }
         let doing = format!("starting the {label}-{name} attack");
         stop_point(r.stop, &doing, BEFORE_SAVED)?;
-        let options = self.options_for(spec);
-        let settings =
-            self.attack_settings(&layout.test_tasks, spec, &options, transforms, &search);
+        let detector = self.detector(spec);
+        let settings = self.attack_settings(&layout.test_tasks, &detector, transforms, &search)?;
         let (run_dir, opened) = RunDir::open(&dir, JobKind::Attack, settings, s.force_new)?;
-        let detector = crate::detector::open(spec, options)?;
+        let detector = detector.open()?;
         let oracle = Oracle::new(self.oracle.config().clone())?;
         for w in &oracle.isolation().warnings {
             r.notices.warn(&format!("sandbox: {w}"));
@@ -789,7 +787,7 @@ impl RobustnessJob<'_> {
                 None
             } else {
                 stop_point(stop, "measuring the clean ROC AUC", BEFORE_SAVED)?;
-                let d = crate::detector::open(spec, self.options_for(spec))?;
+                let d = self.detector(spec).open()?;
                 let mut scores = Vec::with_capacity(pairs.len());
                 for &(a, b, _) in &pairs {
                     // Indices into `test_tasks`, as `clean_pairs` made them.
@@ -827,7 +825,7 @@ impl RobustnessJob<'_> {
         let labels: Vec<bool> = bench.pairs.iter().map(|p| p.clone).collect();
         for &(label, spec) in detectors {
             stop_point(stop, "measuring the GPTCloneBench ROC AUC", BEFORE_SAVED)?;
-            let d = crate::detector::open(spec, self.options_for(spec))?;
+            let d = self.detector(spec).open()?;
             let mut scores = Vec::with_capacity(bench.pairs.len());
             for p in &bench.pairs {
                 scores.push(score(d.as_ref(), label, &p.a, &p.b)?);
@@ -849,21 +847,12 @@ impl RobustnessJob<'_> {
         })
     }
 
-    /// The detector options for `spec`: the given ones, with the default batch size for that
-    /// model (its batch layout decides it) unless one was given.
-    fn options_for(&self, spec: &str) -> DetectorOptions {
-        let mut options = self.detector_options.clone();
-        if self.batch_size.is_none() {
-            // As the command line's default: measured on an H100 and on CPU.
-            let fixed = options.batch_shapes(crate::detector::has_gpu_graph(spec))
-                == crate::detector::engine::BatchShapes::Fixed;
-            options.batch_size = match (options.on_gpu(), fixed) {
-                (false, _) => 8,
-                (true, true) => 32,
-                (true, false) => 128,
-            };
+    /// The detector `spec`, run as the base detector is.
+    fn detector(&self, spec: &str) -> DetectorSettings {
+        DetectorSettings {
+            spec: spec.to_string(),
+            ..self.detector.clone()
         }
-        options
     }
 
     /// The augment step's run settings: those `augment` records for the same run.
@@ -895,14 +884,14 @@ impl RobustnessJob<'_> {
     fn attack_settings(
         &self,
         tasks: &Path,
-        spec: &str,
-        options: &DetectorOptions,
+        detector: &DetectorSettings,
         transforms: &TransformSet,
         search: &SearchConfig,
-    ) -> RunSettings {
+    ) -> Result<RunSettings, DetectorError> {
         let mut settings = self.oracle_settings.clone();
         record_tasks(&mut settings, tasks);
-        record_detector(&mut settings, spec, options);
+        record_detector(&mut settings, &detector.spec);
+        detector.record(&mut settings)?;
         record_transforms(&mut settings, transforms);
         settings
             .set("search", format!("{:?}", search.strategy).to_lowercase())
@@ -924,7 +913,7 @@ impl RobustnessJob<'_> {
             .set("window", search.constraints.window)
             .set("keep verified", false)
             .set("shard", NOT_SET);
-        settings
+        Ok(settings)
     }
 }
 
@@ -939,33 +928,21 @@ fn record_tasks(settings: &mut RunSettings, tasks: &Path) {
         .set("codenet root", NOT_SET);
 }
 
-/// Records the detector (spec, a digest of its model directory, and for a model the graph
-/// and batch layout that decide its scores), as the command line does.
-fn record_detector(settings: &mut RunSettings, spec: &str, options: &DetectorOptions) {
-    let Some(path) = crate::detector::model_path(spec) else {
-        settings.set("detector", spec).set("model digest", NOT_SET);
-        return;
-    };
-    // A `.toml` names one model of its directory; the directory holds what it reads.
-    let dir = if path.is_file() {
-        path.parent().map(Path::to_path_buf).unwrap_or(path)
-    } else {
-        path
-    };
-    let fused = crate::detector::has_gpu_graph(spec);
-    let graph = match options.precision {
-        Precision::Fp16 => "fp16",
-        Precision::Auto if options.on_gpu() && fused => "fp16",
-        _ => "fp32",
-    };
+/// Records the detector (spec and a digest of its model directory), as the command line
+/// does.
+fn record_detector(settings: &mut RunSettings, spec: &str) {
+    let model = crate::detector::model_path(spec).map(|p| {
+        // A `.toml` names one model of its directory; the directory holds what it reads.
+        let dir = if p.is_file() {
+            p.parent().map(Path::to_path_buf).unwrap_or(p)
+        } else {
+            p
+        };
+        digest_setting(&dir)
+    });
     settings
         .set("detector", spec)
-        .set("model digest", digest_setting(&dir))
-        .set("precision", graph)
-        .set(
-            "batch shapes",
-            format!("{:?}", options.batch_shapes(fused)).to_lowercase(),
-        );
+        .set_opt("model digest", model);
 }
 
 /// Records the transforms (name and digest of the file each came from).
@@ -1028,85 +1005,6 @@ fn training_summary(model: &Path) -> serde_json::Value {
             })
         })
         .unwrap_or_default()
-}
-
-/// What an augmentation into `out` tells its user at the end, as `augment` prints it: its
-/// figures, where its files are, and why it stopped.
-fn augment_printout(o: &AugmentOutcome, out: &Path, variants: usize, negatives: usize) -> Printout {
-    let s = &o.summary;
-    let mut p = Printout::new();
-    for d in &o.dropped {
-        p.err(format!(
-            "warning: tasks.jsonl line {}: task {} is already finished (line {}); the \
-             duplicate was dropped",
-            d.line, d.key, d.first
-        ));
-    }
-    p.out(format!(
-        "{} tasks augmented, {} skipped, {} errors; {} variants ({} verified), {:.2} per task, \
-         {} task(s) below K = {}",
-        s.augmented,
-        s.skipped.len(),
-        s.errors.len(),
-        s.variants,
-        s.verified,
-        s.per_task.map_or(0.0, |p| p.mean),
-        s.short_tasks,
-        variants
-    ));
-    p.out(format!(
-        "this run: {} variants in {:.1} s ({:.2} variants/s)",
-        o.made_now,
-        o.seconds,
-        o.made_now as f64 / o.seconds.max(1e-9)
-    ));
-    if let Some(d) = s.distance {
-        p.out(format!(
-            "distance L of the variants: {:.4} ± {:.4}",
-            d.mean, d.std
-        ));
-    }
-    p.out(format!(
-        "variants: {}",
-        out.join("variants.jsonl").display()
-    ));
-    if let Some((n, pairs, neg)) = s.codexglue {
-        p.out(format!(
-            "codexglue: {} ({n} programs, {pairs} pairs, {neg} negative)",
-            out.join("codexglue").display()
-        ));
-        if neg == 0 && negatives > 0 {
-            p.err(
-                "warning: no negative pair could be drawn: every augmented task solves the \
-                 same problem (or sits alone in its split)",
-            );
-        }
-    }
-    p.out(format!("report: {}", out.join("report.md").display()));
-    p.out(format!("        {}", out.join("report.html").display()));
-    for (id, why) in &s.errors {
-        p.err(format!("error: task {id}: {why}"));
-    }
-    if let Some(notice) = s.progress().incomplete_notice() {
-        p.err(notice);
-    }
-    if o.end.interrupted {
-        p.err("interrupted: finished tasks are saved; rerun the same command to resume");
-    } else if let Some(reason) = &o.end.broken {
-        p.err(format!(
-            "error: stopped: the sandbox failed on the last {} checks in a row ({reason}); \
-             results so far are saved, and a rerun resumes",
-            crate::oracle::BROKEN_AFTER
-        ));
-    } else if s.augmented == 0 {
-        p.err(format!(
-            "error: no task was augmented ({} skipped, {} errors): see the reasons in {}",
-            s.skipped.len(),
-            s.errors.len(),
-            out.join("report.md").display()
-        ));
-    }
-    p
 }
 
 #[cfg(test)]

@@ -131,6 +131,17 @@ pub fn rejudge(
     programs: Vec<Reported>,
     symbolic: Option<&SymbolicChecker>,
 ) -> Vec<Rejudged> {
+    rejudge_with(oracle, tasks, programs, symbolic, &|| {})
+}
+
+/// [`rejudge`], calling `judged` once per program as its verdict is in (for progress).
+pub fn rejudge_with(
+    oracle: &Oracle,
+    tasks: &TaskSet,
+    programs: Vec<Reported>,
+    symbolic: Option<&SymbolicChecker>,
+    judged: &(dyn Fn() + Sync),
+) -> Vec<Rejudged> {
     use rayon::prelude::*;
     let by_id: BTreeMap<&str, &Task> = tasks.tasks.iter().map(|t| (t.id.as_str(), t)).collect();
     // One validation per task, shared by its programs.
@@ -159,6 +170,7 @@ pub fn rejudge(
         .into_par_iter()
         .map(|p| {
             let Some(task) = by_id.get(p.task_id.as_str()) else {
+                judged();
                 return Rejudged {
                     program: p,
                     tests: 0,
@@ -180,6 +192,7 @@ pub fn rejudge(
                 ),
                 None => (Verdict::NoTask, None),
             };
+            judged();
             Rejudged {
                 program: p,
                 tests,

@@ -1,7 +1,7 @@
 //! `equimorph verify RUN_DIR --tasks TASKS2`: re-judges a finished run's winners or variants
 //! against stronger tests.
 
-use super::common::{load_dataset, print, DatasetArgs, OracleOptions, VerifyArgs};
+use super::common::{load_dataset, print, Bar, DatasetArgs, OracleOptions, VerifyArgs};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::verify::VerifyJob;
@@ -29,6 +29,9 @@ pub struct VerifyRunArgs {
     /// Print the verdicts as JSON.
     #[arg(long)]
     json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
     #[command(flatten)]
     oracle: OracleOptions,
 }
@@ -49,7 +52,7 @@ pub fn run(args: VerifyRunArgs) -> Result<ExitCode> {
         oracle: &oracle,
         symbolic: symbolic.as_ref(),
     };
-    let outcome = job.run()?;
+    let outcome = job.run(&Bar::new(args.quiet || args.json))?;
     print(&outcome.printout(args.json));
     Ok(outcome.status().into())
 }

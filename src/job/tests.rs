@@ -563,8 +563,6 @@ fn status_name(s: ValidationStatus) -> String {
 
 /// Runs `f` on every task in parallel until `stop` is set, advancing `progress` (with
 /// `message`) as each finishes; `None` for a task not reached, or for which `f` gave none.
-/// Progress is reported from the calling thread, so `progress` need not be shared between
-/// threads.
 pub(super) fn map_tasks<'t, T: Send>(
     tasks: &'t [Task],
     stop: &AtomicBool,
@@ -572,25 +570,41 @@ pub(super) fn map_tasks<'t, T: Send>(
     message: &str,
     f: impl Fn(&'t Task) -> Option<T> + Sync,
 ) -> Vec<Option<T>> {
-    progress.start(tasks.len() as u64);
+    reporting(progress, tasks.len() as u64, message, |tick| {
+        tasks
+            .par_iter()
+            .map(|t| {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let r = f(t);
+                tick();
+                r
+            })
+            .collect()
+    })
+}
+
+/// Runs `work` (of `total` steps, each of which calls the tick it is given, from any thread)
+/// while `progress` advances with `message` at each tick. Progress is reported from the
+/// calling thread, so `progress` need not be shared between threads.
+pub(super) fn reporting<R: Send>(
+    progress: &dyn Progress,
+    total: u64,
+    message: &str,
+    work: impl FnOnce(&(dyn Fn() + Sync)) -> R + Send,
+) -> R {
+    progress.start(total);
     let (done, finished) = mpsc::channel::<()>();
-    let f = &f;
-    let results = std::thread::scope(|scope| {
+    let result = std::thread::scope(|scope| {
         let worker = scope.spawn(move || {
-            tasks
-                .par_iter()
-                .map_with(done, |done, t| {
-                    if stop.load(Ordering::Relaxed) {
-                        return None;
-                    }
-                    let r = f(t);
-                    // The receiver lives until every sender is gone.
-                    let _ = done.send(());
-                    r
-                })
-                .collect::<Vec<_>>()
+            // The receiver lives until the sender goes with this closure.
+            let tick = move || {
+                let _ = done.send(());
+            };
+            work(&tick)
         });
-        // Ends when the worker's senders are dropped, that is when every task is done.
+        // Ends when the worker's sender is dropped, that is when the work is done.
         for () in finished {
             progress.advance(message);
         }
@@ -598,7 +612,7 @@ pub(super) fn map_tasks<'t, T: Send>(
     });
     progress.finish();
     // A panic outside the per-task guards is a bug of the job itself: it stays a panic.
-    results.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Writes tasks as equimorph task JSONL (through a temporary file, so a crash leaves no half
@@ -628,7 +642,7 @@ fn write_lines<T: serde::Serialize>(path: &Path, items: &[T]) -> Result<(), Test
 }
 
 #[cfg(test)]
-mod tests {
+mod unit {
     use super::*;
     use std::sync::Mutex;
 

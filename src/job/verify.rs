@@ -9,11 +9,11 @@
 //! directory.
 
 use super::exit::ExitStatus;
-use super::Printout;
+use super::{Printout, Progress};
 use crate::adequacy::symbolic::SymbolicChecker;
 use crate::oracle::Oracle;
 use crate::task::TaskSet;
-use crate::verify::{rejudge, Rejudged, Reported, Tally, Verdict};
+use crate::verify::{rejudge_with, Rejudged, Reported, Tally, Verdict};
 use std::path::PathBuf;
 use thiserror::Error;
 
@@ -67,9 +67,15 @@ pub struct VerifyOutcome {
 }
 
 impl VerifyJob<'_> {
-    /// Re-judges every reported program and writes `verify.json` in the run directory.
-    pub fn run(self) -> Result<VerifyOutcome, VerifyJobError> {
-        let judged = rejudge(self.oracle, self.tasks, self.programs, self.symbolic);
+    /// Re-judges every reported program (advancing `progress` as each verdict is in) and
+    /// writes `verify.json` in the run directory.
+    pub fn run(self, progress: &dyn Progress) -> Result<VerifyOutcome, VerifyJobError> {
+        let (oracle, tasks, symbolic) = (self.oracle, self.tasks, self.symbolic);
+        let programs = self.programs;
+        let total = programs.len() as u64;
+        let judged = super::tests::reporting(progress, total, "programs judged", |tick| {
+            rejudge_with(oracle, tasks, programs, symbolic, tick)
+        });
         let outcome = VerifyOutcome {
             tally: Tally::with_symbolic(&judged, self.symbolic.is_some()),
             judged,

@@ -1,9 +1,9 @@
 //! `equimorph transforms list` and `transforms show`.
 
-use super::common::TransformOptions;
-use anyhow::Result;
+use super::common::{print, TransformOptions};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use equimorph::transform::{LoadedTransform, ScriptHeader, TransformKind};
+use equimorph::job::transforms::{list_printout, show_printout};
 use std::process::ExitCode;
 
 /// Subcommands of `equimorph transforms`.
@@ -36,83 +36,19 @@ pub struct ShowArgs {
 
 /// Runs `transforms …`.
 pub fn run(cmd: TransformsCommand) -> Result<ExitCode> {
-    match cmd {
-        TransformsCommand::List(args) => list(args),
-        TransformsCommand::Show(args) => show(args),
-    }
-}
-
-fn list(args: ListArgs) -> Result<ExitCode> {
-    let runtime = args.transforms.runtime()?;
-    let set = args.transforms.load(&runtime)?;
-    if args.json {
-        let rows: Vec<serde_json::Value> = set
-            .iter()
-            .map(|t| {
-                serde_json::json!({
-                    "name": t.name, "kind": t.kind.label(), "category": t.category,
-                    "language": t.language.name(),
-                    "description": t.description, "file": t.file.display().to_string(),
-                })
-            })
-            .collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
-    } else {
-        let w = set.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
-        println!(
-            "{:<w$}  {:<9}  {:<8}  {:<13}  DESCRIPTION",
-            "NAME", "KIND", "LANGUAGE", "CATEGORY"
-        );
-        for t in set.iter() {
-            println!(
-                "{:<w$}  {:<9}  {:<8}  {:<13}  {}",
-                t.name,
-                t.kind.label(),
-                t.language.name(),
-                t.category,
-                t.description
-            );
+    let printout = match cmd {
+        TransformsCommand::List(args) => {
+            let runtime = args.transforms.runtime()?;
+            list_printout(args.transforms.load(&runtime)?.iter(), args.json)
         }
-    }
+        TransformsCommand::Show(args) => {
+            let runtime = args.transforms.runtime()?;
+            let steps = args.transforms.resolve_steps(&runtime, &[args.name])?;
+            // One transform per name asked for.
+            let t = steps.first().context("no transform resolved")?;
+            show_printout(t)
+        }
+    };
+    print(&printout);
     Ok(ExitCode::SUCCESS)
-}
-
-fn show(args: ShowArgs) -> Result<ExitCode> {
-    let runtime = args.transforms.runtime()?;
-    let t = args
-        .transforms
-        .resolve_steps(&runtime, std::slice::from_ref(&args.name))?
-        .remove(0);
-    println!(
-        "{} ({}, {}, {})",
-        t.name,
-        t.kind.label(),
-        t.language.name(),
-        t.category
-    );
-    println!("{}", t.description);
-    println!("file: {}", t.file.display());
-    println!();
-    println!("{}", documentation(&t));
-    Ok(ExitCode::SUCCESS)
-}
-
-/// A script's header and docstring; a component's `NAME.md` written beside it by
-/// `make transforms` (the crate's ruff-style doc comment).
-fn documentation(t: &LoadedTransform) -> String {
-    match t.kind {
-        TransformKind::Script => {
-            let doc = ScriptHeader::parse(t.script().unwrap_or_default()).doc;
-            if doc.is_empty() {
-                "(the script has no header comments or docstring)".to_string()
-            } else {
-                doc
-            }
-        }
-        TransformKind::Component => {
-            let md = t.file.with_extension("md");
-            std::fs::read_to_string(&md)
-                .unwrap_or_else(|_| format!("(no documentation: {} does not exist)", md.display()))
-        }
-    }
 }

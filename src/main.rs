@@ -182,10 +182,25 @@ fn main() -> ExitCode {
             ExitCode::from(exit::INTERRUPTED)
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             exit::ExitStatus::Error.into()
         }
     }
+}
+
+/// An error and its causes on one line, `outer: cause: …`, leaving out a cause whose text the
+/// line already holds (library errors often say their cause in their own message, and an OS
+/// error said twice reads as two failures).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }
 
 /// Whether `e` is a run stopped by SIGINT/SIGTERM before its first task (exit 130, not 2),

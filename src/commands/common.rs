@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use equimorph::transform::{default_transforms_dir, Limits, TransformRuntime, TransformSet};
+use equimorph::transform::{default_transforms_dir, TransformRuntime, TransformSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -52,23 +52,15 @@ impl TransformOptions {
 impl SandboxOptions {
     /// The runtime these options describe.
     pub fn runtime(&self) -> Result<TransformRuntime> {
-        if self.wasm_memory_mb == 0 || self.script_memory_mb == 0 || self.max_output_mb == 0 {
-            bail!("memory and output limits must be at least 1 MiB");
-        }
-        let limits = Limits {
-            memory_bytes: self.wasm_memory_mb << 20,
-            wall_time: Duration::from_millis(self.wasm_timeout_ms.max(1)),
-            output_bytes: self.max_output_mb << 20,
+        let settings = equimorph::job::settings::SandboxSettings {
+            wasm_memory_mb: self.wasm_memory_mb,
+            wasm_timeout_ms: self.wasm_timeout_ms,
+            script_memory_mb: self.script_memory_mb,
+            script_timeout_ms: self.script_timeout_ms,
+            max_output_mb: self.max_output_mb,
+            cache_dir: self.cache_dir.clone(),
         };
-        let script_limits = Limits {
-            memory_bytes: self.script_memory_mb << 20,
-            wall_time: Duration::from_millis(self.script_timeout_ms.max(1)),
-            output_bytes: self.max_output_mb << 20,
-        };
-        Ok(
-            TransformRuntime::new(limits, self.cache_dir.clone())?
-                .with_script_limits(script_limits),
-        )
+        Ok(settings.runtime()?)
     }
 }
 
@@ -182,64 +174,31 @@ pub struct OracleOptions {
 }
 
 impl OracleOptions {
-    /// Records what decides a verdict (interpreter, time limits, memory, tolerance) in a run's
-    /// settings; how many programs run at once and how they are started do not.
-    pub fn record(&self, settings: &mut equimorph::run::RunSettings) {
-        settings
-            .set(
-                "python",
-                self.python
-                    .as_ref()
-                    .map_or("default".into(), |p| p.display().to_string()),
-            )
-            .set(
-                "timeouts",
-                format!(
-                    "original × {}, {}–{} s",
-                    self.timeout_factor, self.timeout_floor, self.timeout_cap
-                ),
-            )
-            .set("memory", format!("{} MiB", self.memory_mb))
-            .set_opt("float tolerance", self.float_tolerance);
+    /// The typed settings these options give.
+    pub fn settings(&self) -> equimorph::job::settings::OracleSettings {
+        equimorph::job::settings::OracleSettings {
+            python: self.python.clone(),
+            java: self.java.clone(),
+            mode: self.oracle_mode,
+            jobs: self.jobs,
+            timeout_factor: self.timeout_factor,
+            timeout_floor: self.timeout_floor,
+            timeout_cap: self.timeout_cap,
+            memory_mb: self.memory_mb,
+            float_tolerance: self.float_tolerance,
+            cache_entries: self.oracle_cache_entries,
+            cache_mb: self.oracle_cache_mb,
+        }
     }
 
-    /// Starts the oracle these options describe.
+    /// Records what decides a verdict in a run's settings.
+    pub fn record(&self, settings: &mut equimorph::run::RunSettings) {
+        self.settings().record(settings);
+    }
+
+    /// Starts the oracle these options describe (the sandbox's warnings on stderr).
     pub fn oracle(&self) -> Result<equimorph::oracle::Oracle> {
-        use equimorph::oracle::{Oracle, OracleConfig};
-        let mut config = OracleConfig {
-            mode: self.oracle_mode,
-            ..OracleConfig::default()
-        };
-        if let Some(p) = &self.python {
-            config.python = p.clone();
-        }
-        if let Some(j) = &self.java {
-            config.java = j.clone();
-        }
-        if let Some(j) = self.jobs {
-            if j == 0 {
-                bail!("--jobs must be at least 1");
-            }
-            config.jobs = j;
-        }
-        if !(self.timeout_floor > 0.0
-            && self.timeout_cap >= self.timeout_floor
-            && self.timeout_factor > 0.0)
-        {
-            bail!("timeouts must satisfy 0 < --timeout-floor <= --timeout-cap and --timeout-factor > 0");
-        }
-        config.timeout_factor = self.timeout_factor;
-        config.timeout_floor = Duration::from_secs_f64(self.timeout_floor);
-        config.timeout_cap = Duration::from_secs_f64(self.timeout_cap);
-        config.limits.address_space = self.memory_mb << 20;
-        config.float_tolerance = self.float_tolerance;
-        config.cache_entries = self.oracle_cache_entries.max(1);
-        config.cache_bytes = self.oracle_cache_mb << 20;
-        let oracle = Oracle::new(config)?;
-        for w in &oracle.isolation().warnings {
-            eprintln!("warning: sandbox: {w}");
-        }
-        Ok(oracle)
+        Ok(self.settings().start(&Stderr)?)
     }
 }
 
@@ -273,14 +232,7 @@ impl DatasetArgs {
 
     /// Records the filters in a run's settings (they decide which tasks the run holds).
     pub fn record(&self, settings: &mut equimorph::run::RunSettings) {
-        let list = |v: &[String]| (!v.is_empty()).then(|| v.join(","));
-        settings
-            .set_opt("codenet status", list(&self.statuses))
-            .set_opt("codenet language", list(&self.languages))
-            .set_opt(
-                "codenet root",
-                self.codenet_root.as_ref().map(|p| p.display().to_string()),
-            );
+        equimorph::job::settings::record_filters(settings, &self.options());
     }
 }
 
@@ -292,35 +244,18 @@ pub fn load_tasks(
     load_dataset(path, format, "--format", &DatasetArgs::default())
 }
 
-/// Loads tasks for a command whose format option is called `flag` (an unrecognised file's
-/// error names it), with `dataset`'s filters. Prints each load problem (the first 20) and one
-/// line of what was kept and skipped, by reason, on stderr.
+/// Loads tasks for a command whose format option is called `flag`, with `dataset`'s filters;
+/// load problems and the load report on stderr.
 pub fn load_dataset(
     path: &Path,
     format: Option<equimorph::task::TaskFormat>,
     flag: &str,
     dataset: &DatasetArgs,
 ) -> Result<equimorph::task::TaskSet> {
-    use equimorph::task::TaskError;
-    let set =
-        equimorph::task::load_with(path, format, &dataset.options()).map_err(|e| match e {
-            TaskError::UnknownFormat { .. } => {
-                anyhow::anyhow!("{e} (pass {flag} jsonl|humaneval|codecontests|parquet|codenet)")
-            }
-            e => e.into(),
-        })?;
-    const SHOWN: usize = 20;
-    for p in set.problems.iter().take(SHOWN) {
-        eprintln!("warning: {p}");
-    }
-    if set.problems.len() > SHOWN {
-        eprintln!(
-            "warning: … and {} more load problems",
-            set.problems.len() - SHOWN
-        );
-    }
-    eprintln!("{}: {}", path.display(), set.report());
-    Ok(set)
+    let options = dataset.options();
+    Ok(equimorph::job::settings::load_dataset(
+        path, format, flag, &options, &Stderr,
+    )?)
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal or `quiet`.
@@ -521,39 +456,16 @@ pub fn llm_cost(s: &equimorph::llm::LlmStats) -> String {
     )
 }
 
-/// Records the task file (path and content digest) in a run's settings.
-pub fn task_settings(settings: &mut equimorph::run::RunSettings, tasks: &Path) {
-    settings
-        .set("tasks", tasks.display())
-        .set("tasks digest", equimorph::run::digest_setting(tasks));
-}
-
-/// Records the detector (spec and a digest of its model directory) in a run's settings.
-pub fn detector_settings(settings: &mut equimorph::run::RunSettings, spec: &str) {
-    let model = equimorph::detector::model_path(spec).map(|p| {
-        // A `.toml` names one model of its directory; the directory holds what it reads.
-        let dir = if p.is_file() {
-            p.parent().map(Path::to_path_buf).unwrap_or(p)
-        } else {
-            p
-        };
-        equimorph::run::digest_setting(&dir)
-    });
-    settings
-        .set("detector", spec)
-        .set_opt("model digest", model);
-}
+pub use equimorph::job::settings::{
+    record_detector as detector_settings, record_tasks as task_settings,
+};
 
 /// Records the transforms (name and digest of the file each came from) in a run's settings.
 pub fn transform_settings(
     settings: &mut equimorph::run::RunSettings,
     transforms: &[equimorph::transform::LoadedTransform],
 ) {
-    let list: Vec<String> = transforms
-        .iter()
-        .map(|t| format!("{}@{}", t.name, equimorph::run::digest_setting(&t.file)))
-        .collect();
-    settings.set("transforms", list.join(", "));
+    equimorph::job::settings::record_transforms(settings, transforms);
 }
 
 pub use equimorph::job::interrupt::{interrupt_flag, stop_point, InterruptedBeforeStart};

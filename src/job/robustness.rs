@@ -15,6 +15,7 @@ use super::augment::{AugmentError, AugmentJob};
 use super::exit::ExitStatus;
 use super::interrupt::{stop_point, InterruptedBeforeStart};
 use super::settings::DetectorSettings;
+use super::settings::{record_detector, record_transforms};
 use super::train::{TrainJob, TrainJobError};
 use super::{Notices, Printout, Progress};
 use crate::augment::summary::{AugmentRun, OutputFormat};
@@ -23,7 +24,7 @@ use crate::detector::{Detector, DetectorError};
 use crate::oracle::{Oracle, OracleError};
 use crate::report::calibration::{roc, CalibrationError, ThresholdSpec};
 use crate::robustness::{clean_pairs, split_tasks, AttackResult, RobustnessReport, TaskSplit};
-use crate::run::{digest_setting, JobKind, RunDir, RunDirError, RunSettings, NOT_SET};
+use crate::run::{JobKind, RunDir, RunDirError, RunSettings, NOT_SET};
 use crate::search::{Constraints, OracleOrder, SearchConfig, Strategy};
 use crate::task::{LoadOptions, Task, TaskError, TaskFormat, TaskSet};
 use crate::train::{Mode, TrainConfig};
@@ -860,7 +861,7 @@ impl RobustnessJob<'_> {
         let mut settings = self.oracle_settings.clone();
         record_tasks(&mut settings, tasks);
         settings.set("detector", NOT_SET);
-        record_transforms(&mut settings, self.augment_transforms);
+        record_transforms(&mut settings, self.augment_transforms.iter());
         settings
             .set("variants", config.variants)
             .set(
@@ -892,7 +893,7 @@ impl RobustnessJob<'_> {
         record_tasks(&mut settings, tasks);
         record_detector(&mut settings, &detector.spec);
         detector.record(&mut settings)?;
-        record_transforms(&mut settings, transforms);
+        record_transforms(&mut settings, transforms.iter());
         settings
             .set("search", format!("{:?}", search.strategy).to_lowercase())
             .set("beam", search.beam)
@@ -917,58 +918,20 @@ impl RobustnessJob<'_> {
     }
 }
 
-/// Records the task file (path and content digest) and the default dataset filters, as the
-/// command line does.
+/// Records the task file and the default dataset filters, as the command line does.
 fn record_tasks(settings: &mut RunSettings, tasks: &Path) {
-    settings
-        .set("tasks", tasks.display())
-        .set("tasks digest", digest_setting(tasks))
-        .set("codenet status", NOT_SET)
-        .set("codenet language", NOT_SET)
-        .set("codenet root", NOT_SET);
-}
-
-/// Records the detector (spec and a digest of its model directory), as the command line
-/// does.
-fn record_detector(settings: &mut RunSettings, spec: &str) {
-    let model = crate::detector::model_path(spec).map(|p| {
-        // A `.toml` names one model of its directory; the directory holds what it reads.
-        let dir = if p.is_file() {
-            p.parent().map(Path::to_path_buf).unwrap_or(p)
-        } else {
-            p
-        };
-        digest_setting(&dir)
-    });
-    settings
-        .set("detector", spec)
-        .set_opt("model digest", model);
-}
-
-/// Records the transforms (name and digest of the file each came from).
-fn record_transforms(settings: &mut RunSettings, transforms: &TransformSet) {
-    let list: Vec<String> = transforms
-        .iter()
-        .map(|t| format!("{}@{}", t.name, digest_setting(&t.file)))
-        .collect();
-    settings.set("transforms", list.join(", "));
+    super::settings::record_tasks(settings, tasks);
+    super::settings::record_filters(settings, &LoadOptions::default());
 }
 
 /// Reads back a task file the split wrote, with its load problems and counts as notices.
 fn load_tasks(path: &Path, notices: &dyn Notices) -> Result<TaskSet, RobustnessError> {
-    const SHOWN: usize = 20;
-    let set = crate::task::load_with(path, Some(TaskFormat::Jsonl), &LoadOptions::default())?;
-    for p in set.problems.iter().take(SHOWN) {
-        notices.warn(&p.to_string());
-    }
-    if set.problems.len() > SHOWN {
-        notices.warn(&format!(
-            "… and {} more load problems",
-            set.problems.len() - SHOWN
-        ));
-    }
-    notices.note(&format!("{}: {}", path.display(), set.report()));
-    Ok(set)
+    let options = LoadOptions::default();
+    super::settings::load_dataset(path, Some(TaskFormat::Jsonl), "--format", &options, notices)
+        .map_err(|e| match e {
+            super::settings::LoadDatasetError::Task(e)
+            | super::settings::LoadDatasetError::Format { source: e, .. } => e.into(),
+        })
 }
 
 fn write_tasks(path: &Path, tasks: &[&Task]) -> Result<(), RobustnessError> {

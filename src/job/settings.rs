@@ -93,3 +93,259 @@ impl DetectorSettings {
         crate::detector::open(&self.spec, self.options()?)
     }
 }
+
+/// Why a job's settings cannot be used as given.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// A value outside its range (the message names the option).
+    #[error("{0}")]
+    Invalid(&'static str),
+    /// The transform runtime could not start.
+    #[error(transparent)]
+    Transforms(#[from] crate::transform::LoadError),
+    /// The oracle could not start.
+    #[error(transparent)]
+    Oracle(#[from] crate::oracle::OracleError),
+}
+
+/// The limits every transform call runs under, and the compiled-component cache.
+#[derive(Debug, Clone)]
+pub struct SandboxSettings {
+    /// Memory of one component call (all linear memories), MiB.
+    pub wasm_memory_mb: usize,
+    /// Wall time of one component call, ms.
+    pub wasm_timeout_ms: u64,
+    /// Memory of one script-transform call (CPython's heap included), MiB.
+    pub script_memory_mb: usize,
+    /// Wall time of one script-transform call, ms.
+    pub script_timeout_ms: u64,
+    /// Largest output of one call, MiB.
+    pub max_output_mb: usize,
+    /// Where compiled components are cached (default: ~/.cache/equimorph/components).
+    pub cache_dir: Option<std::path::PathBuf>,
+}
+
+impl SandboxSettings {
+    /// The transform runtime these settings describe.
+    pub fn runtime(&self) -> Result<crate::transform::TransformRuntime, SettingsError> {
+        use crate::transform::{Limits, TransformRuntime};
+        use std::time::Duration;
+        if self.wasm_memory_mb == 0 || self.script_memory_mb == 0 || self.max_output_mb == 0 {
+            return Err(SettingsError::Invalid(
+                "memory and output limits must be at least 1 MiB",
+            ));
+        }
+        let limits = Limits {
+            memory_bytes: self.wasm_memory_mb << 20,
+            wall_time: Duration::from_millis(self.wasm_timeout_ms.max(1)),
+            output_bytes: self.max_output_mb << 20,
+        };
+        let script_limits = Limits {
+            memory_bytes: self.script_memory_mb << 20,
+            wall_time: Duration::from_millis(self.script_timeout_ms.max(1)),
+            output_bytes: self.max_output_mb << 20,
+        };
+        Ok(
+            TransformRuntime::new(limits, self.cache_dir.clone())?
+                .with_script_limits(script_limits),
+        )
+    }
+}
+
+/// How the oracle runs programs: what decides a verdict (interpreter, time limits, memory,
+/// tolerance) and what only decides speed (mode, workers, cache).
+#[derive(Debug, Clone)]
+pub struct OracleSettings {
+    /// Python interpreter (default: /usr/bin/python3, else python3 on PATH).
+    pub python: Option<std::path::PathBuf>,
+    /// `java` launcher (default: /usr/bin/java, else java on PATH).
+    pub java: Option<std::path::PathBuf>,
+    /// Fork server or a fresh interpreter per test.
+    pub mode: crate::oracle::OracleMode,
+    /// Most test programs at once (default: the core count).
+    pub jobs: Option<usize>,
+    /// A candidate's timeout is the original's time times this…
+    pub timeout_factor: f64,
+    /// …but at least this many seconds…
+    pub timeout_floor: f64,
+    /// …and at most this many (also the original's own limit).
+    pub timeout_cap: f64,
+    /// Address-space limit of a test program, MiB.
+    pub memory_mb: u64,
+    /// Float tokens that differ by at most this are equal.
+    pub float_tolerance: Option<f64>,
+    /// Most decisions kept in memory.
+    pub cache_entries: usize,
+    /// Most memory the decisions may hold, MiB.
+    pub cache_mb: usize,
+}
+
+impl OracleSettings {
+    /// Records what decides a verdict in a run's settings; how many programs run at once and
+    /// how they are started do not (a resumed run may change them).
+    pub fn record(&self, settings: &mut RunSettings) {
+        let python = self
+            .python
+            .as_ref()
+            .map_or("default".into(), |p| p.display().to_string());
+        settings
+            .set("python", python)
+            .set(
+                "timeouts",
+                format!(
+                    "original × {}, {}–{} s",
+                    self.timeout_factor, self.timeout_floor, self.timeout_cap
+                ),
+            )
+            .set("memory", format!("{} MiB", self.memory_mb))
+            .set_opt("float tolerance", self.float_tolerance);
+    }
+
+    /// The oracle's configuration, or which setting is out of range.
+    pub fn config(&self) -> Result<crate::oracle::OracleConfig, SettingsError> {
+        use std::time::Duration;
+        let mut config = crate::oracle::OracleConfig {
+            mode: self.mode,
+            ..crate::oracle::OracleConfig::default()
+        };
+        if let Some(p) = &self.python {
+            config.python = p.clone();
+        }
+        if let Some(j) = &self.java {
+            config.java = j.clone();
+        }
+        if let Some(j) = self.jobs {
+            if j == 0 {
+                return Err(SettingsError::Invalid("--jobs must be at least 1"));
+            }
+            config.jobs = j;
+        }
+        if !(self.timeout_floor > 0.0
+            && self.timeout_cap >= self.timeout_floor
+            && self.timeout_factor > 0.0)
+        {
+            return Err(SettingsError::Invalid(
+                "timeouts must satisfy 0 < --timeout-floor <= --timeout-cap and --timeout-factor > 0",
+            ));
+        }
+        config.timeout_factor = self.timeout_factor;
+        config.timeout_floor = Duration::from_secs_f64(self.timeout_floor);
+        config.timeout_cap = Duration::from_secs_f64(self.timeout_cap);
+        config.limits.address_space = self.memory_mb << 20;
+        config.float_tolerance = self.float_tolerance;
+        config.cache_entries = self.cache_entries.max(1);
+        config.cache_bytes = self.cache_mb << 20;
+        Ok(config)
+    }
+
+    /// Starts the oracle; the sandbox's warnings (isolation it could not set up) go to
+    /// `notices`.
+    pub fn start(
+        &self,
+        notices: &dyn super::Notices,
+    ) -> Result<crate::oracle::Oracle, SettingsError> {
+        let oracle = crate::oracle::Oracle::new(self.config()?)?;
+        for w in &oracle.isolation().warnings {
+            notices.warn(&format!("sandbox: {w}"));
+        }
+        Ok(oracle)
+    }
+}
+
+/// Records the task file (path and content digest) in a run's settings.
+pub fn record_tasks(settings: &mut RunSettings, tasks: &std::path::Path) {
+    settings
+        .set("tasks", tasks.display())
+        .set("tasks digest", crate::run::digest_setting(tasks));
+}
+
+/// Records the dataset filters (they decide which tasks a run holds) in a run's settings.
+pub fn record_filters(settings: &mut RunSettings, options: &crate::task::LoadOptions) {
+    let list = |v: &[String]| (!v.is_empty()).then(|| v.join(","));
+    settings
+        .set_opt("codenet status", list(&options.statuses))
+        .set_opt("codenet language", list(&options.languages))
+        .set_opt(
+            "codenet root",
+            options
+                .codenet_root
+                .as_ref()
+                .map(|p| p.display().to_string()),
+        );
+}
+
+/// Records the detector (spec and a digest of its model directory) in a run's settings.
+pub fn record_detector(settings: &mut RunSettings, spec: &str) {
+    let model = model_path(spec).map(|p| {
+        // A `.toml` names one model of its directory; the directory holds what it reads.
+        let dir = if p.is_file() {
+            p.parent().map(std::path::Path::to_path_buf).unwrap_or(p)
+        } else {
+            p
+        };
+        crate::run::digest_setting(&dir)
+    });
+    settings
+        .set("detector", spec)
+        .set_opt("model digest", model);
+}
+
+/// Records the transforms (name and digest of the file each came from) in a run's settings.
+pub fn record_transforms<'a>(
+    settings: &mut RunSettings,
+    transforms: impl IntoIterator<Item = &'a crate::transform::LoadedTransform>,
+) {
+    let list: Vec<String> = transforms
+        .into_iter()
+        .map(|t| format!("{}@{}", t.name, crate::run::digest_setting(&t.file)))
+        .collect();
+    settings.set("transforms", list.join(", "));
+}
+
+/// Loads a task file with `options`' filters; each load problem (the first 20) is a warning
+/// and what was kept and skipped, by reason, a note. An unrecognised file's error names the
+/// command's format option, `flag`.
+pub fn load_dataset(
+    path: &std::path::Path,
+    format: Option<crate::task::TaskFormat>,
+    flag: &str,
+    options: &crate::task::LoadOptions,
+    notices: &dyn super::Notices,
+) -> Result<crate::task::TaskSet, LoadDatasetError> {
+    use crate::task::TaskError;
+    const SHOWN: usize = 20;
+    let set = crate::task::load_with(path, format, options).map_err(|e| match e {
+        TaskError::UnknownFormat { .. } => LoadDatasetError::Format {
+            source: e,
+            flag: flag.to_string(),
+        },
+        e => LoadDatasetError::Task(e),
+    })?;
+    for p in set.problems.iter().take(SHOWN) {
+        notices.warn(&p.to_string());
+    }
+    if set.problems.len() > SHOWN {
+        notices.warn(&format!(
+            "… and {} more load problems",
+            set.problems.len() - SHOWN
+        ));
+    }
+    notices.note(&format!("{}: {}", path.display(), set.report()));
+    Ok(set)
+}
+
+/// Why a task file did not load.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadDatasetError {
+    /// Its format is not recognised: the message says which option chooses it.
+    #[error("{source} (pass {flag} jsonl|humaneval|codecontests|parquet|codenet)")]
+    Format {
+        /// The loader's error.
+        source: crate::task::TaskError,
+        /// The command's format option.
+        flag: String,
+    },
+    /// It could not be read or parsed.
+    #[error(transparent)]
+    Task(#[from] crate::task::TaskError),
+}

@@ -7,15 +7,14 @@ use super::common::{
 };
 use anyhow::{bail, Result};
 use clap::Args;
-use equimorph::job::attack::AttackJob;
+use equimorph::job::attack::{record_attack, AttackJob, SearchRequest};
 use equimorph::report::calibration::ThresholdSpec;
 use equimorph::report::shard::Shard;
 use equimorph::run::{JobKind, RunDir, RunSettings};
-use equimorph::search::{Constraints, OracleOrder, SearchConfig, Strategy};
+use equimorph::search::{OracleOrder, SearchConfig, Strategy};
 use equimorph::task::TaskFormat;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// Arguments of `attack`.
 #[derive(Args)]
@@ -180,53 +179,22 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
 
 /// The search the arguments ask for, with each strategy's defaults, or why they are wrong.
 fn search_config(args: &AttackArgs) -> Result<SearchConfig> {
-    let iterations = args.iterations.unwrap_or(match args.strategy {
-        Strategy::Guided => 30,
-        _ => 10,
-    });
-    let beam = match (args.beam, args.strategy) {
-        (_, Strategy::Greedy) => 1,
-        (Some(b), _) => b,
-        (None, Strategy::Guided) => 3,
-        (None, _) => 5,
-    };
-    if beam == 0 || iterations == 0 {
-        bail!("--beam and --iterations must be at least 1");
-    }
-    if args.queries_per_iteration == Some(0) || args.patience == Some(0) {
-        bail!("--queries-per-iteration and --patience must be at least 1");
-    }
-    if args.max_queries == Some(0) {
-        bail!("--max-queries must be at least 1");
-    }
-    if args
-        .time_per_task
-        .is_some_and(|t| !(t > 0.0 && t.is_finite()))
-    {
-        bail!("--time-per-task must be a positive number of seconds");
-    }
-    if args.max_growth.is_some_and(|g| !(g > 0.0 && g.is_finite())) {
-        bail!("--max-growth must be a positive number (1.5 = at most 50 % more tokens)");
-    }
-    Ok(SearchConfig {
+    let request = SearchRequest {
         strategy: args.strategy,
-        beam,
-        iterations,
+        beam: args.beam,
+        iterations: args.iterations,
+        queries_per_iteration: args.queries_per_iteration,
+        patience: args.patience,
         seed: args.seed,
         oracle_order: args.oracle_order,
         max_queries: args.max_queries,
         max_oracle: args.max_oracle,
-        time_per_task: args.time_per_task.map(Duration::from_secs_f64),
+        time_per_task: args.time_per_task,
         stop_below: args.stop_below,
-        constraints: Constraints {
-            max_growth: args.max_growth,
-            window: args.window.enabled(),
-        },
-        per_iteration: args.queries_per_iteration,
-        patience: args
-            .patience
-            .or((args.strategy == Strategy::Guided).then_some(4)),
-    })
+        max_growth: args.max_growth,
+        window: args.window.enabled(),
+    };
+    Ok(request.config()?)
 }
 
 /// The settings that define the run (`run.json`; a rerun resumes only with the same ones).
@@ -243,26 +211,13 @@ fn run_settings(
     args.detector.record(&mut settings)?;
     transform_settings(&mut settings, &list);
     args.oracle.record(&mut settings);
-    settings
-        .set("search", format!("{:?}", args.strategy).to_lowercase())
-        .set("beam", search.beam)
-        .set("iterations", search.iterations)
-        .set("seed", args.seed)
-        .set(
-            "oracle order",
-            format!("{:?}", args.oracle_order).to_lowercase(),
-        )
-        .set_opt("max queries", args.max_queries)
-        .set_opt("queries per iteration", args.queries_per_iteration)
-        .set_opt("patience", search.patience)
-        .set_opt("max oracle", args.max_oracle)
-        .set_opt("time per task", args.time_per_task)
-        .set_opt("stop below", args.stop_below)
-        .set("threshold", args.threshold)
-        .set_opt("max growth", args.max_growth)
-        .set("window", search.constraints.window)
-        .set("keep verified", args.keep_verified)
-        .set_opt("shard", args.shard);
+    record_attack(
+        &mut settings,
+        search,
+        args.threshold,
+        args.keep_verified,
+        args.shard,
+    );
     args.verify.record(&mut settings);
     if args.verify.verify.is_some() {
         settings.set("symbolic rounds", args.symbolic_rounds);

@@ -50,17 +50,21 @@ impl TransformOptions {
 }
 
 impl SandboxOptions {
-    /// The runtime these options describe.
-    pub fn runtime(&self) -> Result<TransformRuntime> {
-        let settings = equimorph::job::settings::SandboxSettings {
+    /// The typed settings these options give.
+    pub fn settings(&self) -> equimorph::job::settings::SandboxSettings {
+        equimorph::job::settings::SandboxSettings {
             wasm_memory_mb: self.wasm_memory_mb,
             wasm_timeout_ms: self.wasm_timeout_ms,
             script_memory_mb: self.script_memory_mb,
             script_timeout_ms: self.script_timeout_ms,
             max_output_mb: self.max_output_mb,
             cache_dir: self.cache_dir.clone(),
-        };
-        Ok(settings.runtime()?)
+        }
+    }
+
+    /// The runtime these options describe.
+    pub fn runtime(&self) -> Result<TransformRuntime> {
+        Ok(self.settings().runtime()?)
     }
 }
 
@@ -438,22 +442,6 @@ impl LlmArgs {
             offline: self.offline,
         })?)
     }
-}
-
-/// Reads a prompt template: `path`, or the built-in default.
-pub fn prompt(path: &Option<PathBuf>, default: &str) -> Result<String> {
-    match path {
-        Some(p) => read_text(p),
-        None => Ok(default.to_string()),
-    }
-}
-
-/// `requests 12 (2 retries, 3 from the cache), tokens 1234 in / 567 out`.
-pub fn llm_cost(s: &equimorph::llm::LlmStats) -> String {
-    format!(
-        "requests {} ({} retries, {} answers from the cache), tokens {} in / {} out",
-        s.requests, s.retries, s.cache_hits, s.usage.prompt_tokens, s.usage.completion_tokens
-    )
 }
 
 pub use equimorph::job::settings::{

@@ -509,3 +509,126 @@ impl Sink<SearchResult> for AttackSink<'_> {
         Ok(())
     }
 }
+
+/// The search an attack is asked for, before each strategy's defaults are applied.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    /// guided, beam, greedy or random.
+    pub strategy: crate::search::Strategy,
+    /// Beam width (default: 3 for guided, 5 otherwise; greedy is always 1).
+    pub beam: Option<usize>,
+    /// Iterations (default: 30 for guided, 10 otherwise).
+    pub iterations: Option<usize>,
+    /// Guided: candidates scored per iteration after the first.
+    pub queries_per_iteration: Option<usize>,
+    /// Stop after this many iterations without improvement (default: 4 for guided).
+    pub patience: Option<usize>,
+    /// Run seed.
+    pub seed: u64,
+    /// Lazy or eager oracle.
+    pub oracle_order: crate::search::OracleOrder,
+    /// Ceiling on detector queries per task.
+    pub max_queries: Option<usize>,
+    /// Ceiling on oracle checks per task.
+    pub max_oracle: Option<usize>,
+    /// Seconds per task.
+    pub time_per_task: Option<f64>,
+    /// Stop once M falls below this.
+    pub stop_below: Option<f32>,
+    /// Most tokens a candidate may have, as a multiple of the original's.
+    pub max_growth: Option<f64>,
+    /// The window rule.
+    pub window: bool,
+}
+
+impl SearchRequest {
+    /// The search with each strategy's defaults, or which setting is out of range.
+    pub fn config(&self) -> Result<SearchConfig, super::settings::SettingsError> {
+        use super::settings::SettingsError::Invalid;
+        use crate::search::{Constraints, Strategy};
+        let guided = self.strategy == Strategy::Guided;
+        let iterations = self.iterations.unwrap_or(if guided { 30 } else { 10 });
+        let beam = match (self.beam, self.strategy) {
+            (_, Strategy::Greedy) => 1,
+            (Some(b), _) => b,
+            (None, Strategy::Guided) => 3,
+            (None, _) => 5,
+        };
+        if beam == 0 || iterations == 0 {
+            return Err(Invalid("--beam and --iterations must be at least 1"));
+        }
+        if self.queries_per_iteration == Some(0) || self.patience == Some(0) {
+            return Err(Invalid(
+                "--queries-per-iteration and --patience must be at least 1",
+            ));
+        }
+        if self.max_queries == Some(0) {
+            return Err(Invalid("--max-queries must be at least 1"));
+        }
+        if self
+            .time_per_task
+            .is_some_and(|t| !(t > 0.0 && t.is_finite()))
+        {
+            return Err(Invalid(
+                "--time-per-task must be a positive number of seconds",
+            ));
+        }
+        if self.max_growth.is_some_and(|g| !(g > 0.0 && g.is_finite())) {
+            return Err(Invalid(
+                "--max-growth must be a positive number (1.5 = at most 50 % more tokens)",
+            ));
+        }
+        Ok(SearchConfig {
+            strategy: self.strategy,
+            beam,
+            iterations,
+            seed: self.seed,
+            oracle_order: self.oracle_order,
+            max_queries: self.max_queries,
+            max_oracle: self.max_oracle,
+            time_per_task: self.time_per_task.map(std::time::Duration::from_secs_f64),
+            stop_below: self.stop_below,
+            constraints: Constraints {
+                max_growth: self.max_growth,
+                window: self.window,
+            },
+            per_iteration: self.queries_per_iteration,
+            patience: self.patience.or(guided.then_some(4)),
+        })
+    }
+}
+
+/// Records what an attack's search, threshold and outputs are in a run's settings (a rerun
+/// resumes only with the same ones); the tasks, detector, transforms and oracle are recorded
+/// by [`super::settings`].
+pub fn record_attack(
+    settings: &mut crate::run::RunSettings,
+    search: &SearchConfig,
+    threshold: ThresholdSpec,
+    keep_verified: bool,
+    shard: Option<Shard>,
+) {
+    settings
+        .set("search", format!("{:?}", search.strategy).to_lowercase())
+        .set("beam", search.beam)
+        .set("iterations", search.iterations)
+        .set("seed", search.seed)
+        .set(
+            "oracle order",
+            format!("{:?}", search.oracle_order).to_lowercase(),
+        )
+        .set_opt("max queries", search.max_queries)
+        .set_opt("queries per iteration", search.per_iteration)
+        .set_opt("patience", search.patience)
+        .set_opt("max oracle", search.max_oracle)
+        .set_opt(
+            "time per task",
+            search.time_per_task.map(|t| t.as_secs_f64()),
+        )
+        .set_opt("stop below", search.stop_below)
+        .set("threshold", threshold)
+        .set_opt("max growth", search.constraints.max_growth)
+        .set("window", search.constraints.window)
+        .set("keep verified", keep_verified)
+        .set_opt("shard", shard);
+}

@@ -894,26 +894,13 @@ impl RobustnessJob<'_> {
         record_detector(&mut settings, &detector.spec);
         detector.record(&mut settings)?;
         record_transforms(&mut settings, transforms.iter());
-        settings
-            .set("search", format!("{:?}", search.strategy).to_lowercase())
-            .set("beam", search.beam)
-            .set("iterations", search.iterations)
-            .set("seed", search.seed)
-            .set(
-                "oracle order",
-                format!("{:?}", search.oracle_order).to_lowercase(),
-            )
-            .set_opt("max queries", search.max_queries)
-            .set("queries per iteration", NOT_SET)
-            .set_opt("patience", search.patience)
-            .set("max oracle", NOT_SET)
-            .set("time per task", NOT_SET)
-            .set("stop below", NOT_SET)
-            .set("threshold", ThresholdSpec::Auto { rate: 0.95 })
-            .set_opt("max growth", search.constraints.max_growth)
-            .set("window", search.constraints.window)
-            .set("keep verified", false)
-            .set("shard", NOT_SET);
+        super::attack::record_attack(
+            &mut settings,
+            search,
+            ThresholdSpec::Auto { rate: 0.95 },
+            false,
+            None,
+        );
         Ok(settings)
     }
 }

@@ -1,9 +1,10 @@
 //! `equimorph apply`: run a sequence of transforms on one program.
 
-use super::common::{read_text, split_names, TransformOptions};
-use anyhow::{bail, Result};
+use super::common::{read_text, split_names, Stderr, TransformOptions};
+use anyhow::Result;
 use clap::Args;
-use equimorph::program::{validate_as, Classified, Language};
+use equimorph::job::apply::{ApplyJob, Program, Steps};
+use equimorph::language::Language;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -28,79 +29,16 @@ pub struct ApplyArgs {
 
 /// Runs `apply`.
 pub fn run(args: ApplyArgs) -> Result<ExitCode> {
-    let names = split_names(&args.transform);
-    if names.is_empty() {
-        bail!("--transform needs at least one name");
-    }
-    let seeds: Vec<u64> = args
-        .seed
-        .split(',')
-        .map(|s| {
-            s.trim()
-                .parse::<u64>()
-                .map_err(|_| anyhow::anyhow!("--seed: {s:?} is not a non-negative integer"))
-        })
-        .collect::<Result<_>>()?;
-    if seeds.len() != 1 && seeds.len() != names.len() {
-        bail!(
-            "--seed has {} values for {} transforms: give one seed, or one per transform",
-            seeds.len(),
-            names.len()
-        );
-    }
-    let source = read_text(&args.file)?;
-    let given = args.language.or_else(|| Language::of_path(&args.file));
-    let language = given.unwrap_or_default();
-    if let Err(e) = validate_as(language, &source) {
-        // Nothing said which language it is: tell whether the other one fits.
-        let hint = match given {
-            Some(_) => String::new(),
-            None if validate_as(Language::Java, &source).is_ok() => {
-                " (it parses as Java: pass --language java)".into()
-            }
-            None => " (if this is Java, pass --language java)".into(),
-        };
-        bail!(
-            "{} does not parse as {}: {e}{hint}",
-            args.file.display(),
-            language.title()
-        );
-    }
+    let steps = Steps::new(split_names(&args.transform), &args.seed)?;
+    let program = Program::new(&args.file, read_text(&args.file)?, args.language)?;
     let runtime = args.transforms.runtime()?;
-    let steps = args.transforms.resolve_steps(&runtime, &names)?;
-    if let Some(t) = steps.iter().find(|t| t.language != language) {
-        bail!(
-            "transform {} rewrites {} programs, and {} is {language} (use --language if the file \
-             name misleads)",
-            t.name,
-            t.language,
-            args.file.display()
-        );
-    }
-    let mut current = source;
-    for (i, t) in steps.iter().enumerate() {
-        let seed = if seeds.len() == 1 { seeds[0] } else { seeds[i] };
-        match t.apply(&current, seed) {
-            Ok(Some(out)) => match equimorph::program::classify_as(language, &current, out) {
-                Classified::Valid(text) => current = text,
-                Classified::Unchanged => eprintln!(
-                    "step {} ({}): not applicable (output unchanged)",
-                    i + 1,
-                    t.name
-                ),
-                Classified::Invalid(e) => {
-                    bail!(
-                        "step {} ({}) produced invalid {}: {e}",
-                        i + 1,
-                        t.name,
-                        language.title()
-                    )
-                }
-            },
-            Ok(None) => eprintln!("step {} ({}): not applicable", i + 1, t.name),
-            Err(e) => bail!("step {} ({}) failed: {e}", i + 1, t.name),
-        }
-    }
-    print!("{current}");
+    let transforms = args.transforms.resolve_steps(&runtime, &steps.names)?;
+    let job = ApplyJob {
+        program,
+        steps,
+        transforms,
+    };
+    // The program as it is, without a line added.
+    print!("{}", job.run(&Stderr)?);
     Ok(ExitCode::SUCCESS)
 }

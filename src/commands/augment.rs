@@ -190,7 +190,13 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
         min_mutation_score: args.min_mutation_score,
         planned_tasks: None,
     };
-    let settings = run_settings(&args, &config, detector_args.as_ref(), &transforms)?;
+    let settings = run_settings(
+        &args,
+        &request,
+        &config,
+        detector_args.as_ref(),
+        &transforms,
+    )?;
     let (run_dir, _) = RunDir::open(&args.out, JobKind::Augment, settings, args.force_new)?;
     let job = AugmentJob {
         tasks: &set,
@@ -211,6 +217,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
 /// The settings that define the run (`run.json`; a rerun resumes only with the same ones).
 fn run_settings(
     args: &AugmentArgs,
+    request: &AugmentRequest,
     config: &AugmentConfig,
     detector_args: Option<&DetectorArgs>,
     transforms: &equimorph::transform::TransformSet,
@@ -230,30 +237,7 @@ fn run_settings(
     let list: Vec<_> = transforms.iter().cloned().collect();
     transform_settings(&mut settings, &list);
     args.oracle.record(&mut settings);
-    settings
-        .set("variants", config.variants)
-        .set(
-            "steps",
-            format!("{}..{}", config.min_steps, config.max_steps),
-        )
-        .set("seed", config.seed)
-        .set("hard", config.hard)
-        .set("beam", config.beam)
-        .set("window", config.hard && config.window)
-        .set("attempts", config.attempts)
-        .set("verified", config.verify)
-        .set("format", format!("{:?}", args.format).to_lowercase())
-        .set("negatives", args.negatives)
-        .set_opt(
-            "split",
-            args.split.map(|s| format!("{},{},{}", s[0], s[1], s[2])),
-        )
-        .set_opt("shard", args.shard);
-    if let Some(min) = args.min_mutation_score {
-        settings
-            .set("min mutation score", min)
-            .set("mutants", args.mutants);
-    }
+    request.record(&mut settings, config, args.shard);
     args.verify.record(&mut settings);
     Ok(settings)
 }

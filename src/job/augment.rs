@@ -291,6 +291,41 @@ pub struct AugmentRequest<'a> {
 }
 
 impl AugmentRequest<'_> {
+    /// Records what decides the variants and their layout in a run's settings (a rerun resumes
+    /// only with the same ones); the tasks, detector, transforms and oracle are recorded by
+    /// [`super::settings`].
+    pub fn record(
+        &self,
+        settings: &mut crate::run::RunSettings,
+        config: &AugmentConfig,
+        shard: Option<Shard>,
+    ) {
+        settings
+            .set("variants", config.variants)
+            .set(
+                "steps",
+                format!("{}..{}", config.min_steps, config.max_steps),
+            )
+            .set("seed", config.seed)
+            .set("hard", config.hard)
+            .set("beam", config.beam)
+            .set("window", config.hard && config.window)
+            .set("attempts", config.attempts)
+            .set("verified", config.verify)
+            .set("format", format!("{:?}", self.format).to_lowercase())
+            .set("negatives", self.negatives)
+            .set_opt(
+                "split",
+                self.split.map(|s| format!("{},{},{}", s[0], s[1], s[2])),
+            )
+            .set_opt("shard", shard);
+        if let Some((min, mutants)) = self.min_mutation_score {
+            settings
+                .set("min mutation score", min)
+                .set("mutants", mutants);
+        }
+    }
+
     /// Checks the arguments alone (before the tasks are loaded).
     pub fn check_arguments(&self) -> Result<(), AugmentRequestError> {
         use crate::augment::summary::OutputFormat;
@@ -408,7 +443,10 @@ impl AugmentOutcome {
                 d.mean, d.std
             ));
         }
-        p.out(format!("variants: {}", out.join("variants.jsonl").display()));
+        p.out(format!(
+            "variants: {}",
+            out.join("variants.jsonl").display()
+        ));
         if let Some((n, pairs, neg)) = s.codexglue {
             p.out(format!(
                 "codexglue: {} ({n} programs, {pairs} pairs, {neg} negative)",

@@ -25,7 +25,7 @@ use crate::oracle::{Oracle, OracleError};
 use crate::report::calibration::{roc, CalibrationError, ThresholdSpec};
 use crate::robustness::{clean_pairs, split_tasks, AttackResult, RobustnessReport, TaskSplit};
 use crate::run::{JobKind, RunDir, RunDirError, RunSettings, NOT_SET};
-use crate::search::{Constraints, OracleOrder, SearchConfig, Strategy};
+use crate::search::{OracleOrder, SearchConfig, Strategy};
 use crate::task::{LoadOptions, Task, TaskError, TaskFormat, TaskSet};
 use crate::train::{Mode, TrainConfig};
 use crate::transform::TransformSet;
@@ -321,45 +321,24 @@ impl AttackSettings {
     /// The search these settings ask for, with `attack`'s defaults for the strategy, or why
     /// they are wrong.
     pub fn search(&self, seed: u64) -> Result<SearchConfig, RobustnessError> {
-        let usage = |m: &str| Err(RobustnessError::Usage(m.into()));
-        let iterations = self.iterations.unwrap_or(match self.strategy {
-            Strategy::Guided => 30,
-            _ => 10,
-        });
-        let beam = match (self.beam, self.strategy) {
-            (_, Strategy::Greedy) => 1,
-            (Some(b), _) => b,
-            (None, Strategy::Guided) => 3,
-            (None, _) => 5,
-        };
-        if beam == 0 || iterations == 0 {
-            return usage("--beam and --iterations must be at least 1");
-        }
-        if self.max_queries == Some(0) {
-            return usage("--max-queries must be at least 1");
-        }
-        if self.max_growth.is_some_and(|g| !(g > 0.0 && g.is_finite())) {
-            return usage(
-                "--max-growth must be a positive number (1.5 = at most 50 % more tokens)",
-            );
-        }
-        Ok(SearchConfig {
+        let request = super::attack::SearchRequest {
             strategy: self.strategy,
-            beam,
-            iterations,
+            beam: self.beam,
+            iterations: self.iterations,
+            queries_per_iteration: None,
+            patience: None,
             seed,
             oracle_order: OracleOrder::Lazy,
             max_queries: self.max_queries,
             max_oracle: None,
             time_per_task: None,
             stop_below: None,
-            constraints: Constraints {
-                max_growth: self.max_growth,
-                window: self.window,
-            },
-            per_iteration: None,
-            patience: (self.strategy == Strategy::Guided).then_some(4),
-        })
+            max_growth: self.max_growth,
+            window: self.window,
+        };
+        request
+            .config()
+            .map_err(|e| RobustnessError::Usage(e.to_string()))
     }
 }
 
@@ -862,22 +841,16 @@ impl RobustnessJob<'_> {
         record_tasks(&mut settings, tasks);
         settings.set("detector", NOT_SET);
         record_transforms(&mut settings, self.augment_transforms.iter());
-        settings
-            .set("variants", config.variants)
-            .set(
-                "steps",
-                format!("{}..{}", config.min_steps, config.max_steps),
-            )
-            .set("seed", config.seed)
-            .set("hard", config.hard)
-            .set("beam", config.beam)
-            .set("window", config.hard && config.window)
-            .set("attempts", config.attempts)
-            .set("verified", config.verify)
-            .set("format", "jsonl")
-            .set("negatives", 1)
-            .set("split", NOT_SET)
-            .set("shard", NOT_SET);
+        let request = super::augment::AugmentRequest {
+            tasks_path: tasks,
+            variants: config.variants,
+            format: crate::augment::summary::OutputFormat::Jsonl,
+            split: None,
+            negatives: 1,
+            unverified: !config.verify,
+            min_mutation_score: None,
+        };
+        request.record(&mut settings, config, None);
         settings
     }
 

@@ -824,20 +824,10 @@ pub fn merge(
 /// Each task id's place in the task file, so merged files read like an unsharded run's
 /// (empty when the file cannot be read: the merge then keeps the shards' order).
 fn task_order(path: &Path, notices: &dyn Notices) -> BTreeMap<String, usize> {
-    let Ok(set) = crate::task::load_with(path, None, &Default::default()) else {
+    let options = Default::default();
+    let Ok(set) = super::settings::load_dataset(path, None, "--format", &options, notices) else {
         return BTreeMap::new();
     };
-    const SHOWN: usize = 20;
-    for p in set.problems.iter().take(SHOWN) {
-        notices.warn(&p.to_string());
-    }
-    if set.problems.len() > SHOWN {
-        notices.warn(&format!(
-            "… and {} more load problems",
-            set.problems.len() - SHOWN
-        ));
-    }
-    notices.note(&format!("{}: {}", path.display(), set.report()));
     set.tasks
         .into_iter()
         .enumerate()

@@ -427,6 +427,54 @@ fn autospt_runs_the_whole_pipeline_and_an_offline_rerun_reproduces_every_file() 
     // A rerun of a finished run skips every stage.
     let again = ok(&autospt(&server.url, &tasks, &out, &cache, "3", &[]));
     assert_eq!(again.matches("already done, skipped").count(), 4, "{again}");
+
+    // Steps 3 and 4 recorded the settings `select` and `attack` record for the same
+    // arguments: either command resumes autospt's directory (and autospt theirs).
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let validation = s(&common::root().join("fixtures/tasks.jsonl"));
+    let (candidates, selection) = (s(&out.join("candidates")), s(&out.join("selection")));
+    let o = common::equimorph(
+        &[
+            "select",
+            &candidates,
+            "--tasks",
+            &validation,
+            "--out",
+            &selection,
+            "--limit",
+            "12",
+            "--detector",
+            "jaccard",
+            "--quiet",
+        ],
+        None,
+    );
+    ok(&o);
+    let selected = s(&out.join("selection/selected"));
+    let o = common::equimorph(
+        &[
+            "attack",
+            tasks.to_str().unwrap(),
+            "--out",
+            &s(&out.join("attack")),
+            "--search",
+            "beam",
+            "--beam",
+            "2",
+            "--iterations",
+            "2",
+            "--transforms",
+            &selected,
+            "--detector",
+            "jaccard",
+            "--quiet",
+        ],
+        None,
+    );
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("resuming: 8 tasks already in"), "{err}");
+    assert!(err.contains("0 to go"), "{err}");
     let url = server.url.clone();
     server.stop();
 

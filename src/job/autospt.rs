@@ -12,7 +12,7 @@
 //! made once, by the first stage that needs it. A stage that does not finish is an
 //! [`AutosptError`] that says so.
 
-use super::attack::{AttackError, AttackJob};
+use super::attack::{record_attack, AttackError, AttackJob, SearchRequest};
 use super::exit::ExitStatus;
 use super::interrupt::{stop_point, InterruptedBeforeStart};
 use super::llm::{cost, DesignJob, DesignSettings, ImplementJob, ImplementSettings, LlmJobError};
@@ -25,9 +25,8 @@ use super::{Notices, Printout, Progress};
 use crate::detector::DetectorError;
 use crate::llm::{ImplementStatus, LlmClient, LlmStats};
 use crate::report::calibration::ThresholdSpec;
-use crate::report::shard::Shard;
 use crate::run::{JobKind, RunDir, RunDirError, RunSettings};
-use crate::search::{Constraints, OracleOrder, SearchConfig, Strategy};
+use crate::search::{OracleOrder, SearchConfig, Strategy};
 use crate::task::{LoadOptions, TaskFormat};
 use crate::transform::{default_transforms_dir, LoadError, TransformRuntime, TransformSet};
 use serde::{Deserialize, Serialize};
@@ -47,9 +46,6 @@ pub enum AutosptError {
     /// `--count 0` or `--samples 0`.
     #[error("--count and --samples must be at least 1")]
     ZeroCount,
-    /// `--beam 0` or `--iterations 0` (found when the attack starts, as always).
-    #[error("--beam and --iterations must be at least 1")]
-    ZeroBeam,
     /// The output directory could not be created.
     #[error("cannot create {}", path.display())]
     Create {
@@ -384,28 +380,25 @@ impl AutosptSettings {
         Ok(())
     }
 
-    /// The attack's search: Algorithm 1's beam, with `attack`'s other defaults.
-    fn search(&self) -> Result<SearchConfig, AutosptError> {
-        if self.beam == 0 || self.iterations == 0 {
-            return Err(AutosptError::ZeroBeam);
-        }
-        Ok(SearchConfig {
+    /// The attack's search: Algorithm 1's beam, with `attack`'s other defaults (a width or
+    /// a number of iterations of 0 is refused when the attack starts, as it always was).
+    fn search(&self) -> Result<SearchConfig, SettingsError> {
+        SearchRequest {
             strategy: Strategy::Beam,
-            beam: self.beam,
-            iterations: self.iterations,
+            beam: Some(self.beam),
+            iterations: Some(self.iterations),
+            queries_per_iteration: None,
+            patience: None,
             seed: self.seed,
             oracle_order: OracleOrder::Lazy,
             max_queries: None,
             max_oracle: None,
             time_per_task: None,
             stop_below: None,
-            constraints: Constraints {
-                max_growth: None,
-                window: true,
-            },
-            per_iteration: None,
-            patience: None,
-        })
+            max_growth: None,
+            window: true,
+        }
+        .config()
     }
 }
 
@@ -766,26 +759,7 @@ impl AutosptJob<'_> {
         self.detector.record(&mut settings)?;
         record_transforms(&mut settings, transforms.iter());
         self.oracle.record(&mut settings);
-        settings
-            .set("search", format!("{:?}", search.strategy).to_lowercase())
-            .set("beam", search.beam)
-            .set("iterations", search.iterations)
-            .set("seed", search.seed)
-            .set(
-                "oracle order",
-                format!("{:?}", search.oracle_order).to_lowercase(),
-            )
-            .set_opt("max queries", search.max_queries)
-            .set_opt("queries per iteration", search.per_iteration)
-            .set_opt("patience", search.patience)
-            .set_opt("max oracle", search.max_oracle)
-            .set_opt("time per task", None::<f64>)
-            .set_opt("stop below", search.stop_below)
-            .set("threshold", threshold)
-            .set_opt("max growth", search.constraints.max_growth)
-            .set("window", search.constraints.window)
-            .set("keep verified", false)
-            .set_opt("shard", None::<Shard>);
+        record_attack(&mut settings, search, threshold, false, None);
         Ok(settings)
     }
 }

@@ -11,7 +11,6 @@ use clap::Args;
 use equimorph::job::robustness::{
     parse_sets, AttackSettings, RobustnessJob, RobustnessSettings, TrainingSettings,
 };
-use equimorph::run::RunSettings;
 use equimorph::search::Strategy;
 use equimorph::task::TaskFormat;
 use equimorph::train::Mode;
@@ -133,16 +132,12 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
     for (name, spec) in &settings.sets {
         sets.insert(name.clone(), load(Some(spec.clone()))?);
     }
-    let oracle = args.oracle.oracle()?;
-    let mut oracle_settings = RunSettings::new();
-    args.oracle.record(&mut oracle_settings);
     let job = RobustnessJob {
         settings,
         tasks: &set,
         augment_transforms: &augment_transforms,
         sets: &sets,
-        oracle: &oracle,
-        oracle_settings,
+        oracle: args.oracle.settings(),
         detector: args.detector.settings(),
     };
     match job.run(&stop, &Stderr, &Bar::new(args.quiet), &print) {

@@ -14,14 +14,13 @@ use super::attack::{AttackError, AttackJob};
 use super::augment::{AugmentError, AugmentJob};
 use super::exit::ExitStatus;
 use super::interrupt::{stop_point, InterruptedBeforeStart};
-use super::settings::DetectorSettings;
 use super::settings::{record_detector, record_transforms};
+use super::settings::{DetectorSettings, OracleSettings, SettingsError};
 use super::train::{TrainJob, TrainJobError};
 use super::{Notices, Printout, Progress};
 use crate::augment::summary::{AugmentRun, OutputFormat};
 use crate::augment::AugmentConfig;
 use crate::detector::{Detector, DetectorError};
-use crate::oracle::{Oracle, OracleError};
 use crate::report::calibration::{roc, CalibrationError, ThresholdSpec};
 use crate::robustness::{clean_pairs, split_tasks, AttackResult, RobustnessReport, TaskSplit};
 use crate::run::{JobKind, RunDir, RunDirError, RunSettings, NOT_SET};
@@ -139,9 +138,9 @@ pub enum RobustnessError {
     /// A detector returned no score for a pair.
     #[error("the {0} detector returned no score for a clean pair")]
     NoScore(String),
-    /// An attack's oracle could not start.
+    /// A step's oracle could not start.
     #[error(transparent)]
-    Oracle(#[from] OracleError),
+    Settings(#[from] SettingsError),
     /// A clean ROC AUC could not be measured.
     #[error(transparent)]
     Calibration(#[from] CalibrationError),
@@ -402,11 +401,9 @@ pub struct RobustnessJob<'a> {
     pub augment_transforms: &'a TransformSet,
     /// Each transform set of `settings.sets`, loaded, by name.
     pub sets: &'a BTreeMap<String, TransformSet>,
-    /// The oracle of the augment step; each attack starts its own with its configuration,
-    /// so that its counters are its own.
-    pub oracle: &'a Oracle,
-    /// What the oracle's options record in a run's settings: the start of every step's.
-    pub oracle_settings: RunSettings,
+    /// How the oracle runs programs: each step starts its own (its counters are its own,
+    /// and it is stopped when the step ends) and records these settings.
+    pub oracle: OracleSettings,
     /// How the detectors run (device, threads, batch size and layout, graph); its spec is
     /// the base detector's, and the trained one runs the same way.
     pub detector: DetectorSettings,
@@ -507,6 +504,7 @@ impl RobustnessJob<'_> {
         };
         let s = &self.settings;
         s.check()?;
+        self.oracle.config()?;
         std::fs::create_dir_all(&s.out)
             .map_err(io(format!("cannot create {}", s.out.display())))?;
         let layout = Layout::of(&s.out);
@@ -603,6 +601,7 @@ impl RobustnessJob<'_> {
             dir.display()
         ));
         let set = load_tasks(&layout.train_tasks, r.notices)?;
+        let oracle = self.oracle.start(r.notices)?;
         stop_point(r.stop, "starting the sandbox", "no task was augmented")?;
         let config = AugmentConfig {
             variants: s.variants,
@@ -636,7 +635,7 @@ impl RobustnessJob<'_> {
             tasks: &set,
             record,
             transforms: self.augment_transforms,
-            oracle: self.oracle,
+            oracle: &oracle,
             detector: None,
             symbolic: None,
             config,
@@ -713,10 +712,7 @@ impl RobustnessJob<'_> {
         let settings = self.attack_settings(&layout.test_tasks, &detector, transforms, &search)?;
         let (run_dir, opened) = RunDir::open(&dir, JobKind::Attack, settings, s.force_new)?;
         let detector = detector.open()?;
-        let oracle = Oracle::new(self.oracle.config().clone())?;
-        for w in &oracle.isolation().warnings {
-            r.notices.warn(&format!("sandbox: {w}"));
-        }
+        let oracle = self.oracle.start(r.notices)?;
         stop_point(r.stop, "starting the sandbox", BEFORE_SAVED)?;
         let job = AttackJob {
             tasks: &tasks,
@@ -837,7 +833,8 @@ impl RobustnessJob<'_> {
 
     /// The augment step's run settings: those `augment` records for the same run.
     fn augment_settings(&self, tasks: &Path, config: &AugmentConfig) -> RunSettings {
-        let mut settings = self.oracle_settings.clone();
+        let mut settings = RunSettings::new();
+        self.oracle.record(&mut settings);
         record_tasks(&mut settings, tasks);
         settings.set("detector", NOT_SET);
         record_transforms(&mut settings, self.augment_transforms.iter());
@@ -862,7 +859,8 @@ impl RobustnessJob<'_> {
         transforms: &TransformSet,
         search: &SearchConfig,
     ) -> Result<RunSettings, DetectorError> {
-        let mut settings = self.oracle_settings.clone();
+        let mut settings = RunSettings::new();
+        self.oracle.record(&mut settings);
         record_tasks(&mut settings, tasks);
         record_detector(&mut settings, &detector.spec);
         detector.record(&mut settings)?;

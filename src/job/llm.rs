@@ -17,8 +17,8 @@ use super::exit::ExitStatus;
 use super::settings::{load_dataset, LoadDatasetError};
 use super::{Notices, Printout};
 use crate::llm::{
-    Design, ImplementRecord, ImplementStatus, LlmClient, LlmError, LlmStats, DESIGN_PROMPT,
-    IMPLEMENT_PROMPT,
+    Design, DesignRun, ImplementRecord, ImplementStatus, LlmClient, LlmError, LlmStats,
+    DESIGN_PROMPT, IMPLEMENT_PROMPT,
 };
 use crate::task::{LoadOptions, TaskFormat};
 use std::io::Read;
@@ -308,36 +308,7 @@ impl DesignJob<'_> {
         if !run.designs.is_empty() || s.out.exists() {
             write_designs(&s.out, &run.designs)?;
         }
-        // The lines carry their own prefix ("design:", "error:"), as they always read.
-        for r in &run.rejected {
-            let excerpt: String = r.reply.chars().take(200).collect();
-            notices.note(&format!(
-                "design: reply {} retried ({}): {:?}",
-                r.attempt, r.reason, excerpt
-            ));
-        }
-        if !run.rejected.is_empty() {
-            // Whole replies, so a user can see why each was refused.
-            let path = s.out.with_extension("rejected.jsonl");
-            let lines: String = run
-                .rejected
-                .iter()
-                .map(|r| {
-                    serde_json::json!({"attempt": r.attempt, "reason": r.reason, "reply": r.reply})
-                        .to_string()
-                        + "\n"
-                })
-                .collect();
-            write(&path, lines)?;
-            notices.note(&format!(
-                "design: {} replies retried; their whole texts are in {}",
-                run.rejected.len(),
-                path.display()
-            ));
-        }
-        if let Some(why) = &run.gave_up {
-            notices.note(&format!("design: {why}"));
-        }
+        refusals(&s.out, &run, notices)?;
         let outcome = |designs: Vec<Design>, complete| DesignOutcome {
             designs,
             complete,
@@ -368,6 +339,43 @@ impl DesignJob<'_> {
         let complete = run.designs.len() >= s.count;
         Ok(outcome(run.designs, complete))
     }
+}
+
+/// Says each reply that was refused and why the run gave up, if it did, and keeps the
+/// refused replies whole next to the designs (`designs.rejected.jsonl`), so that a user can
+/// see why each was refused.
+fn refusals(out: &Path, run: &DesignRun, notices: &dyn Notices) -> Result<(), LlmJobError> {
+    // The lines carry their own prefix ("design:", "error:"), as they always read.
+    for r in &run.rejected {
+        let excerpt: String = r.reply.chars().take(200).collect();
+        notices.note(&format!(
+            "design: reply {} retried ({}): {:?}",
+            r.attempt, r.reason, excerpt
+        ));
+    }
+    if !run.rejected.is_empty() {
+        // Whole replies, so a user can see why each was refused.
+        let path = out.with_extension("rejected.jsonl");
+        let lines: String = run
+            .rejected
+            .iter()
+            .map(|r| {
+                serde_json::json!({"attempt": r.attempt, "reason": r.reason, "reply": r.reply})
+                    .to_string()
+                    + "\n"
+            })
+            .collect();
+        write(&path, lines)?;
+        notices.note(&format!(
+            "design: {} replies retried; their whole texts are in {}",
+            run.rejected.len(),
+            path.display()
+        ));
+    }
+    if let Some(why) = &run.gave_up {
+        notices.note(&format!("design: {why}"));
+    }
+    Ok(())
 }
 
 /// What step 2 is asked to do.

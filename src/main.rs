@@ -206,7 +206,8 @@ fn error_text(e: &anyhow::Error) -> String {
 /// Whether `e` is a run stopped by SIGINT/SIGTERM before its first task (exit 130, not 2),
 /// whichever job's error carries it.
 fn interrupted_before_start(e: &anyhow::Error) -> bool {
-    e.is::<commands::common::InterruptedBeforeStart>()
+    e.chain()
+        .any(|c| c.is::<commands::common::InterruptedBeforeStart>())
         || matches!(
             e.downcast_ref::<equimorph::job::attack::AttackError>(),
             Some(equimorph::job::attack::AttackError::Interrupted(_))

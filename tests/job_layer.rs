@@ -97,3 +97,42 @@ fn diversity_writes_its_three_files_and_prints_its_table() {
         .unwrap()
         .contains("<polyline"));
 }
+
+#[test]
+fn calibrate_stops_on_sigint_with_exit_130_and_writes_nothing() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let programs: Vec<String> = common::fixture_tasks()
+        .tasks
+        .iter()
+        .map(|t| t.source.clone())
+        .collect();
+    let mut text = String::new();
+    for (i, a) in programs.iter().enumerate() {
+        for (j, b) in programs.iter().enumerate().filter(|(j, _)| *j != i) {
+            let pair = serde_json::json!({"a": a, "b": b, "label": i % 3 == j % 3});
+            text.push_str(&pair.to_string());
+            text.push('\n');
+        }
+    }
+    let pairs = dir.path().join("pairs.jsonl");
+    std::fs::write(&pairs, text).unwrap();
+    let out = dir.path().join("out");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_equimorph"))
+        .args(["calibrate", pairs.to_str().unwrap(), "--quiet", "--out"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The handler is installed before the pairs are read; scoring 1,640 pairs with the
+    // default model takes far longer than this.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted while scoring the pairs"), "{err}");
+    assert!(!out.join("calibration.json").exists());
+}

@@ -7,7 +7,8 @@ use super::common::{
 };
 use anyhow::Result;
 use clap::Args;
-use equimorph::job::autospt::{AutosptDir, AutosptError, AutosptJob, AutosptSettings, Reporting};
+use equimorph::job::autospt::{AutosptDir, AutosptJob, AutosptSettings, Reporting};
+use equimorph::job::exit::ExitStatus;
 use equimorph::task::TaskFormat;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -96,11 +97,15 @@ pub fn run(args: AutosptArgs) -> Result<ExitCode> {
         progress: &Bar::new(args.quiet),
         say: &print,
     };
-    let outcome = job.run(dir, &reporting).map_err(|e| match e {
-        // Exits 130, as every job interrupted before its first task.
-        AutosptError::Interrupted(i) => anyhow::Error::new(i),
-        e => e.into(),
-    })?;
+    let outcome = match job.run(dir, &reporting) {
+        Ok(outcome) => outcome,
+        // An interrupted stage exits 130, as every interrupted job.
+        Err(e) if e.status() == ExitStatus::Interrupted => {
+            eprintln!("{e}");
+            return Ok(e.status().into());
+        }
+        Err(e) => return Err(e.into()),
+    };
     print(&outcome.printout());
     Ok(outcome.status().into())
 }

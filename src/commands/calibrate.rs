@@ -1,6 +1,6 @@
 //! `equimorph calibrate`: a detector's ROC AUC and thresholds on labelled pairs.
 
-use super::common::{print, Bar, DetectorArgs, Stderr};
+use super::common::{interrupt_flag, print, Bar, DetectorArgs, Stderr};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::calibrate::{check_fpr, CalibrateJob, CalibrationPairs};
@@ -35,6 +35,7 @@ pub struct CalibrateArgs {
 
 /// Runs `calibrate`.
 pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
+    let stop = interrupt_flag()?;
     let fpr = check_fpr(args.fpr)?;
     let pairs =
         CalibrationPairs::read(&args.pairs_file, args.pairs.as_deref(), args.seed, &Stderr)?;
@@ -44,6 +45,7 @@ pub fn run(args: CalibrateArgs) -> Result<ExitCode> {
         detector: detector.as_ref(),
         fpr,
         out: args.out.clone(),
+        stop: &stop,
     };
     let outcome = job.run(&Bar::new(args.quiet))?;
     print(&outcome.printout());

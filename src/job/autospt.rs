@@ -169,6 +169,23 @@ pub enum AutosptError {
     Interrupted(#[from] InterruptedBeforeStart),
 }
 
+impl AutosptError {
+    /// The exit status this error calls for: 130 when a stage was interrupted (before its
+    /// first task or during its tasks), else 2.
+    pub fn status(&self) -> ExitStatus {
+        match self {
+            AutosptError::Interrupted(_)
+            | AutosptError::SelectUnfinished {
+                status: ExitStatus::Interrupted,
+            }
+            | AutosptError::AttackFailed {
+                status: ExitStatus::Interrupted,
+            } => ExitStatus::Interrupted,
+            _ => ExitStatus::Error,
+        }
+    }
+}
+
 impl From<SelectError> for AutosptError {
     fn from(e: SelectError) -> Self {
         match e {

@@ -23,6 +23,9 @@ const SHOWN: usize = 10;
 /// Why `calibrate` stopped with an error.
 #[derive(Debug, Error)]
 pub enum CalibrateError {
+    /// SIGINT or SIGTERM while the pairs were scored (nothing is written).
+    #[error("{0}")]
+    Interrupted(#[source] super::interrupt::InterruptedBeforeStart),
     /// `--fpr` outside [0, 1].
     #[error("--fpr must lie in [0, 1]")]
     Fpr,
@@ -173,6 +176,8 @@ pub struct CalibrateJob<'a> {
     pub fpr: f64,
     /// Where `calibration.json` and `roc.svg` go.
     pub out: PathBuf,
+    /// Set by SIGINT/SIGTERM: scoring stops at the next program.
+    pub stop: &'a std::sync::atomic::AtomicBool,
 }
 
 /// How `calibrate` ended.
@@ -245,7 +250,15 @@ impl CalibrateJob<'_> {
         }
         let mut scores = vec![0f32; pairs.len()];
         progress.start(pairs.len() as u64);
-        for (anchor, idx) in &by_anchor {
+        for (scored, (anchor, idx)) in by_anchor.iter().enumerate() {
+            let done = format!(
+                "{scored} of {} programs scored; nothing was written",
+                by_anchor.len()
+            );
+            if let Err(e) = super::interrupt::stop_point(self.stop, "scoring the pairs", &done) {
+                progress.finish();
+                return Err(CalibrateError::Interrupted(e));
+            }
             let others: Vec<&str> = idx.iter().map(|&i| pairs[i].b.as_str()).collect();
             let s = match self.detector.score(anchor, &others) {
                 Ok(s) => s,

@@ -1,13 +1,13 @@
 //! `equimorph attack`: search every task for the least similar equivalent program.
 
 use super::common::{
-    detector_settings, interrupt_flag, load_dataset, print, stop_point, task_settings,
-    transform_settings, Bar, DatasetArgs, DetectorArgs, OracleOptions, Stderr, TransformOptions,
-    VerifyArgs, WindowArgs,
+    interrupt_flag, load_dataset, print, stop_point, Bar, DatasetArgs, DetectorArgs, OracleOptions,
+    Stderr, TransformOptions, VerifyArgs, WindowArgs,
 };
 use anyhow::{bail, Result};
 use clap::Args;
 use equimorph::job::attack::{record_attack, AttackJob, SearchRequest};
+use equimorph::job::settings::RunInputs;
 use equimorph::report::calibration::ThresholdSpec;
 use equimorph::report::shard::Shard;
 use equimorph::run::{JobKind, RunDir, RunSettings};
@@ -203,14 +203,14 @@ fn run_settings(
     search: &SearchConfig,
     transforms: &equimorph::transform::TransformSet,
 ) -> Result<RunSettings> {
-    let list: Vec<_> = transforms.iter().cloned().collect();
-    let mut settings = RunSettings::new();
-    task_settings(&mut settings, &args.tasks);
-    args.dataset.record(&mut settings);
-    detector_settings(&mut settings, &args.detector.detector);
-    args.detector.record(&mut settings)?;
-    transform_settings(&mut settings, &list);
-    args.oracle.record(&mut settings);
+    let mut settings = RunInputs {
+        tasks: &args.tasks,
+        filters: &args.dataset.options(),
+        detector: Some(&args.detector.settings()),
+        transforms: Some(transforms),
+        oracle: &args.oracle.settings(),
+    }
+    .record()?;
     record_attack(
         &mut settings,
         search,

@@ -1,17 +1,17 @@
 //! `equimorph augment`: K distinct verified variants of every task (training data).
 
 use super::common::{
-    detector_settings, interrupt_flag, load_dataset, print, stop_point, task_settings,
-    transform_settings, Bar, DatasetArgs, DetectorArgs, OracleOptions, PrecisionArg, Stderr,
-    TransformOptions, VerifyArgs, WindowArgs,
+    interrupt_flag, load_dataset, print, stop_point, Bar, DatasetArgs, DetectorArgs, OracleOptions,
+    PrecisionArg, Stderr, TransformOptions, VerifyArgs, WindowArgs,
 };
 use anyhow::{bail, Result};
 use clap::Args;
 use equimorph::augment::summary::{AugmentRun, OutputFormat};
 use equimorph::augment::AugmentConfig;
 use equimorph::job::augment::{refused_below, AugmentJob, AugmentRequest};
+use equimorph::job::settings::RunInputs;
 use equimorph::report::shard::Shard;
-use equimorph::run::{JobKind, RunDir, RunSettings, NOT_SET};
+use equimorph::run::{JobKind, RunDir, RunSettings};
 use equimorph::task::TaskFormat;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -222,21 +222,14 @@ fn run_settings(
     detector_args: Option<&DetectorArgs>,
     transforms: &equimorph::transform::TransformSet,
 ) -> Result<RunSettings> {
-    let mut settings = RunSettings::new();
-    task_settings(&mut settings, &args.tasks);
-    args.dataset.record(&mut settings);
-    match detector_args {
-        Some(d) => {
-            detector_settings(&mut settings, &d.detector);
-            d.record(&mut settings)?;
-        }
-        None => {
-            settings.set("detector", NOT_SET);
-        }
+    let mut settings = RunInputs {
+        tasks: &args.tasks,
+        filters: &args.dataset.options(),
+        detector: detector_args.map(DetectorArgs::settings).as_ref(),
+        transforms: Some(transforms),
+        oracle: &args.oracle.settings(),
     }
-    let list: Vec<_> = transforms.iter().cloned().collect();
-    transform_settings(&mut settings, &list);
-    args.oracle.record(&mut settings);
+    .record()?;
     request.record(&mut settings, config, args.shard);
     args.verify.record(&mut settings);
     Ok(settings)

@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use equimorph::transform::{default_transforms_dir, TransformRuntime, TransformSet};
+use equimorph::transform::{TransformRuntime, TransformSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -71,42 +71,23 @@ impl SandboxOptions {
 impl TransformOptions {
     /// Loads the transform set these options name.
     pub fn load(&self, runtime: &TransformRuntime) -> Result<TransformSet> {
-        match &self.transforms {
-            Some(spec) => Ok(TransformSet::load_spec(
-                runtime,
-                spec,
-                &default_transforms_dir(),
-            )?),
-            None => Ok(TransformSet::load_dir(runtime, &default_transforms_dir())?),
-        }
+        Ok(equimorph::job::settings::load_transforms(
+            runtime,
+            self.transforms.as_deref(),
+        )?)
     }
-}
 
-impl TransformOptions {
-    /// The transforms `items` names, in order: a file path (`.py` or `.wasm`) is loaded on its
-    /// own; any other item is a name in the set these options describe (loaded only if needed).
+    /// The transforms `items` names, in order (see
+    /// [`equimorph::job::settings::resolve_steps`]).
     pub fn resolve_steps(
         &self,
         runtime: &TransformRuntime,
         items: &[String],
     ) -> Result<Vec<equimorph::transform::LoadedTransform>> {
-        let is_file = |item: &str| {
-            let p = Path::new(item);
-            p.is_file() || item.ends_with(".py") || item.ends_with(".wasm")
-        };
-        let set = if items.iter().any(|i| !is_file(i)) {
-            Some(self.load(runtime)?)
-        } else {
-            None
-        };
-        items
-            .iter()
-            .map(|item| match &set {
-                _ if is_file(item) => Ok(runtime.load(Path::new(item))?),
-                Some(set) => Ok(set.get(item)?.clone()),
-                None => bail!("unknown transform {item:?}"),
-            })
-            .collect()
+        let spec = self.transforms.as_deref();
+        Ok(equimorph::job::settings::resolve_steps(
+            runtime, spec, items,
+        )?)
     }
 }
 
@@ -195,11 +176,6 @@ impl OracleOptions {
         }
     }
 
-    /// Records what decides a verdict in a run's settings.
-    pub fn record(&self, settings: &mut equimorph::run::RunSettings) {
-        self.settings().record(settings);
-    }
-
     /// Starts the oracle these options describe (the sandbox's warnings on stderr).
     pub fn oracle(&self) -> Result<equimorph::oracle::Oracle> {
         Ok(self.settings().start(&Stderr)?)
@@ -232,11 +208,6 @@ impl DatasetArgs {
             languages: self.languages.clone(),
             codenet_root: self.codenet_root.clone(),
         }
-    }
-
-    /// Records the filters in a run's settings (they decide which tasks the run holds).
-    pub fn record(&self, settings: &mut equimorph::run::RunSettings) {
-        equimorph::job::settings::record_filters(settings, &self.options());
     }
 }
 
@@ -363,12 +334,6 @@ impl DetectorArgs {
         Ok(self.settings().options()?)
     }
 
-    /// Records, for a model detector, what changes its scores (see
-    /// [`equimorph::job::settings::DetectorSettings::record`]).
-    pub fn record(&self, settings: &mut equimorph::run::RunSettings) -> Result<()> {
-        Ok(self.settings().record(settings)?)
-    }
-
     /// Builds the detector.
     pub fn open(&self) -> Result<Box<dyn equimorph::detector::Detector>> {
         Ok(self.settings().open()?)
@@ -442,18 +407,6 @@ impl LlmArgs {
             offline: self.offline,
         })?)
     }
-}
-
-pub use equimorph::job::settings::{
-    record_detector as detector_settings, record_tasks as task_settings,
-};
-
-/// Records the transforms (name and digest of the file each came from) in a run's settings.
-pub fn transform_settings(
-    settings: &mut equimorph::run::RunSettings,
-    transforms: &[equimorph::transform::LoadedTransform],
-) {
-    equimorph::job::settings::record_transforms(settings, transforms);
 }
 
 pub use equimorph::job::interrupt::{interrupt_flag, stop_point, InterruptedBeforeStart};
@@ -577,60 +530,25 @@ pub struct VerifyArgs {
 }
 
 impl VerifyArgs {
+    /// The check asked for, if any.
+    pub fn settings(&self) -> Option<equimorph::job::settings::SymbolicSettings> {
+        self.verify.map(
+            |VerifyMode::Symbolic| equimorph::job::settings::SymbolicSettings {
+                budget: self.symbolic_budget,
+                python: self.crosshair_python.clone(),
+            },
+        )
+    }
+
     /// Starts the symbolic checker when asked for.
     pub fn checker(&self) -> Result<Option<equimorph::adequacy::symbolic::SymbolicChecker>> {
-        if self.verify.is_none() {
-            return Ok(None);
-        }
-        if !(self.symbolic_budget > 0.0 && self.symbolic_budget.is_finite()) {
-            bail!("--symbolic-budget must be a positive number of seconds");
-        }
-        let python = self
-            .crosshair_python
-            .clone()
-            .unwrap_or_else(equimorph::adequacy::symbolic::default_crosshair_python);
-        Ok(Some(equimorph::adequacy::symbolic::SymbolicChecker::new(
-            python,
-            Duration::from_secs_f64(self.symbolic_budget),
-        )?))
+        Ok(self.settings().map(|s| s.checker()).transpose()?)
     }
 
     /// Records the setting in a run's settings.
     pub fn record(&self, settings: &mut equimorph::run::RunSettings) {
-        // Only when given: directories of runs without it resume as before.
-        if self.verify.is_some() {
-            settings.set(
-                "verify",
-                format!("symbolic ({} s per check)", self.symbolic_budget),
-            );
+        if let Some(s) = self.settings() {
+            s.record(settings);
         }
-    }
-}
-
-/// Writes the merged run's `run.json`: the job's record, with the shards' settings when they
-/// recorded some.
-pub struct MergedRunJson<'a> {
-    /// The merged run's directory.
-    pub out: &'a Path,
-    /// The shards' settings (without the shard), when they recorded some.
-    pub settings: Option<&'a equimorph::run::RunSettings>,
-}
-
-impl MergedRunJson<'_> {
-    /// Writes `record` (of a run of `kind`).
-    pub fn write<T: serde::Serialize>(
-        &self,
-        kind: equimorph::run::JobKind,
-        record: &T,
-    ) -> Result<()> {
-        match self.settings {
-            Some(s) => equimorph::run::write_run_json(self.out, kind, s, record)?,
-            None => {
-                let path = self.out.join("run.json");
-                std::fs::write(&path, serde_json::to_string_pretty(record)?)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-            }
-        }
-        Ok(())
     }
 }

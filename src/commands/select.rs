@@ -1,17 +1,18 @@
 //! `equimorph select`: best-of-N selection among candidate implementations of SPTs.
 
 use super::common::{
-    detector_settings, interrupt_flag, load_dataset, print, task_settings, Bar, DatasetArgs,
-    DetectorArgs, MergedRunJson, OracleOptions, SandboxOptions, Stderr, WindowArgs,
+    interrupt_flag, load_dataset, print, Bar, DatasetArgs, DetectorArgs, OracleOptions,
+    SandboxOptions, Stderr, WindowArgs,
 };
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::select::{Candidates, SelectError, SelectJob, SelectSettings};
+use equimorph::job::settings::RunInputs;
 use equimorph::report::shard::Shard;
 use equimorph::run::{JobKind, RunDir, RunSettings};
 use equimorph::select::discover;
 use equimorph::task::TaskFormat;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `select`.
@@ -106,20 +107,14 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
 
 /// The settings that define the run (`run.json`; a rerun resumes only with the same ones).
 fn run_settings(args: &SelectArgs, select: &SelectSettings) -> Result<RunSettings> {
-    let mut settings = RunSettings::new();
-    task_settings(&mut settings, &args.tasks);
-    args.dataset.record(&mut settings);
-    detector_settings(&mut settings, &args.detector.detector);
-    args.detector.record(&mut settings)?;
-    args.oracle.record(&mut settings);
+    let mut settings = RunInputs {
+        tasks: &args.tasks,
+        filters: &args.dataset.options(),
+        detector: Some(&args.detector.settings()),
+        transforms: None,
+        oracle: &args.oracle.settings(),
+    }
+    .record()?;
     select.record(&mut settings);
     Ok(settings)
-}
-
-/// `merge` of select shard directories: one selection over all their tasks.
-pub fn merge(out: &Path, dirs: &[&Path], run_json: &MergedRunJson<'_>) -> Result<()> {
-    let merged = equimorph::job::select::merge(out, dirs, &Stderr)?;
-    run_json.write(JobKind::Select, &merged.run)?;
-    print(&merged.printout(out));
-    Ok(())
 }

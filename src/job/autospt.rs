@@ -18,8 +18,8 @@ use super::interrupt::{stop_point, InterruptedBeforeStart};
 use super::llm::{cost, DesignJob, DesignSettings, ImplementJob, ImplementSettings, LlmJobError};
 use super::select::{Candidates, SelectError, SelectJob, SelectSettings};
 use super::settings::{
-    load_dataset, record_detector, record_filters, record_tasks, record_transforms,
-    DetectorSettings, LoadDatasetError, OracleSettings, SandboxSettings, SettingsError,
+    load_dataset, DetectorSettings, LoadDatasetError, OracleSettings, RunInputs, SandboxSettings,
+    SettingsError,
 };
 use super::{Notices, Printout, Progress};
 use crate::detector::DetectorError;
@@ -647,12 +647,14 @@ impl AutosptJob<'_> {
         let mut set = load_dataset(&s.validation, s.format, "--format", &filters, r.notices)?;
         settings.sample(&mut set)?;
         let candidates = Candidates::load(files, runtime.get()?, r.notices);
-        let mut run_settings = RunSettings::new();
-        record_tasks(&mut run_settings, &s.validation);
-        record_filters(&mut run_settings, &filters);
-        record_detector(&mut run_settings, &self.detector.spec);
-        self.detector.record(&mut run_settings)?;
-        self.oracle.record(&mut run_settings);
+        let mut run_settings = RunInputs {
+            tasks: &s.validation,
+            filters: &filters,
+            detector: Some(self.detector),
+            transforms: None,
+            oracle: self.oracle,
+        }
+        .record()?;
         settings.record(&mut run_settings);
         let (run_dir, opened) = RunDir::open(&selection, JobKind::Select, run_settings, false)?;
         let detector = self.detector.open()?;
@@ -769,13 +771,14 @@ impl AutosptJob<'_> {
         search: &SearchConfig,
         threshold: ThresholdSpec,
     ) -> Result<RunSettings, AutosptError> {
-        let mut settings = RunSettings::new();
-        record_tasks(&mut settings, &self.settings.tasks);
-        record_filters(&mut settings, filters);
-        record_detector(&mut settings, &self.detector.spec);
-        self.detector.record(&mut settings)?;
-        record_transforms(&mut settings, transforms.iter());
-        self.oracle.record(&mut settings);
+        let mut settings = RunInputs {
+            tasks: &self.settings.tasks,
+            filters,
+            detector: Some(self.detector),
+            transforms: Some(transforms),
+            oracle: self.oracle,
+        }
+        .record()?;
         record_attack(&mut settings, search, threshold, false, None);
         Ok(settings)
     }

@@ -14,7 +14,7 @@ use super::attack::{AttackError, AttackJob};
 use super::augment::{AugmentError, AugmentJob};
 use super::exit::ExitStatus;
 use super::interrupt::{stop_point, InterruptedBeforeStart};
-use super::settings::{record_detector, record_transforms};
+use super::settings::RunInputs;
 use super::settings::{DetectorSettings, OracleSettings, SettingsError};
 use super::train::{TrainJob, TrainJobError};
 use super::{Notices, Printout, Progress};
@@ -23,7 +23,7 @@ use crate::augment::AugmentConfig;
 use crate::detector::{Detector, DetectorError};
 use crate::report::calibration::{roc, CalibrationError, ThresholdSpec};
 use crate::robustness::{clean_pairs, split_tasks, AttackResult, RobustnessReport, TaskSplit};
-use crate::run::{JobKind, RunDir, RunDirError, RunSettings, NOT_SET};
+use crate::run::{JobKind, RunDir, RunDirError, RunSettings};
 use crate::search::{OracleOrder, SearchConfig, Strategy};
 use crate::task::{LoadOptions, Task, TaskError, TaskFormat, TaskSet};
 use crate::train::{Mode, TrainConfig};
@@ -629,7 +629,7 @@ impl RobustnessJob<'_> {
             min_mutation_score: None,
             planned_tasks: None,
         };
-        let settings = self.augment_settings(&layout.train_tasks, &config);
+        let settings = self.augment_settings(&layout.train_tasks, &config)?;
         let (run_dir, _) = RunDir::open(dir, JobKind::Augment, settings, s.force_new)?;
         let job = AugmentJob {
             tasks: &set,
@@ -832,12 +832,19 @@ impl RobustnessJob<'_> {
     }
 
     /// The augment step's run settings: those `augment` records for the same run.
-    fn augment_settings(&self, tasks: &Path, config: &AugmentConfig) -> RunSettings {
-        let mut settings = RunSettings::new();
-        self.oracle.record(&mut settings);
-        record_tasks(&mut settings, tasks);
-        settings.set("detector", NOT_SET);
-        record_transforms(&mut settings, self.augment_transforms.iter());
+    fn augment_settings(
+        &self,
+        tasks: &Path,
+        config: &AugmentConfig,
+    ) -> Result<RunSettings, DetectorError> {
+        let inputs = RunInputs {
+            tasks,
+            filters: &LoadOptions::default(),
+            detector: None,
+            transforms: Some(self.augment_transforms),
+            oracle: &self.oracle,
+        };
+        let mut settings = inputs.record()?;
         let request = super::augment::AugmentRequest {
             tasks_path: tasks,
             variants: config.variants,
@@ -848,7 +855,7 @@ impl RobustnessJob<'_> {
             min_mutation_score: None,
         };
         request.record(&mut settings, config, None);
-        settings
+        Ok(settings)
     }
 
     /// An attack's run settings: those `attack` records for the same run.
@@ -859,12 +866,14 @@ impl RobustnessJob<'_> {
         transforms: &TransformSet,
         search: &SearchConfig,
     ) -> Result<RunSettings, DetectorError> {
-        let mut settings = RunSettings::new();
-        self.oracle.record(&mut settings);
-        record_tasks(&mut settings, tasks);
-        record_detector(&mut settings, &detector.spec);
-        detector.record(&mut settings)?;
-        record_transforms(&mut settings, transforms.iter());
+        let mut settings = RunInputs {
+            tasks,
+            filters: &LoadOptions::default(),
+            detector: Some(detector),
+            transforms: Some(transforms),
+            oracle: &self.oracle,
+        }
+        .record()?;
         super::attack::record_attack(
             &mut settings,
             search,
@@ -874,12 +883,6 @@ impl RobustnessJob<'_> {
         );
         Ok(settings)
     }
-}
-
-/// Records the task file and the default dataset filters, as the command line does.
-fn record_tasks(settings: &mut RunSettings, tasks: &Path) {
-    super::settings::record_tasks(settings, tasks);
-    super::settings::record_filters(settings, &LoadOptions::default());
 }
 
 /// Reads back a task file the split wrote, with its load problems and counts as notices.

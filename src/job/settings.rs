@@ -349,3 +349,133 @@ pub enum LoadDatasetError {
     #[error(transparent)]
     Task(#[from] crate::task::TaskError),
 }
+
+/// `--verify symbolic`: CrossHair's differential check, and its budget.
+#[derive(Debug, Clone)]
+pub struct SymbolicSettings {
+    /// Seconds CrossHair may spend per check.
+    pub budget: f64,
+    /// Python with crosshair-tool (default: the virtualenv setup installs).
+    pub python: Option<std::path::PathBuf>,
+}
+
+impl SymbolicSettings {
+    /// Starts the checker.
+    pub fn checker(
+        &self,
+    ) -> Result<crate::adequacy::symbolic::SymbolicChecker, SymbolicSettingsError> {
+        use crate::adequacy::symbolic::{default_crosshair_python, SymbolicChecker};
+        if !(self.budget > 0.0 && self.budget.is_finite()) {
+            return Err(SymbolicSettingsError::Budget);
+        }
+        let python = self.python.clone().unwrap_or_else(default_crosshair_python);
+        let budget = std::time::Duration::from_secs_f64(self.budget);
+        Ok(SymbolicChecker::new(python, budget)?)
+    }
+
+    /// Records the check in a run's settings (only when asked for: directories of runs
+    /// without it resume as before).
+    pub fn record(&self, settings: &mut RunSettings) {
+        settings.set("verify", format!("symbolic ({} s per check)", self.budget));
+    }
+}
+
+/// Why the symbolic checker did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SymbolicSettingsError {
+    /// The budget is not a positive number.
+    #[error("--symbolic-budget must be a positive number of seconds")]
+    Budget,
+    /// CrossHair is missing or does not run.
+    #[error(transparent)]
+    Checker(#[from] crate::adequacy::symbolic::SymbolicError),
+}
+
+/// The transform set a spec names (comma-separated directories, files and names of the
+/// default directory), or the whole default directory.
+pub fn load_transforms(
+    runtime: &crate::transform::TransformRuntime,
+    spec: Option<&str>,
+) -> Result<crate::transform::TransformSet, crate::transform::LoadError> {
+    use crate::transform::{default_transforms_dir, TransformSet};
+    match spec {
+        Some(spec) => TransformSet::load_spec(runtime, spec, &default_transforms_dir()),
+        None => TransformSet::load_dir(runtime, &default_transforms_dir()),
+    }
+}
+
+/// The transforms `items` names, in order: a file path (`.py` or `.wasm`) is loaded on its
+/// own; any other item is a name in the set `spec` describes (loaded only if needed).
+pub fn resolve_steps(
+    runtime: &crate::transform::TransformRuntime,
+    spec: Option<&str>,
+    items: &[String],
+) -> Result<Vec<crate::transform::LoadedTransform>, ResolveStepError> {
+    let is_file = |item: &str| {
+        let p = std::path::Path::new(item);
+        p.is_file() || item.ends_with(".py") || item.ends_with(".wasm")
+    };
+    let set = if items.iter().any(|i| !is_file(i)) {
+        Some(load_transforms(runtime, spec)?)
+    } else {
+        None
+    };
+    items
+        .iter()
+        .map(|item| match &set {
+            _ if is_file(item) => Ok(runtime.load(std::path::Path::new(item))?),
+            Some(set) => Ok(set.get(item)?.clone()),
+            None => Err(ResolveStepError::Unknown(item.clone())),
+        })
+        .collect()
+}
+
+/// Why a step's transform could not be found or loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveStepError {
+    /// Neither a file nor a name in the set.
+    #[error("unknown transform {0:?}")]
+    Unknown(String),
+    /// It did not load.
+    #[error(transparent)]
+    Load(#[from] crate::transform::LoadError),
+}
+
+/// What every run records about its inputs in `run.json` (a rerun resumes only with the same
+/// ones): the task file and its filters, the detector (or that there is none), the transforms
+/// and what decides the oracle's verdicts.
+pub struct RunInputs<'a> {
+    /// The task file.
+    pub tasks: &'a std::path::Path,
+    /// Its dataset filters.
+    pub filters: &'a crate::task::LoadOptions,
+    /// The detector; `None` is recorded as not set.
+    pub detector: Option<&'a DetectorSettings>,
+    /// The transforms, for jobs that apply a set (`None`: not recorded).
+    pub transforms: Option<&'a crate::transform::TransformSet>,
+    /// The oracle.
+    pub oracle: &'a OracleSettings,
+}
+
+impl RunInputs<'_> {
+    /// The settings recording these inputs.
+    pub fn record(&self) -> Result<RunSettings, DetectorError> {
+        let mut settings = RunSettings::new();
+        record_tasks(&mut settings, self.tasks);
+        record_filters(&mut settings, self.filters);
+        match self.detector {
+            Some(d) => {
+                record_detector(&mut settings, &d.spec);
+                d.record(&mut settings)?;
+            }
+            None => {
+                settings.set("detector", crate::run::NOT_SET);
+            }
+        }
+        if let Some(t) = self.transforms {
+            record_transforms(&mut settings, t.iter());
+        }
+        self.oracle.record(&mut settings);
+        Ok(settings)
+    }
+}

@@ -217,3 +217,25 @@ impl ApplyJob {
         Ok(current)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_seed_serves_every_step_and_a_list_must_match_the_steps() {
+        let names = || vec!["a".to_string(), "b".to_string()];
+        let one = Steps::new(names(), "7").unwrap();
+        assert_eq!((one.seed(0), one.seed(1)), (7, 7));
+        let each = Steps::new(names(), "1, 2").unwrap();
+        assert_eq!((each.seed(0), each.seed(1)), (1, 2));
+        let e = Steps::new(names(), "1,2,3").unwrap_err().to_string();
+        assert!(e.starts_with("--seed has 3 values for 2 transforms"), "{e}");
+        let e = Steps::new(names(), "x").unwrap_err().to_string();
+        assert_eq!(e, "--seed: \"x\" is not a non-negative integer");
+        assert!(matches!(
+            Steps::new(Vec::new(), "0"),
+            Err(ApplyError::NoTransform)
+        ));
+    }
+}

@@ -162,3 +162,35 @@ impl ScoreOutcome {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_names_every_file_and_what_the_window_cut() {
+        assert!(matches!(
+            ScoreJob::new(vec!["a".into()]),
+            Err(ScoreError::TooFew)
+        ));
+        let outcome = ScoreOutcome {
+            detector: "jaccard".into(),
+            names: vec!["a.py".into(), "b.py".into()],
+            similarity: vec![vec![1.0, 0.5], vec![0.5, 1.0]],
+            longer: vec![1],
+            window: Some(256),
+            truncated_inputs: 2,
+        };
+        let p = outcome.printout(false);
+        assert_eq!(p.out[1], format!("{:>10}{:>10}{:>10}", "", "[0]", "[1]"));
+        assert_eq!(
+            p.out[2],
+            format!("{:>10}{:>10}{:>10}", "[0]", "1.0000", "0.5000")
+        );
+        assert_eq!(p.out[5], "[1] b.py");
+        assert!(p.out[6].starts_with("1 of 2 files are longer than the model's window of 256"));
+        let json: serde_json::Value = serde_json::from_str(&outcome.printout(true).out[0]).unwrap();
+        assert_eq!(json["truncated_files"], serde_json::json!(["b.py"]));
+        assert_eq!(json["distance"][0][1], serde_json::json!(0.5));
+    }
+}

@@ -146,9 +146,6 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     }
     let runtime = args.transforms.runtime()?;
     let transforms = args.transforms.load(&runtime)?;
-    if transforms.is_empty() {
-        bail!("no transforms selected");
-    }
     stop_point(&stop, "loading the transforms", NOTHING_ATTACKED)?;
     let settings = run_settings(&args, &search, &transforms)?;
     let (run_dir, opened) = RunDir::open(&args.out, JobKind::Attack, settings, args.force_new)?;

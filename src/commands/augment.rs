@@ -4,9 +4,9 @@ use super::common::{
     interrupt_flag, load_dataset, print, stop_point, Bar, DatasetArgs, DetectorArgs, OracleOptions,
     PrecisionArg, Stderr, TransformOptions, VerifyArgs, WindowArgs,
 };
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
-use equimorph::augment::summary::{AugmentRun, OutputFormat};
+use equimorph::augment::summary::OutputFormat;
 use equimorph::augment::AugmentConfig;
 use equimorph::job::augment::{refused_below, AugmentJob, AugmentRequest};
 use equimorph::job::settings::RunInputs;
@@ -140,9 +140,6 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     request.check(&set)?;
     let runtime = args.transforms.runtime()?;
     let transforms = args.transforms.load(&runtime)?;
-    if transforms.is_empty() {
-        bail!("no transforms selected");
-    }
     let detector_args = args.detector.as_ref().map(|spec| DetectorArgs {
         detector: spec.clone(),
         device: args.device.clone(),
@@ -164,32 +161,8 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     };
     stop_point(&stop, "measuring mutation scores", "no task was augmented")?;
     let symbolic = args.verify.checker()?;
-    let config = AugmentConfig {
-        variants: args.variants,
-        min_steps: args.steps.0,
-        max_steps: args.steps.1,
-        seed: args.seed,
-        hard: args.hard,
-        beam: args.beam.max(1),
-        attempts: args.attempts.max(1),
-        verify: !args.unverified,
-        window: args.window.enabled(),
-    };
-    let run_info = AugmentRun {
-        kind: "augment".into(),
-        tasks: args.tasks.display().to_string(),
-        transforms: transforms.names(),
-        config: config.clone(),
-        detector: detector.as_ref().map(|d| d.name().to_string()),
-        format: args.format,
-        negatives: args.negatives,
-        split: args.split,
-        shard: args.shard.map(|s| s.to_string()),
-        dataset: Some(set.report()),
-        adequacy: Some(equimorph::adequacy::SetAdequacy::of(&set.tasks)),
-        min_mutation_score: args.min_mutation_score,
-        planned_tasks: None,
-    };
+    let config = augment_config(&args);
+    let record = request.run_record(&set, &transforms, &config, detector.as_deref(), args.shard);
     let settings = run_settings(
         &args,
         &request,
@@ -200,7 +173,7 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     let (run_dir, _) = RunDir::open(&args.out, JobKind::Augment, settings, args.force_new)?;
     let job = AugmentJob {
         tasks: &set,
-        record: run_info,
+        record,
         transforms: &transforms,
         oracle: &oracle,
         detector: detector.as_deref(),
@@ -212,6 +185,21 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     let outcome = job.run(&run_dir, &stop, &Stderr, &bar)?;
     print(&outcome.printout(&args.out, args.variants, args.negatives));
     Ok(outcome.status().into())
+}
+
+/// How variants are made.
+fn augment_config(args: &AugmentArgs) -> AugmentConfig {
+    AugmentConfig {
+        variants: args.variants,
+        min_steps: args.steps.0,
+        max_steps: args.steps.1,
+        seed: args.seed,
+        hard: args.hard,
+        beam: args.beam.max(1),
+        attempts: args.attempts.max(1),
+        verify: !args.unverified,
+        window: args.window.enabled(),
+    }
 }
 
 /// The settings that define the run (`run.json`; a rerun resumes only with the same ones).

@@ -1,6 +1,6 @@
 //! `equimorph check`: A(x, x') for one candidate, with the first differing test.
 
-use super::common::{load_tasks, print, read_text, OracleOptions};
+use super::common::{load_dataset, print, read_text, OracleOptions};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::check::{task, CheckJob};
@@ -32,7 +32,7 @@ pub struct CheckArgs {
 /// Runs `check`: exit 0 = equivalent, 1 = not equivalent, 2 = error (an invalid candidate
 /// included: one that does not parse or compile gets no verdict).
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
-    let set = load_tasks(&args.tasks, args.format)?;
+    let set = load_dataset(&args.tasks, args.format, "--format", &Default::default())?;
     let task = task(&set, &args.tasks, &args.id)?;
     let job = CheckJob::new(task, &args.candidate, read_text(&args.candidate)?)?;
     let outcome = job.run(&args.oracle.oracle()?)?;

@@ -1,11 +1,9 @@
 //! Options and helpers shared by several subcommands.
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use clap::Args;
 use equimorph::transform::{TransformRuntime, TransformSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Where transforms come from and how they are sandboxed.
 #[derive(Args, Debug, Clone)]
@@ -42,13 +40,6 @@ pub struct SandboxOptions {
     pub cache_dir: Option<PathBuf>,
 }
 
-impl TransformOptions {
-    /// The runtime these options describe.
-    pub fn runtime(&self) -> Result<TransformRuntime> {
-        self.sandbox.runtime()
-    }
-}
-
 impl SandboxOptions {
     /// The typed settings these options give.
     pub fn settings(&self) -> equimorph::job::settings::SandboxSettings {
@@ -69,12 +60,15 @@ impl SandboxOptions {
 }
 
 impl TransformOptions {
-    /// Loads the transform set these options name.
+    /// The runtime these options describe.
+    pub fn runtime(&self) -> Result<TransformRuntime> {
+        self.sandbox.runtime()
+    }
+
+    /// Loads the transform set these options name (an empty one is refused).
     pub fn load(&self, runtime: &TransformRuntime) -> Result<TransformSet> {
-        Ok(equimorph::job::settings::load_transforms(
-            runtime,
-            self.transforms.as_deref(),
-        )?)
+        let spec = self.transforms.as_deref();
+        Ok(equimorph::job::settings::load_transform_set(runtime, spec)?)
     }
 
     /// The transforms `items` names, in order (see
@@ -91,33 +85,11 @@ impl TransformOptions {
     }
 }
 
-/// Splits `a,b, c` into names.
-pub fn split_names(spec: &str) -> Vec<String> {
-    spec.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(String::from)
-        .collect()
-}
+pub use equimorph::job::settings::split_names;
 
 /// Reads a UTF-8 text file, or stdin for `-`, with errors that name the file.
 pub fn read_text(path: &Path) -> Result<String> {
-    let bytes = if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .context("reading standard input")?;
-        buf
-    } else {
-        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
-    };
-    String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{} is not valid UTF-8 (invalid byte at offset {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
+    Ok(equimorph::job::settings::read_text(path)?)
 }
 
 /// How the oracle runs programs.
@@ -209,14 +181,6 @@ impl DatasetArgs {
             codenet_root: self.codenet_root.clone(),
         }
     }
-}
-
-/// Loads tasks with the default dataset filters, printing what was kept and skipped.
-pub fn load_tasks(
-    path: &Path,
-    format: Option<equimorph::task::TaskFormat>,
-) -> Result<equimorph::task::TaskSet> {
-    load_dataset(path, format, "--format", &DatasetArgs::default())
 }
 
 /// Loads tasks for a command whose format option is called `flag`, with `dataset`'s filters;
@@ -329,11 +293,6 @@ impl DetectorArgs {
         }
     }
 
-    /// The options these arguments give.
-    pub fn options(&self) -> Result<equimorph::detector::DetectorOptions> {
-        Ok(self.settings().options()?)
-    }
-
     /// Builds the detector.
     pub fn open(&self) -> Result<Box<dyn equimorph::detector::Detector>> {
         Ok(self.settings().open()?)
@@ -374,38 +333,17 @@ pub struct LlmArgs {
 impl LlmArgs {
     /// The client these options describe.
     pub fn client(&self) -> Result<equimorph::llm::LlmClient> {
-        use equimorph::llm::{LlmClient, LlmConfig};
-        if !self.llm_timeout.is_finite() || self.llm_timeout <= 0.0 {
-            bail!("--llm-timeout must be a positive number of seconds");
-        }
-        let cache_dir = match &self.llm_cache {
-            Some(d) => d.clone(),
-            None => {
-                let base = std::env::var_os("EQUIMORPH_CACHE")
-                    .map(PathBuf::from)
-                    .or_else(|| {
-                        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/equimorph"))
-                    })
-                    .ok_or_else(|| anyhow::anyhow!("no HOME: give --llm-cache"))?;
-                base.join("llm")
-            }
-        };
-        let api_key = std::env::var("OPENAI_API_KEY")
-            .ok()
-            .filter(|k| !k.trim().is_empty());
-        Ok(LlmClient::new(LlmConfig {
-            base_url: self.llm_url.clone(),
+        let settings = equimorph::job::settings::LlmSettings {
+            url: self.llm_url.clone(),
             model: self.llm_model.clone(),
-            api_key,
-            timeout: Duration::from_secs_f64(self.llm_timeout),
+            concurrency: self.llm_concurrency,
+            timeout: self.llm_timeout,
             retries: self.llm_retries,
-            backoff: Duration::from_secs(1),
-            backoff_max: Duration::from_secs(60),
-            concurrency: self.llm_concurrency.max(1),
             max_requests: self.max_requests,
-            cache_dir,
+            cache: self.llm_cache.clone(),
             offline: self.offline,
-        })?)
+        };
+        Ok(settings.client()?)
     }
 }
 

@@ -1,7 +1,7 @@
 //! `equimorph diversity`: the k-step diameter D_k and the leave-one-out diversity Δ_k of a
 //! transform set, per program and averaged; `--grow` adds transforms one at a time.
 
-use super::common::{load_tasks, print, Bar, DetectorArgs, TransformOptions};
+use super::common::{load_dataset, print, Bar, DetectorArgs, TransformOptions};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use equimorph::job::diversity::{DiversityJob, GrowOrder};
@@ -49,7 +49,7 @@ pub struct DiversityArgs {
 
 /// Runs `diversity`.
 pub fn run(args: DiversityArgs) -> Result<ExitCode> {
-    let set = load_tasks(&args.tasks, None)?;
+    let set = load_dataset(&args.tasks, None, "--format", &Default::default())?;
     let runtime = args.transforms.runtime()?;
     let loaded = args.transforms.load(&runtime)?;
     let detector = args.detector.open()?;

@@ -6,7 +6,7 @@ use super::common::{
     interrupt_flag, load_dataset, print, Bar, DatasetArgs, DetectorArgs, OracleOptions, Stderr,
     TransformOptions, WindowArgs,
 };
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 use equimorph::job::robustness::{
     parse_sets, AttackSettings, RobustnessJob, RobustnessSettings, TrainingSettings,
@@ -14,7 +14,6 @@ use equimorph::job::robustness::{
 use equimorph::search::Strategy;
 use equimorph::task::TaskFormat;
 use equimorph::train::Mode;
-use equimorph::transform::TransformSet;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -112,16 +111,13 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
     settings.check()?;
     let set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
     let runtime = args.transforms.runtime()?;
-    let load = |spec: Option<String>| -> Result<TransformSet> {
-        let options = TransformOptions {
+    let load = |spec: Option<String>| {
+        let sandbox = args.transforms.sandbox.clone();
+        TransformOptions {
             transforms: spec,
-            sandbox: args.transforms.sandbox.clone(),
-        };
-        let set = options.load(&runtime)?;
-        if set.is_empty() {
-            bail!("no transforms selected");
+            sandbox,
         }
-        Ok(set)
+        .load(&runtime)
     };
     let augment_transforms = load(
         args.augment_transforms

@@ -71,7 +71,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             decay: args.decay,
             ..TrainConfig::default()
         },
-        options: args.detector.options()?,
+        options: args.detector.settings().options()?,
         base: args.detector.detector,
         data: args.data,
         out: args.out,

@@ -291,6 +291,32 @@ pub struct AugmentRequest<'a> {
 }
 
 impl AugmentRequest<'_> {
+    /// The run's record (`run.json`) for `set` augmented with `transforms` by `config`.
+    pub fn run_record(
+        &self,
+        set: &TaskSet,
+        transforms: &TransformSet,
+        config: &AugmentConfig,
+        detector: Option<&dyn Detector>,
+        shard: Option<Shard>,
+    ) -> AugmentRun {
+        AugmentRun {
+            kind: "augment".into(),
+            tasks: self.tasks_path.display().to_string(),
+            transforms: transforms.names(),
+            config: config.clone(),
+            detector: detector.map(|d| d.name().to_string()),
+            format: self.format,
+            negatives: self.negatives,
+            split: self.split,
+            shard: shard.map(|s| s.to_string()),
+            dataset: Some(set.report()),
+            adequacy: Some(crate::adequacy::SetAdequacy::of(&set.tasks)),
+            min_mutation_score: self.min_mutation_score.map(|(min, _)| min),
+            planned_tasks: None,
+        }
+    }
+
     /// Records what decides the variants and their layout in a run's settings (a rerun resumes
     /// only with the same ones); the tasks, detector, transforms and oracle are recorded by
     /// [`super::settings`].

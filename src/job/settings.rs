@@ -404,6 +404,19 @@ pub fn load_transforms(
     }
 }
 
+/// The transform set a spec names (see [`load_transforms`]), refusing an empty one: a job
+/// that applies a set needs at least one transform.
+pub fn load_transform_set(
+    runtime: &crate::transform::TransformRuntime,
+    spec: Option<&str>,
+) -> Result<crate::transform::TransformSet, SettingsError> {
+    let set = load_transforms(runtime, spec)?;
+    if set.is_empty() {
+        return Err(SettingsError::Invalid("no transforms selected"));
+    }
+    Ok(set)
+}
+
 /// The transforms `items` names, in order: a file path (`.py` or `.wasm`) is loaded on its
 /// own; any other item is a name in the set `spec` describes (loaded only if needed).
 pub fn resolve_steps(
@@ -478,4 +491,131 @@ impl RunInputs<'_> {
         self.oracle.record(&mut settings);
         Ok(settings)
     }
+}
+
+/// An OpenAI-compatible endpoint and how to talk to it (the key comes from `OPENAI_API_KEY`).
+#[derive(Debug, Clone)]
+pub struct LlmSettings {
+    /// Base URL (…/v1).
+    pub url: String,
+    /// Model name.
+    pub model: String,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// Seconds per request.
+    pub timeout: f64,
+    /// Retries of a request.
+    pub retries: u32,
+    /// Most HTTP requests in all.
+    pub max_requests: Option<u64>,
+    /// Cache of every exchange (default: $EQUIMORPH_CACHE/llm or ~/.cache/equimorph/llm).
+    pub cache: Option<std::path::PathBuf>,
+    /// Use only the cache.
+    pub offline: bool,
+}
+
+/// Why the LLM client did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmSettingsError {
+    /// The timeout is not a positive number.
+    #[error("--llm-timeout must be a positive number of seconds")]
+    Timeout,
+    /// No cache directory can be found.
+    #[error("no HOME: give --llm-cache")]
+    NoCache,
+    /// The client did not start.
+    #[error(transparent)]
+    Client(#[from] crate::llm::LlmError),
+}
+
+impl LlmSettings {
+    /// The client these settings describe.
+    pub fn client(&self) -> Result<crate::llm::LlmClient, LlmSettingsError> {
+        use crate::llm::{LlmClient, LlmConfig};
+        use std::path::PathBuf;
+        use std::time::Duration;
+        if !self.timeout.is_finite() || self.timeout <= 0.0 {
+            return Err(LlmSettingsError::Timeout);
+        }
+        let cache_dir = match &self.cache {
+            Some(d) => d.clone(),
+            None => std::env::var_os("EQUIMORPH_CACHE")
+                .map(PathBuf::from)
+                .or_else(|| {
+                    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/equimorph"))
+                })
+                .ok_or(LlmSettingsError::NoCache)?
+                .join("llm"),
+        };
+        let api_key = std::env::var("OPENAI_API_KEY")
+            .ok()
+            .filter(|k| !k.trim().is_empty());
+        Ok(LlmClient::new(LlmConfig {
+            base_url: self.url.clone(),
+            model: self.model.clone(),
+            api_key,
+            timeout: Duration::from_secs_f64(self.timeout),
+            retries: self.retries,
+            backoff: Duration::from_secs(1),
+            backoff_max: Duration::from_secs(60),
+            concurrency: self.concurrency.max(1),
+            max_requests: self.max_requests,
+            cache_dir,
+            offline: self.offline,
+        })?)
+    }
+}
+
+/// Reads a UTF-8 text file, or standard input for `-`, with errors that name the file.
+pub fn read_text(path: &std::path::Path) -> Result<String, ReadTextError> {
+    use std::io::Read;
+    let bytes = if path == std::path::Path::new("-") {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(ReadTextError::Stdin)?;
+        buf
+    } else {
+        std::fs::read(path).map_err(|source| ReadTextError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?
+    };
+    String::from_utf8(bytes).map_err(|e| ReadTextError::NotUtf8 {
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
+/// Why a text file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadTextError {
+    /// Standard input failed.
+    #[error("reading standard input: {0}")]
+    Stdin(std::io::Error),
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It is not UTF-8.
+    #[error("{} is not valid UTF-8 (invalid byte at offset {offset})", .path.display())]
+    NotUtf8 {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Where the first invalid byte is.
+        offset: usize,
+    },
+}
+
+/// Splits `a,b, c` into names (empty items dropped).
+pub fn split_names(spec: &str) -> Vec<String> {
+    spec.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
 }

@@ -181,7 +181,7 @@ impl AttackOutcome {
         p.out(format!("report: {}", run_dir.join("report.md").display()));
         p.out(format!("        {}", run_dir.join("report.html").display()));
         if let Some(notice) = s.progress().incomplete_notice() {
-            p.err(format!("{notice}"));
+            p.err(notice);
         }
         if o.end.interrupted {
             p.err(format!(

@@ -363,7 +363,7 @@ impl AugmentRequest<'_> {
         }
         match self.min_mutation_score {
             Some((min, _)) if !(0.0..=1.0).contains(&min) => {
-                return Err(AugmentRequestError::MutationScoreRange)
+                Err(AugmentRequestError::MutationScoreRange)
             }
             _ => Ok(()),
         }

@@ -12,30 +12,30 @@
 //! id, completeness), the per-task [`crate::pipeline`] (a task's panic is that task's error)
 //! and the language registry. Commands parse arguments, call the library and print.
 
+pub mod apply;
 pub mod attack;
 pub mod augment;
 pub mod autospt;
-pub mod compare;
 pub mod bench;
 pub mod calibrate;
+pub mod check;
+pub mod compare;
+pub mod dataset;
 pub mod diversity;
 pub mod exit;
 pub mod interrupt;
-pub mod apply;
-pub mod check;
-pub mod dataset;
-pub mod score;
-pub mod transforms;
 pub mod llm;
 pub mod merge;
 pub mod models;
-pub mod robustness;
 pub mod report;
+pub mod robustness;
+pub mod score;
 pub mod select;
 pub mod settings;
 pub mod tests;
 pub mod threshold;
 pub mod train;
+pub mod transforms;
 pub mod validate;
 pub mod verify;
 

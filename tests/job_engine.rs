@@ -178,16 +178,20 @@ fn assert_one_line_per_task(job: JobName, out: &Path) -> usize {
 
 #[test]
 fn every_job_on_every_language_and_layout_writes_one_line_per_task() {
-    // Pairwise: each job meets each input kind at least once.
+    // Pairwise: each job meets each language and each layout at least once.
     let cases = [
         (JobName::Attack, "python-jsonl"),
         (JobName::Attack, "java-jsonl"),
         (JobName::Attack, "python-parquet"),
+        (JobName::Attack, "python-codenet"),
         (JobName::Augment, "mixed-jsonl"),
         (JobName::Augment, "python-codenet"),
         (JobName::Augment, "java-jsonl"),
+        (JobName::Augment, "python-parquet"),
         (JobName::Select, "python-jsonl"),
         (JobName::Select, "python-codenet"),
+        (JobName::Select, "mixed-jsonl"),
+        (JobName::Select, "python-parquet"),
     ];
     for (job, kind) in cases {
         let dir = tempfile::tempdir().unwrap();

@@ -22,7 +22,6 @@ const EXPECTED: &[&str] = &[
     "constant-unfold",
     "dead-code-insert",
     "def-rename",
-    "docstring-reencode",
     "elif-match",
     "for-to-while",
     "generator-chain",

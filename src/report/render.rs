@@ -155,6 +155,7 @@ pub fn markdown(s: &Summary) -> String {
             let _ = writeln!(o, "| {name} | {} |", error_kinds(kinds));
         }
     }
+    window_section(&mut o, s);
     if !s.mean_distance_per_iteration.is_empty() {
         let _ = writeln!(o, "\n## Mean best distance per iteration\n");
         let row: Vec<String> = s
@@ -489,4 +490,39 @@ fn reference_sentence(r: &super::reference::ReferenceComparison) -> String {
         parts.join(", "),
         r.source
     )
+}
+
+/// The tasks the window rule held back most, so a user sees why a task stayed strong.
+fn window_section(o: &mut String, s: &Summary) {
+    const SHOWN: usize = 15;
+    if s.window_held.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\n## The window rule per task\n\nThe window rule dropped candidates in {} of {} attacked \
+         tasks: rewrites longer than the detector's window, which it would truncate. A task \
+         where most candidates were dropped had little room to move.\n\n\
+         | task | dropped / valid candidates | L |\n|---|---|---|",
+        s.window_held.len(),
+        s.attacked
+    );
+    for w in s.window_held.iter().take(SHOWN) {
+        let _ = writeln!(
+            o,
+            "| {} | {} / {} ({:.0} %) | {:.4} |",
+            w.id,
+            w.dropped,
+            w.valid,
+            100.0 * w.share(),
+            w.distance
+        );
+    }
+    if s.window_held.len() > SHOWN {
+        let _ = writeln!(
+            o,
+            "\n… and {} more (summary.json: window_held)",
+            s.window_held.len() - SHOWN
+        );
+    }
 }

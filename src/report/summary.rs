@@ -115,6 +115,10 @@ pub struct Summary {
     /// Attacked tasks whose best program the detector truncated.
     #[serde(default)]
     pub truncated_winners: usize,
+    /// Attacked tasks where the window rule dropped candidates, the most held back first: why
+    /// a task may have stayed strong.
+    #[serde(default)]
+    pub window_held: Vec<WindowHeld>,
     /// Per transform: mean distance L of one application to an original, over the tasks
     /// where it applied (its strength alone).
     #[serde(default)]
@@ -126,6 +130,47 @@ pub struct Summary {
     /// The symbolic check's totals (`--verify symbolic`), summed over tasks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symbolic: Option<SymbolicTotals>,
+}
+
+/// One task's candidates that the window rule dropped before scoring.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WindowHeld {
+    /// The task.
+    pub id: String,
+    /// Candidates dropped because the detector would have truncated them.
+    pub dropped: u64,
+    /// Valid candidates the search made.
+    pub valid: u64,
+    /// The task's worst-case distance L.
+    pub distance: f64,
+}
+
+impl WindowHeld {
+    /// The tasks of `lines` where the window rule dropped candidates, the largest share
+    /// first (ties by id).
+    pub fn of(lines: &[&ResultLine]) -> Vec<WindowHeld> {
+        let mut held: Vec<WindowHeld> = lines
+            .iter()
+            .filter(|l| l.counts.rejected_window > 0)
+            .map(|l| WindowHeld {
+                id: l.id.clone(),
+                dropped: l.counts.rejected_window,
+                valid: l.counts.valid,
+                distance: l.distance.map_or(0.0, f64::from),
+            })
+            .collect();
+        held.sort_by(|a, b| {
+            b.share()
+                .total_cmp(&a.share())
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        held
+    }
+
+    /// Dropped candidates as a share of valid ones.
+    pub fn share(&self) -> f64 {
+        self.dropped as f64 / self.valid.max(1) as f64
+    }
 }
 
 /// The symbolic check over a run.
@@ -327,6 +372,7 @@ impl Summary {
             },
             truncated_winners: ok.iter().filter(|l| l.truncated == Some(true)).count(),
             window_waived: ok.iter().filter(|l| l.window_waived).count(),
+            window_held: WindowHeld::of(&ok),
             anytime: anytime_curve(&ok),
             reference_clones: None,
             symbolic: SymbolicTotals::of(lines.iter().filter_map(|l| l.symbolic.as_ref())),
@@ -377,6 +423,39 @@ mod tests {
         l.scored_per_iteration = scored;
         l.best_per_iteration = best;
         l
+    }
+
+    #[test]
+    fn the_tasks_the_window_held_back_come_most_held_first_and_are_reported() {
+        let held = |id: &str, dropped: u64, valid: u64, l: f32| {
+            let mut x = line(vec![10], vec![1.0 - l]);
+            x.id = id.into();
+            x.distance = Some(l);
+            x.counts.rejected_window = dropped;
+            x.counts.valid = valid;
+            x
+        };
+        let (a, b, c) = (
+            held("a", 10, 100, 0.6),
+            held("b", 80, 100, 0.2),
+            held("c", 0, 100, 0.9),
+        );
+        let w = WindowHeld::of(&[&a, &b, &c]);
+        let ids: Vec<&str> = w.iter().map(|x| x.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["b", "a"],
+            "c dropped nothing; b lost the larger share"
+        );
+        assert!((w[0].share() - 0.8).abs() < 1e-9);
+        let summary = Summary::of(&[a, b, c], RunInfo::default());
+        assert_eq!(summary.window_held.len(), 2);
+        let md = crate::report::render::markdown(&summary);
+        assert!(
+            md.contains("dropped candidates in 2 of 3 attacked tasks"),
+            "{md}"
+        );
+        assert!(md.contains("| b | 80 / 100 (80 %) | 0.2000 |"), "{md}");
     }
 
     #[test]

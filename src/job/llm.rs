@@ -21,7 +21,6 @@ use crate::llm::{
     DESIGN_PROMPT, IMPLEMENT_PROMPT,
 };
 use crate::task::{LoadOptions, TaskFormat};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -52,17 +51,9 @@ pub enum LlmJobError {
         #[source]
         source: std::io::Error,
     },
-    /// `-` was given as the prompt and standard input could not be read.
-    #[error("reading standard input")]
-    Stdin(#[source] std::io::Error),
-    /// A prompt template is not UTF-8.
-    #[error("{} is not valid UTF-8 (invalid byte at offset {offset})", path.display())]
-    NotUtf8 {
-        /// The file.
-        path: PathBuf,
-        /// Where its first invalid byte is.
-        offset: usize,
-    },
+    /// A prompt template could not be read (or is not UTF-8).
+    #[error(transparent)]
+    Template(#[from] super::settings::ReadTextError),
     /// A line of a designs file is not a design.
     #[error("{}:{line}: not a design line", path.display())]
     DesignLine {
@@ -130,25 +121,10 @@ pub fn cost(s: &LlmStats) -> String {
 
 /// A prompt template: the file `path` (`-`: standard input), or the built-in `default`.
 fn template(path: Option<&Path>, default: &str) -> Result<String, LlmJobError> {
-    let Some(path) = path else {
-        return Ok(default.to_string());
-    };
-    let bytes = if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(LlmJobError::Stdin)?;
-        buf
-    } else {
-        std::fs::read(path).map_err(|source| LlmJobError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?
-    };
-    String::from_utf8(bytes).map_err(|e| LlmJobError::NotUtf8 {
-        path: path.to_path_buf(),
-        offset: e.utf8_error().valid_up_to(),
-    })
+    match path {
+        Some(path) => Ok(super::settings::read_text(path)?),
+        None => Ok(default.to_string()),
+    }
 }
 
 /// The designs of a `designs.jsonl` (none when it does not exist).

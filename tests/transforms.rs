@@ -22,6 +22,7 @@ const EXPECTED: &[&str] = &[
     "constant-unfold",
     "dead-code-insert",
     "def-rename",
+    "docstring-reencode",
     "elif-match",
     "for-to-while",
     "generator-chain",

@@ -3,7 +3,10 @@
 //! ## What it does
 //! Renames a random non-empty subset of the program's variables (function locals, parameters of
 //! nested functions and lambdas, comprehension variables, and module-level variables of
-//! stdin/stdout scripts) to fresh, plausible names such as `total` or `cur_value`.
+//! stdin/stdout scripts) to fresh names drawn from the identifiers of programs in other
+//! domains (`voltage`, `envelope`, `ticket_harbor`): names a programmer could have chosen that
+//! say nothing about what this program does (one step moves a detector more than the code
+//! words `total` or `count` do; see `sdk::names::FreshNames::foreign`).
 //!
 //! ## Why it preserves semantics
 //! Every occurrence is resolved with Python's scoping rules (see `sdk::scope`): a binding is
@@ -21,13 +24,13 @@
 //!         total += x
 //!     return total / len(xs)
 //! ```
-//! becomes (seed 3)
+//! becomes (seed 1)
 //! ```python
 //! def mean(xs):
-//!     acc = 0
-//!     for x in xs:
-//!         acc += x
-//!     return acc / len(xs)
+//!     voltage = 0
+//!     for envelope in xs:
+//!         voltage += envelope
+//!     return voltage / len(xs)
 //! ```
 //!
 //! ## Not applied when
@@ -74,7 +77,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     if candidates.is_empty() {
         return edits;
     }
-    let mut fresh = FreshNames::new(parsed);
+    let mut fresh = FreshNames::new(parsed).foreign();
     for i in rng.sites(candidates.len(), 0.5) {
         let (_, occs) = &candidates[i];
         let new_name = fresh.fresh(rng, None);

@@ -5,7 +5,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/equimorph
 
-.PHONY: run test setup transforms host guest-test host-test bench clean help
+.PHONY: run test setup transforms host guest-test host-test bench bench-strength clean help
 
 help:
 	@echo "make run    - set up, build, and run the main job on the fixtures"
@@ -38,6 +38,10 @@ bench: transforms host
 	@scripts/bench-select.sh
 	@scripts/bench-augment.sh
 	@scripts/bench-oracle.sh
+
+# Strength on real programs (HumanEval; a doctest corpus with STRENGTH_ARGS="--corpus DIR").
+bench-strength: transforms host
+	@scripts/bench-strength.sh $(STRENGTH_ARGS)
 
 clean:
 	rm -rf build target transforms/target

@@ -1,6 +1,9 @@
 //! ## What it does
 //! Renames local variables and parameters (of methods, constructors, lambdas, `catch` clauses,
-//! `for` headers, enhanced `for` loops and try-with-resources) to fresh, plausible names.
+//! `for` headers, enhanced `for` loops and try-with-resources) to fresh names drawn from the
+//! identifiers of programs in other domains (`forest`, `player`): names that say nothing about
+//! what the program does (one step moved MiniLM's L by 0.201 on 12 Java fixture programs, 0.157
+//! with programming words mixed in).
 //!
 //! ## Why it preserves semantics
 //! Java forbids declaring a local inside the scope of another local of the same name, so within
@@ -17,8 +20,8 @@
 //! ```
 //! becomes
 //! ```java
-//! int cursor = 0;
-//! for (int mark = 0; mark < n; mark++) cursor += mark;
+//! int forest = 0;
+//! for (int player = 0; player < n; player++) forest += player;
 //! ```
 //!
 //! ## Not applied when
@@ -53,7 +56,7 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         .filter(|l| !patterns.contains(l.name.as_str()) && l.name != "_")
         .filter_map(|l| scope::references(p, l))
         .collect();
-    let mut fresh = fresh_names(p);
+    let mut fresh = fresh_names(p).foreign();
     for i in rng.sites(sites.len(), 0.5) {
         let name = fresh.fresh(rng, None);
         for r in &sites[i] {

@@ -36,6 +36,7 @@ const EXPECTED: &[&str] = &[
     "loop-unroll",
     "nested-function",
     "operand-swap",
+    "param-alias",
     "redundant-parens",
     "state-machine",
     "state-pack",

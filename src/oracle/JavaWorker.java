@@ -70,14 +70,20 @@ public class JavaWorker {
         final long cap;
         final boolean tail;
         final long[] total;
-        Capture(long cap, boolean tail, long[] total) { this.cap = cap; this.tail = tail; this.total = total; }
+        /** Its own run, not `current`: the worker clears `current` when the run ends, while a
+         *  thread of the program may still be printing (after catching System.exit's exception). */
+        final Run run;
+        Capture(long cap, boolean tail, long[] total, Run run) {
+            this.cap = cap; this.tail = tail; this.total = total; this.run = run;
+        }
         public synchronized void write(int b) { write(new byte[] {(byte) b}, 0, 1); }
         public synchronized void write(byte[] b, int off, int len) {
-            Run r = current;
-            // What a program prints after System.exit is never seen by `java`'s caller.
-            if (r != null && r.exitCalled) return;
+            Run r = run;
+            // What a program prints after System.exit, or after its run ended, is never seen by
+            // `java`'s caller.
+            if (r.exitCalled || current != r) return;
             total[0] += len;
-            if (r != null && total[0] > cap) {
+            if (total[0] > cap) {
                 r.overCap = true;
                 throw new OutputLimit();
             }
@@ -226,11 +232,11 @@ public class JavaWorker {
                 }
             }
             long[] total = {0};
-            Capture out = new Capture(cap, false, total);
-            Capture err = new Capture(cap, true, total);
+            Run run = new Run();
+            Capture out = new Capture(cap, false, total, run);
+            Capture err = new Capture(cap, true, total, run);
             PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
             PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
-            Run run = new Run();
             final Map<String, byte[]> program = classes;
             final String unit = unitName(source);
             System.setIn(new ByteArrayInputStream(stdin));

@@ -46,6 +46,8 @@
 //!   shares a line with another statement or continues a line;
 //! - the parameter is `self`, `cls`, `_` or starts with `__`, is never used in the body, or is
 //!   used in a self-documenting f-string field (`f"{x=}"` prints the name);
+//! - it belongs to a method and the body rebinds it (zero-argument `super()` reads the first
+//!   parameter's own slot);
 //! - the function (or a scope nested in it) uses `eval`, `exec`, `locals`, `vars`, `dir` or
 //!   frames, or the program anywhere reaches frames, code objects or signatures
 //!   (`f.__code__.co_varnames`, `inspect`), which can observe a function's local names;
@@ -146,16 +148,32 @@ fn site<'t>(
     {
         return None;
     }
+    // Zero-argument `super()` reads a method's first parameter slot itself, so in a method a
+    // parameter the body rebinds keeps its name.
+    let method = info.scopes[scope]
+        .parent
+        .is_some_and(|p| info.scopes[p].kind == ScopeKind::Class);
     let mut params = Vec::new();
     for (key, occs) in bindings.range((scope, String::new())..) {
         if key.0 != scope {
             break;
+        }
+        if method && rebound(info, occs) {
+            continue;
         }
         if let Some(uses) = aliasable(info, key, occs) {
             params.push((key.1.clone(), uses));
         }
     }
     (!params.is_empty()).then_some(Site { first, params })
+}
+
+/// Whether some occurrence other than the declaration binds the name (an assignment, a loop
+/// target, `del`…).
+fn rebound(info: &ScopeInfo, occs: &[usize]) -> bool {
+    occs.iter().any(|&o| {
+        matches!(info.occurrences[o].role, Role::Bind(k) if !matches!(k, BindKind::Param { .. }))
+    })
 }
 
 /// The occurrences to rename when the binding `key` is a parameter that may be aliased: all
@@ -214,6 +232,7 @@ mod tests {
                 "import inspect\ndef f(a):\n    return a\n",
                 "def f(a):\n    pass\n",
                 "def f(self):\n    return self\n",
+                "class B:\n    pass\nclass C(B):\n    def m(this):\n        this = 1\n        return super().__init__\n",
             ],
             8,
         );

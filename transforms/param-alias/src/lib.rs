@@ -149,7 +149,7 @@ fn site<'t>(
         return None;
     }
     // Zero-argument `super()` reads a method's first parameter slot itself, so in a method a
-    // parameter the body rebinds keeps its name.
+    // parameter the body may rebind (anything but loads of it) keeps its name.
     let method = info.scopes[scope]
         .parent
         .is_some_and(|p| info.scopes[p].kind == ScopeKind::Class);
@@ -158,7 +158,7 @@ fn site<'t>(
         if key.0 != scope {
             break;
         }
-        if method && rebound(info, occs) {
+        if method && !info.is_plain_parameter(key) {
             continue;
         }
         if let Some(uses) = aliasable(info, key, occs) {
@@ -166,14 +166,6 @@ fn site<'t>(
         }
     }
     (!params.is_empty()).then_some(Site { first, params })
-}
-
-/// Whether some occurrence other than the declaration binds the name (an assignment, a loop
-/// target, `del`…).
-fn rebound(info: &ScopeInfo, occs: &[usize]) -> bool {
-    occs.iter().any(|&o| {
-        matches!(info.occurrences[o].role, Role::Bind(k) if !matches!(k, BindKind::Param { .. }))
-    })
 }
 
 /// The occurrences to rename when the binding `key` is a parameter that may be aliased: all

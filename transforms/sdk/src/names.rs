@@ -191,7 +191,7 @@ const VOCABULARY: &[&str] = &[
 /// names a real programmer could have chosen, which say nothing about what this program does.
 /// Fresh names are drawn from these as well as from [`VOCABULARY`], the way identifier-substitution
 /// attacks draw from the identifiers of a whole corpus (on held-out programs it moved Java's L by
-/// about +0.1; see `FreshNames::new` for Python's figure).
+/// about +0.1; see [`FreshNames::foreign`] for Python's figure).
 const DOMAIN_VOCABULARY: &[&str] = &[
     "price",
     "order",

@@ -122,6 +122,9 @@ pub struct RobustnessReport {
     pub results: Vec<AttackResult>,
     /// The base detector's spec.
     pub base: String,
+    /// Defences each detector was also attacked behind (`base+canon`, `robust+smooth:4`).
+    #[serde(default)]
+    pub defences: Vec<String>,
     /// The trained model directory.
     pub model: String,
     /// Training: epochs run, the epoch kept, validation loss base → kept, seconds.
@@ -143,6 +146,17 @@ impl RobustnessReport {
             self.split.train.len(),
             self.split.test.len()
         );
+        if !self.defences.is_empty() {
+            let _ = writeln!(
+                o,
+                "Each detector is also attacked behind the defence(s) {} (`base+D`,                  `robust+D`); those attacks are adaptive: they query the defended detector.\n",
+                self.defences
+                    .iter()
+                    .map(|d| format!("`{d}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         let _ = writeln!(
             o,
             "| detector | transform set | mean ± std L | success (M < threshold) | threshold | tasks |\n|---|---|---|---|---|---|"

@@ -64,6 +64,8 @@ fn robustness_end_to_end_with_clean_auc_and_resume() {
         "--quiet",
         "--clean-pairs",
         bench.to_str().unwrap(),
+        "--defence",
+        "canon",
     ];
     let stdout = common::success_stdout(&common::equimorph(&args, None));
     assert!(stdout.contains("clean ROC AUC base"), "{stdout}");
@@ -94,13 +96,11 @@ fn robustness_end_to_end_with_clean_auc_and_resume() {
             )
         })
         .collect();
-    assert_eq!(
-        keys,
-        [
-            ("base".to_string(), "classic".to_string()),
-            ("robust".to_string(), "classic".to_string())
-        ]
-    );
+    let expected: Vec<(String, String)> = ["base", "robust", "base+canon", "robust+canon"]
+        .iter()
+        .map(|d| (d.to_string(), "classic".to_string()))
+        .collect();
+    assert_eq!(keys, expected);
     for r in results {
         assert_eq!(r["tasks"], 9);
         let run = std::path::Path::new(r["run"].as_str().unwrap());
@@ -111,7 +111,7 @@ fn robustness_end_to_end_with_clean_auc_and_resume() {
     }
     // Clean AUC on independent solutions (3 × 3 clone pairs, as many non-clones).
     assert_eq!(report["clean_pairs"], serde_json::json!([9, 9]));
-    for d in ["base", "robust"] {
+    for d in ["base", "robust", "base+canon", "robust+canon"] {
         let auc = report["clean_auc"][d].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&auc), "{d}: {auc}");
     }
@@ -125,6 +125,11 @@ fn robustness_end_to_end_with_clean_auc_and_resume() {
     assert!(out.join("model/train.json").is_file());
     let md = common::read(out.join("robustness.md"));
     assert!(md.contains("| robust | classic |"), "{md}");
+    assert!(md.contains("| robust+canon | classic |"), "{md}");
+    assert_eq!(report["defences"], serde_json::json!(["canon"]));
+    assert!(out
+        .join("attacks/base+canon-classic/summary.json")
+        .is_file());
     assert!(common::read(out.join("robustness.html")).contains("id=\"clean\""));
     // A rerun resumes every step and reports the same figures.
     common::success_stdout(&common::equimorph(&args, None));
@@ -186,4 +191,19 @@ fn robustness_refuses_what_it_cannot_run() {
         None,
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("NAME=SPEC"));
+    let o = common::equimorph(
+        &[
+            "robustness",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--detector",
+            &spec,
+            "--defence",
+            "vote:3",
+        ],
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--defence") && err.contains("canon"), "{err}");
 }

@@ -216,7 +216,9 @@ pub fn progress(len: u64, quiet: bool) -> indicatif::ProgressBar {
 /// Which detector and where it runs.
 #[derive(Args, Debug, Clone)]
 pub struct DetectorArgs {
-    /// minilm (default), minilm-int8, onnx:PATH (a model directory), jaccard, sourcerercc, nicad.
+    /// minilm (default), minilm-int8, onnx:PATH (a model directory), jaccard, sourcerercc, nicad;
+    /// behind a defence: canon:SPEC (both programs read in a canonical form: names, layout,
+    /// literals) or smooth:K:SPEC (the mean over K paired SPT perturbations, K times the queries).
     #[arg(long, default_value = "minilm", value_name = "SPEC")]
     pub detector: String,
     /// cpu, or cuda / cuda:N / cuda:N,M,… (the CUDA execution provider of onnxruntime-gpu; with

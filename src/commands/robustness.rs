@@ -71,6 +71,11 @@ pub struct RobustnessArgs {
     /// its labelled pairs too (for data without independent solutions, e.g. HumanEval).
     #[arg(long, value_name = "DIR|ZIP")]
     clean_pairs: Option<PathBuf>,
+    /// Also attack each detector behind this defence (repeated): canon (both programs read in
+    /// a canonical form) or smooth:K (the mean over K paired SPT perturbations). The attack is
+    /// adaptive: it queries the defended detector.
+    #[arg(long = "defence", value_name = "canon|smooth:K")]
+    defences: Vec<String>,
     /// Attacks: guided, beam, greedy or random.
     #[arg(long = "search", value_enum, default_value = "guided")]
     strategy: Strategy,
@@ -158,6 +163,7 @@ fn settings(args: &RobustnessArgs) -> Result<RobustnessSettings> {
         seed: args.seed,
         variants: args.variants,
         base: args.detector.detector.clone(),
+        defences: args.defences.clone(),
         sets: parse_sets(&args.sets)?,
         training: TrainingSettings {
             mode: args.mode,

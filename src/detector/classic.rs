@@ -12,18 +12,29 @@ use tree_sitter::{Node, Tree};
 
 /// A lexical token of a program.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Token {
-    text: String,
-    kind: TokenKind,
+pub(crate) struct Token {
+    /// The token's text as written.
+    pub text: String,
+    /// What the token is.
+    pub kind: TokenKind,
     /// Index of the pretty-printed line the token belongs to.
-    line: usize,
+    pub line: usize,
+    /// Column (in bytes) where the token starts on its row.
+    pub column: usize,
+    /// Byte offset of the token in the source.
+    pub start: usize,
 }
 
+/// What a token is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TokenKind {
+pub(crate) enum TokenKind {
+    /// A name (renamed by NiCad).
     Identifier,
+    /// A literal (strings and numbers as one token).
     Literal,
+    /// A word that is not a name.
     Keyword,
+    /// Anything else.
     Punctuation,
 }
 
@@ -47,9 +58,13 @@ struct LineState {
     break_pending: bool,
     /// The previous token closed a block: `trailing` tokens stay on its line.
     after_block_close: bool,
+    /// The previous row ended in a backslash continuation (Python).
+    continued: bool,
 }
 
-fn tokens_of_tree(spec: &Spec, source: &str, tree: &Tree) -> Vec<Token> {
+/// The tokens of `tree` (parsed from `source` with `spec`'s grammar) in document order, each
+/// with its pretty-printed line.
+pub(crate) fn tokens_of_tree(spec: &Spec, source: &str, tree: &Tree) -> Vec<Token> {
     let mut out = Vec::new();
     let mut state = LineState::default();
     let mut cursor = tree.root_node().walk();
@@ -80,6 +95,11 @@ fn push_leaf(spec: &Spec, src: &str, node: Node<'_>, out: &mut Vec<Token>, state
         return;
     };
     if text.trim().is_empty() {
+        return;
+    }
+    if spec.lines == LineSplit::Logical && text.trim_end() == "\\" {
+        // A backslash continuation is not a token: the next row continues this line.
+        state.continued = true;
         return;
     }
     let new_line = match spec.lines {
@@ -133,13 +153,17 @@ fn push_leaf(spec: &Spec, src: &str, node: Node<'_>, out: &mut Vec<Token>, state
         text: text.to_string(),
         kind: token_kind,
         line: state.line,
+        column: node.start_position().column,
+        start: node.start_byte(),
     });
 }
 
 /// Logical lines: a new physical row outside brackets starts a new pretty-printed line.
 fn logical_break(spec: &Spec, node: Node<'_>, text: &str, state: &mut LineState) -> bool {
     let row = node.start_position().row;
-    let new_line = state.last_row.is_some_and(|r| r != row) && state.open.is_empty();
+    let new_line = state.last_row.is_some_and(|r| r != row)
+        && state.open.is_empty()
+        && !std::mem::take(&mut state.continued);
     state.last_row = Some(row);
     if spec.open_brackets.contains(&text) {
         state.open.push(false);

@@ -8,12 +8,14 @@
 
 pub mod batcher;
 pub mod bench;
+pub mod canon;
 pub mod classic;
 pub mod engine;
 pub mod infer;
 pub mod model;
 pub mod onnx;
 pub mod projection;
+pub mod smooth;
 
 use std::path::PathBuf;
 use thiserror::Error;
@@ -25,7 +27,7 @@ pub use classic::CloneType;
 pub enum DetectorError {
     /// The detector spec is not understood.
     #[error(
-        "unknown detector {0:?}: use minilm, minilm-int8, onnx:PATH, jaccard, sourcerercc or nicad"
+        "unknown detector {0:?}: use minilm, minilm-int8, onnx:PATH, jaccard, sourcerercc or nicad, optionally behind defences: canon:SPEC, smooth:K:SPEC"
     )]
     Spec(String),
     /// ONNX Runtime is missing or does not load.
@@ -58,6 +60,12 @@ pub enum DetectorError {
     /// The requested device cannot be used.
     #[error("{0}")]
     Device(String),
+    /// A defence's spec is malformed.
+    #[error("{0}")]
+    Defence(String),
+    /// The SPTs a defence perturbs with do not load.
+    #[error("{0}")]
+    Transforms(String),
     /// Inference failed.
     #[error("inference failed: {0}")]
     Inference(String),
@@ -259,10 +267,44 @@ pub fn parse_devices(spec: &str) -> Result<Vec<Device>, String> {
     }
 }
 
-/// The model directory (or `.toml` in one) that `spec` names; `None` for the classic detectors
-/// (and for specs that name nothing).
+/// The detector behind `spec`'s defences: `spec` without its `canon:` and `smooth:K:`
+/// prefixes (the spec itself when it has none).
+pub fn inner_spec(spec: &str) -> &str {
+    let mut s = spec;
+    loop {
+        if let Some(rest) = s.strip_prefix("canon:") {
+            s = rest;
+        } else if let Some((_, rest)) = s
+            .strip_prefix("smooth:")
+            .and_then(|r| smooth::parse(r).ok())
+        {
+            s = rest;
+        } else {
+            return s;
+        }
+    }
+}
+
+/// The spec of `spec` behind the defence `defence` (`canon` or `smooth:K`), checked.
+pub fn defended(defence: &str, spec: &str) -> Result<String, DetectorError> {
+    let wrapped = format!("{defence}:{spec}");
+    match defence {
+        "canon" => Ok(wrapped),
+        d if d.starts_with("smooth:") => {
+            smooth::parse(&wrapped["smooth:".len()..])?;
+            Ok(wrapped)
+        }
+        d => Err(DetectorError::Defence(format!(
+            "unknown defence {d:?}: use canon or smooth:K (K from 1 to {})",
+            smooth::MAX_K
+        ))),
+    }
+}
+
+/// The model directory (or `.toml` in one) that `spec` names, behind any defence; `None` for
+/// the classic detectors (and for specs that name nothing).
 pub fn model_path(spec: &str) -> Option<PathBuf> {
-    match spec {
+    match inner_spec(spec) {
         "minilm" => Some(model::models_dir().join("minilm")),
         "minilm-int8" => Some(model::models_dir().join("minilm/equimorph-int8.toml")),
         s if s.starts_with("onnx:") && s.len() > 5 => Some(PathBuf::from(&s[5..])),
@@ -283,8 +325,22 @@ pub fn has_gpu_graph(spec: &str) -> bool {
 }
 
 /// Builds the detector named by `spec`: `minilm` (default model), `minilm-int8`, `onnx:PATH`
-/// (a model directory or its `.toml`), `jaccard`, `sourcerercc`, `nicad`.
+/// (a model directory or its `.toml`), `jaccard`, `sourcerercc`, `nicad`; `canon:SPEC` reads
+/// canonical forms with SPEC ([`canon`]); `smooth:K:SPEC` averages SPEC over K SPT
+/// perturbations drawn from the default transform directory ([`smooth`]).
 pub fn open(spec: &str, options: DetectorOptions) -> Result<Box<dyn Detector>, DetectorError> {
+    if let Some(inner) = spec.strip_prefix("canon:") {
+        return Ok(Box::new(canon::CanonDetector::new(open(inner, options)?)));
+    }
+    if let Some(rest) = spec.strip_prefix("smooth:") {
+        let (k, inner) = smooth::parse(rest)?;
+        let dir = crate::transform::default_transforms_dir();
+        return Ok(Box::new(smooth::SmoothDetector::open(
+            open(inner, options)?,
+            k,
+            &dir,
+        )?));
+    }
     let onnx_options = options;
     let onnx_at = |path: PathBuf| -> Result<Box<dyn Detector>, DetectorError> {
         if !path.exists() {

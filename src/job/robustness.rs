@@ -354,6 +354,8 @@ pub struct RobustnessSettings {
     pub variants: usize,
     /// The base detector's spec (a model).
     pub base: String,
+    /// Defences (`canon`, `smooth:K`) each detector is also attacked behind.
+    pub defences: Vec<String>,
     /// Transform set name → its spec, as `--transforms` takes it.
     pub sets: BTreeMap<String, String>,
     /// How the detector is trained.
@@ -379,6 +381,10 @@ impl RobustnessSettings {
                  trained"
                     .into(),
             ));
+        }
+        for d in &self.defences {
+            crate::detector::defended(d, &self.base)
+                .map_err(|e| RobustnessError::Usage(format!("--defence: {e}")))?;
         }
         if self.variants == 0 {
             return Err(RobustnessError::Usage(
@@ -512,9 +518,23 @@ impl RobustnessJob<'_> {
         self.augment(&layout, r)?;
         self.train(&layout, r)?;
         let trained = format!("onnx:{}", layout.model.display());
-        let detectors = [("base", s.base.as_str()), ("robust", trained.as_str())];
+        let mut owned = vec![
+            ("base".to_string(), s.base.clone()),
+            ("robust".to_string(), trained),
+        ];
+        for d in &s.defences {
+            for (label, spec) in owned.clone().iter().take(2) {
+                let spec = crate::detector::defended(d, spec)
+                    .map_err(|e| RobustnessError::Usage(format!("--defence: {e}")))?;
+                owned.push((format!("{label}+{d}"), spec));
+            }
+        }
+        let detectors: Vec<(&str, &str)> = owned
+            .iter()
+            .map(|(l, s)| (l.as_str(), s.as_str()))
+            .collect();
         let mut results = Vec::new();
-        for (label, spec) in detectors {
+        for &(label, spec) in &detectors {
             for (name, transforms) in self.sets {
                 results.push(self.attack(&layout, label, spec, name, transforms, r)?);
             }
@@ -528,6 +548,7 @@ impl RobustnessJob<'_> {
             clean_auc_gptclonebench,
             results,
             base: s.base.clone(),
+            defences: s.defences.clone(),
             model: layout.model.display().to_string(),
             training: training_summary(&layout.model),
             transform_sets: s.sets.clone(),
@@ -696,7 +717,10 @@ impl RobustnessJob<'_> {
         r: &Reporting<'_>,
     ) -> Result<AttackResult, RobustnessError> {
         let s = &self.settings;
-        let dir = s.out.join("attacks").join(format!("{label}-{name}"));
+        let dir = s
+            .out
+            .join("attacks")
+            .join(format!("{}-{name}", label.replace(':', "")));
         r.notices.note(&format!(
             "robustness: attacking the {label} detector with {name} into {}",
             dir.display()
@@ -953,6 +977,7 @@ mod tests {
             seed: 0,
             variants: 3,
             base: "minilm".into(),
+            defences: Vec::new(),
             sets: parse_sets(&[]).unwrap(),
             training: training(),
             attacks: AttackSettings {

@@ -1,0 +1,494 @@
+//! `canon:SPEC`, a defence: the wrapped detector reads both programs in a canonical form, so
+//! rewrites that only change that form leave its score where it was.
+//!
+//! The canonical form undoes, on the detector's side only (it never runs), what the renaming,
+//! layout, comment and literal SPTs do:
+//! - **names**: every name the program binds (functions, classes, parameters, variables, loop
+//!   and `with`/`except` targets, attributes assigned on an object; in Java also fields,
+//!   methods and types it declares) becomes `v1`, `v2`, … in order of first appearance; names
+//!   it does not bind (builtins, library calls) stay, as they carry the program's meaning;
+//! - **layout**: one logical line per line (Python: a bracket spread over rows is joined;
+//!   Java: NiCad-style statement lines), indentation four spaces per level, one space between
+//!   tokens except around brackets, dots and separators, comments and blank lines dropped;
+//! - **literals**: a string is written by its value (escapes decoded, implicit concatenation
+//!   joined, quotes and triple quotes normalised; Java `"a" + "b"` of two literals folded),
+//!   and integer literals by their value (`0x1F` → `31`, `1_000` → `1000`).
+//!
+//! Structure (loop and condition forms, dead code, extracted helpers) is not undone; those
+//! SPTs still move the wrapped score, which is what an adaptive attack on `canon:` searches.
+
+mod literals;
+mod names;
+
+use super::classic::{tokens_of_tree, Token, TokenKind};
+use super::{Detector, DetectorError, DetectorStats};
+use crate::language::{self, Language};
+use literals::{canonical_literal, integer_value, java_string, python_string, quote};
+use names::{program_names, Name};
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// The canonical form of `source`, read in the language it is written in
+/// ([`Language::detect`]).
+pub fn canonical(source: &str) -> String {
+    let (language, tree) = language::detect_with_tree(source);
+    match tree {
+        Some(tree) => canonical_of_tree(language, source, &tree),
+        None => source.to_string(),
+    }
+}
+
+/// The canonical form of `source` read as `language`.
+pub fn canonical_as(language: Language, source: &str) -> String {
+    match language.parse(source) {
+        Ok(tree) => canonical_of_tree(language, source, &tree),
+        Err(_) => source.to_string(),
+    }
+}
+
+fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter::Tree) -> String {
+    let (program, dropped) = program_names(language, source, tree.root_node());
+    let tokens: Vec<Token> = tokens_of_tree(language.spec(), source, tree)
+        .into_iter()
+        .filter(|t| !dropped.iter().any(|r| r.contains(&t.start)))
+        .collect();
+    let tokens = fold_literals(language, tokens);
+    let mut names: HashMap<Name<'s>, String> = HashMap::new();
+    let mut out = String::with_capacity(source.len());
+    let mut indents: Vec<usize> = vec![0];
+    let mut blocks = 0usize;
+    let mut previous: Option<&Token> = None;
+    for t in &tokens {
+        let named = (t.kind == TokenKind::Identifier)
+            .then(|| program.get(&t.start))
+            .flatten();
+        let mut number = |name: Name<'s>| -> String {
+            let next = names.len() + 1;
+            names
+                .entry(name)
+                .or_insert_with(|| format!("v{next}"))
+                .clone()
+        };
+        let text: std::borrow::Cow<'_, str> = match (named, t.kind) {
+            (Some(name), _) => number(*name).into(),
+            (None, TokenKind::Literal) if is_f_string(language, &t.text) => {
+                // Names inside an f-string's replacement fields are the program's names.
+                let end = t.start + t.text.len();
+                let mut inside: Vec<(usize, Name<'s>)> = program
+                    .iter()
+                    .filter(|(s, _)| (t.start..end).contains(*s))
+                    .map(|(s, n)| (*s, *n))
+                    .collect();
+                inside.sort_unstable_by_key(|(s, _)| *s);
+                let mut text = String::with_capacity(t.text.len());
+                let mut at = 0;
+                for (s, name) in inside {
+                    let offset = s - t.start;
+                    let spelled = match name {
+                        Name::Local(_, x) | Name::Member(x) => x,
+                    };
+                    let (Some(before), true) = (
+                        t.text.get(at..offset),
+                        t.text.get(offset..).is_some_and(|r| r.starts_with(spelled)),
+                    ) else {
+                        continue;
+                    };
+                    text.push_str(before);
+                    text.push_str(&number(name));
+                    at = offset + spelled.len();
+                }
+                text.push_str(t.text.get(at..).unwrap_or_default());
+                text.into()
+            }
+            (None, TokenKind::Literal) => canonical_literal(language, &t.text).into(),
+            _ => t.text.as_str().into(),
+        };
+        let new_line = previous.is_none_or(|p| p.line != t.line);
+        if new_line {
+            if previous.is_some() {
+                out.push('\n');
+            }
+            let depth = match language {
+                Language::Python => {
+                    while indents.len() > 1 && indents.last().is_some_and(|&c| t.column < c) {
+                        indents.pop();
+                    }
+                    if indents.last().is_some_and(|&c| t.column > c) {
+                        indents.push(t.column);
+                    }
+                    indents.len() - 1
+                }
+                Language::Java => {
+                    if t.text == "}" {
+                        blocks.saturating_sub(1)
+                    } else {
+                        blocks
+                    }
+                }
+            };
+            out.extend(std::iter::repeat_n("    ", depth));
+        } else if previous.is_some_and(|p| spaced(&p.text, &text)) {
+            out.push(' ');
+        }
+        if language == Language::Java {
+            match t.text.as_str() {
+                "{" => blocks += 1,
+                "}" => blocks = blocks.saturating_sub(1),
+                _ => {}
+            }
+        }
+        out.push_str(&text);
+        previous = Some(t);
+    }
+    out
+}
+
+/// Whether `text` is a Python f-string literal (its value depends on names).
+fn is_f_string(language: Language, text: &str) -> bool {
+    language == Language::Python && python_string(text).is_some_and(|s| s.formatted)
+}
+
+/// Whether a space separates `a` and the token `b` after it on one line.
+fn spaced(a: &str, b: &str) -> bool {
+    const TIGHT_AFTER: &[&str] = &["(", "[", "{", ".", "@", "~"];
+    const TIGHT_BEFORE: &[&str] = &[")", "]", "}", ",", ":", ".", ";"];
+    let wordish = |s: &str| {
+        s.chars()
+            .last()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '"' || c == '\'')
+    };
+    if TIGHT_AFTER.contains(&a) || TIGHT_BEFORE.contains(&b) {
+        return false;
+    }
+    // Statement words keep their space: `return (x)`, `if (c)`.
+    const WORDS: &[&str] = &[
+        "return",
+        "if",
+        "elif",
+        "while",
+        "for",
+        "in",
+        "and",
+        "or",
+        "not",
+        "yield",
+        "switch",
+        "catch",
+        "synchronized",
+        "case",
+        "throw",
+        "assert",
+        "await",
+        "lambda",
+        "is",
+    ];
+    // A call or subscript: `f(`, `x[`, `g()(`.
+    !((b == "(" || b == "[") && (wordish(a) || a == ")" || a == "]") && !WORDS.contains(&a))
+}
+
+/// Joins what the language joins at compile time: adjacent Python string literals (implicit
+/// concatenation; f-strings stay apart) and Java's `"a" + "b"` of two literals (a constant
+/// expression; surrounding parentheses of a folded expression go too).
+fn fold_literals(language: Language, tokens: Vec<Token>) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    for t in tokens {
+        let joined = match language {
+            Language::Python => {
+                let last = out.last();
+                match (
+                    last.and_then(|l| python_string(&l.text)),
+                    python_string(&t.text),
+                ) {
+                    (Some(a), Some(b)) if !a.formatted && !b.formatted && a.bytes == b.bytes => {
+                        Some((1, quote(a.bytes, &(a.value + &b.value))))
+                    }
+                    _ => None,
+                }
+            }
+            Language::Java => {
+                let n = out.len();
+                let prev = |k: usize| n.checked_sub(k).and_then(|i| out.get(i));
+                match (prev(2), prev(1), java_string(&t.text)) {
+                    (Some(a), Some(plus), Some(b)) if plus.text == "+" => {
+                        // Left-associative: only a literal that no operator binds more tightly
+                        // to the left folds (`x * "a" + "b"` cannot occur; `1 + "a" + "b"` is
+                        // `"1a" + "b"`, the same string either way).
+                        java_string(&a.text).map(|a| (2, quote(false, &(a + &b))))
+                    }
+                    _ => None,
+                }
+            }
+        };
+        match joined {
+            Some((drop, text)) => {
+                let Some(line) = out.len().checked_sub(drop).and_then(|i| out.get(i)) else {
+                    out.push(t);
+                    continue;
+                };
+                let (line, column, start) = (line.line, line.column, line.start);
+                out.truncate(out.len() - drop);
+                out.push(Token {
+                    text,
+                    kind: TokenKind::Literal,
+                    line,
+                    column,
+                    start,
+                });
+            }
+            None => {
+                if t.text == ")" && fold_integer_group(&mut out) {
+                    continue;
+                }
+                // `( "abc" )` after a fold: the parentheses only grouped the constant.
+                if t.text == ")" {
+                    let n = out.len();
+                    let lit = n.checked_sub(1).and_then(|i| out.get(i));
+                    let open = n.checked_sub(2).and_then(|i| out.get(i));
+                    let before = n.checked_sub(3).and_then(|i| out.get(i));
+                    let is_call = before.is_some_and(|b| {
+                        b.kind == TokenKind::Identifier
+                            || matches!(b.text.as_str(), ")" | "]" | "super" | "this")
+                    });
+                    if let (Some(lit), Some(open)) = (lit, open) {
+                        if open.text == "(" && lit.kind == TokenKind::Literal && !is_call {
+                            let lit = lit.clone();
+                            out.truncate(n - 2);
+                            out.push(lit);
+                            continue;
+                        }
+                    }
+                }
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// At a closing parenthesis: folds `( 7 + 3 )`, `( 3 * 3 + 1 )` (integer literals joined by
+/// `+`, `-` and `*`, not a call's arguments) at the end of `out` into its value, parentheses
+/// included. Whether it folded.
+fn fold_integer_group(out: &mut Vec<Token>) -> bool {
+    let Some(open) = out.iter().rposition(|t| t.text == "(") else {
+        return false;
+    };
+    let inner = out.get(open + 1..).unwrap_or_default();
+    let before = open.checked_sub(1).and_then(|i| out.get(i));
+    if inner.len() < 3
+        || inner.len() % 2 == 0
+        || before.is_some_and(|b| {
+            b.kind == TokenKind::Identifier || matches!(b.text.as_str(), ")" | "]")
+        })
+    {
+        return false;
+    }
+    // Sum of products, left to right.
+    let (mut sum, mut product, mut sign) = (0i128, 1i128, 1i128);
+    for (i, t) in inner.iter().enumerate() {
+        if i % 2 == 0 {
+            let Some(v) = integer_value(&t.text).and_then(|v| i128::try_from(v).ok()) else {
+                return false;
+            };
+            let Some(p) = product.checked_mul(v) else {
+                return false;
+            };
+            product = p;
+        } else {
+            match t.text.as_str() {
+                "*" => {}
+                "+" | "-" => {
+                    let Some(s) = sign.checked_mul(product).and_then(|p| sum.checked_add(p)) else {
+                        return false;
+                    };
+                    sum = s;
+                    product = 1;
+                    sign = if t.text == "+" { 1 } else { -1 };
+                }
+                _ => return false,
+            }
+        }
+    }
+    let Some(value) = sign.checked_mul(product).and_then(|p| sum.checked_add(p)) else {
+        return false;
+    };
+    let Some(first) = out.get(open) else {
+        return false;
+    };
+    let folded = Token {
+        text: value.to_string(),
+        kind: TokenKind::Literal,
+        line: first.line,
+        column: first.column,
+        start: first.start,
+    };
+    out.truncate(open);
+    out.push(folded);
+    true
+}
+
+/// A detector that scores the canonical forms ([`canonical`]) of both programs.
+pub struct CanonDetector {
+    inner: Box<dyn Detector>,
+    name: String,
+}
+
+impl CanonDetector {
+    /// Wraps `inner`.
+    pub fn new(inner: Box<dyn Detector>) -> Self {
+        let name = format!("canon:{}", inner.name());
+        CanonDetector { inner, name }
+    }
+}
+
+impl Detector for CanonDetector {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn symmetric(&self) -> bool {
+        self.inner.symmetric()
+    }
+
+    fn similarities(&self, anchor: &str, candidates: &[&str]) -> Result<Vec<f32>, DetectorError> {
+        // The anchor's language reads every candidate, as the classic detectors do.
+        let (language, _) = language::detect_with_tree(anchor);
+        let anchor = canonical_as(language, anchor);
+        let forms: Vec<String> = candidates
+            .par_iter()
+            .map(|c| canonical_as(language, c))
+            .collect();
+        let refs: Vec<&str> = forms.iter().map(String::as_str).collect();
+        // Two programs with one canonical form are one program to the defended detector.
+        self.inner.score(&anchor, &refs)
+    }
+
+    fn shares_batches(&self) -> bool {
+        self.inner.shares_batches()
+    }
+
+    fn stats(&self) -> DetectorStats {
+        self.inner.stats()
+    }
+
+    fn token_count(&self, text: &str) -> Result<Option<usize>, DetectorError> {
+        self.inner.token_count(&canonical(text))
+    }
+
+    fn token_counts(&self, texts: &[&str]) -> Result<Vec<Option<usize>>, DetectorError> {
+        let forms: Vec<String> = texts.par_iter().map(|t| canonical(t)).collect();
+        let refs: Vec<&str> = forms.iter().map(String::as_str).collect();
+        self.inner.token_counts(&refs)
+    }
+
+    fn window(&self) -> Option<usize> {
+        self.inner.window()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_names_layout_comments_and_strings_are_canonical() {
+        let a = "def add(x, y):\n    \"\"\"Return x plus y.\"\"\"\n    # sum\n    total = x + y\n    return total\n";
+        let b = "def combine(harbor,\n            voltage):\n  '''Return x pl''' \"us \\x79.\"\n  result = harbor + \\\n      voltage\n\n  return result  # done\n";
+        assert_eq!(canonical(a), canonical(b));
+        assert_eq!(
+            canonical(a),
+            "def v1(v2, v3):\n    \"Return x plus y.\"\n    v4 = v2 + v3\n    return v4"
+        );
+    }
+
+    #[test]
+    fn a_parameter_alias_reads_as_the_parameter() {
+        let a = "def f(xs, k):\n    \"\"\"Doc.\"\"\"\n    t = 0\n    for x in xs:\n        t += x * k\n    return t\n";
+        let b = "def f(xs, k):\n    \"\"\"Doc.\"\"\"\n    harbor, voltage = xs, k\n    t = 0\n    for x in harbor:\n        t += x * voltage\n    return t\n";
+        let c = "def f(xs, k):\n    ledger = xs\n    t = 0\n    for x in ledger:\n        t += x * k\n    return t\n";
+        assert_eq!(canonical(a), canonical(b));
+        assert_eq!(
+            canonical(&a.replace("    \"\"\"Doc.\"\"\"\n", "")),
+            canonical(c)
+        );
+        // An alias of an alias reads as the parameter too.
+        let d = "def f(xs, k):\n    acc = k\n    return acc + len(xs)\n";
+        let e = "def f(xs, k):\n    ledger, harbor = xs, k\n    acc = harbor\n    return acc + len(ledger)\n";
+        assert_eq!(canonical(d), canonical(e));
+        // An assignment from something else is code, not an alias.
+        assert_ne!(canonical(a), canonical(&a.replace("t = 0", "t = len(xs)")));
+    }
+
+    #[test]
+    fn names_the_program_does_not_bind_stay() {
+        let c = canonical("def f(xs):\n    return len(xs) + math.floor(xs.count(1))\n");
+        assert!(c.contains("len(v2)"), "{c}");
+        assert!(c.contains("math.floor(v2.count(1))"), "{c}");
+    }
+
+    #[test]
+    fn attributes_set_on_an_object_are_names_too() {
+        let a = canonical("class A:\n    def __init__(self):\n        self.count = 0\n    def inc(self):\n        self.count += 1\n");
+        let b = canonical("class A:\n    def __init__(me):\n        me.harbor = 0\n    def inc(me):\n        me.harbor += 1\n");
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn a_different_program_keeps_a_different_form() {
+        assert_ne!(
+            canonical("def f(x):\n    return x + 1\n"),
+            canonical("def f(x):\n    return x - 1\n")
+        );
+        assert_ne!(
+            canonical("def f(x):\n    return 'a'\n"),
+            canonical("def f(x):\n    return 'b'\n")
+        );
+    }
+
+    #[test]
+    fn integer_spellings_and_f_strings() {
+        assert_eq!(
+            canonical("x = n % (3 * 3 + 1) + f((2 - 1)) * (10 - 7)\n"),
+            canonical("x = n % 10 + f(1) * 3\n")
+        );
+        // A call's arguments are not a constant group.
+        assert!(canonical("x = f(2 - 1)\n").contains("f(2 - 1)"));
+        assert_eq!(
+            canonical("x = 0x1F + 1_000\n"),
+            canonical("y = 31 + 1000\n")
+        );
+        let f = canonical("name = 1\nprint(f'{name}!')\n");
+        assert!(f.contains("f'{v1}!'"), "{f}");
+        assert_eq!(f, canonical("label = 1\nprint(f'{label}!')\n"));
+    }
+
+    #[test]
+    fn java_names_escapes_and_folded_literals() {
+        let a = "public class Main {\n    public static void main(String[] args) {\n        int count = 3; // three\n        System.out.println(\"YES\" + count);\n    }\n}\n";
+        let b = "public class Main { public static void main(String[] argv) {\n  int harbor = 3;\n  System.out.println((\"Y\" + \"\\u0045S\") + harbor); } }\n";
+        assert_eq!(canonical(a), canonical(b));
+        let c = canonical(a);
+        assert!(c.contains("System.out.println(\"YES\" + v4);"), "{c}");
+        assert_eq!(
+            canonical("class A { char c = '\\u0061'; }"),
+            canonical("class A { char c = 'a'; }")
+        );
+        assert!(c.contains("\n        int v4 = 3;"), "{c}");
+    }
+
+    #[test]
+    fn names_are_scoped() {
+        // Renaming the loop's `v` leaves the comprehension's `v` alone: same form.
+        let a = "vals = [int(v) for v in xs]\nfor i, v in enumerate(vals):\n    print(i, v)\n";
+        let b = "vals = [int(v) for v in xs]\nfor p, r in enumerate(vals):\n    print(p, r)\n";
+        assert_eq!(canonical(a), canonical(b));
+        // Two functions' `x` are two names.
+        let c = "def f(x):\n    return x\ndef g(x):\n    return x + 1\n";
+        let d = "def f(x):\n    return x\ndef g(y):\n    return y + 1\n";
+        assert_eq!(canonical(c), canonical(d));
+        let j1 =
+            "class A {\n    int f(int i) { return i; }\n    int g(int i) { return i * 2; }\n}\n";
+        let j2 =
+            "class A {\n    int f(int i) { return i; }\n    int g(int k) { return k * 2; }\n}\n";
+        assert_eq!(canonical(j1), canonical(j2));
+    }
+}

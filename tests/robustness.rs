@@ -151,59 +151,26 @@ fn robustness_refuses_what_it_cannot_run() {
     let dir = tempfile::tempdir().unwrap();
     let file = tasks(dir.path(), 1);
     let out = dir.path().join("x");
-    let o = common::equimorph(
-        &[
+    // Stderr of `robustness TASKS --out OUT --detector DETECTOR EXTRA…`.
+    let refusal = |detector: &str, extra: &[&str]| -> String {
+        let mut args = vec![
             "robustness",
             file.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
             "--detector",
-            "jaccard",
-        ],
-        None,
-    );
-    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be trained"));
+            detector,
+        ];
+        args.extend_from_slice(extra);
+        let o = common::equimorph(&args, None);
+        assert!(!o.status.success());
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    assert!(refusal("jaccard", &[]).contains("cannot be trained"));
     let model = equimorph::detector::model::models_dir().join("tiny-embedding");
     let spec = format!("onnx:{}", model.display());
-    let o = common::equimorph(
-        &[
-            "robustness",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--detector",
-            &spec,
-        ],
-        None,
-    );
-    assert!(String::from_utf8_lossy(&o.stderr).contains("fewer than two problems"));
-    let o = common::equimorph(
-        &[
-            "robustness",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--detector",
-            &spec,
-            "--set",
-            "nameless",
-        ],
-        None,
-    );
-    assert!(String::from_utf8_lossy(&o.stderr).contains("NAME=SPEC"));
-    let o = common::equimorph(
-        &[
-            "robustness",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--detector",
-            &spec,
-            "--defence",
-            "vote:3",
-        ],
-        None,
-    );
-    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(refusal(&spec, &[]).contains("fewer than two problems"));
+    assert!(refusal(&spec, &["--set", "nameless"]).contains("NAME=SPEC"));
+    let err = refusal(&spec, &["--defence", "vote:3"]);
     assert!(err.contains("--defence") && err.contains("canon"), "{err}");
 }

@@ -14,11 +14,16 @@
 //!   joined, quotes and triple quotes normalised; Java `"a" + "b"` of two literals folded),
 //!   and integer literals by their value (`0x1F` → `31`, `1_000` → `1000`).
 //!
-//! Structure (loop and condition forms, dead code, extracted helpers) is not undone; those
-//! SPTs still move the wrapped score, which is what an adaptive attack on `canon:` searches.
+//! - **scaffolding that never runs**: a `try:` whose every handler is a no-op (`except E:
+//!   raise`, `else: pass`, `finally: pass`) reads as its body ([`structure`]).
+//!
+//! Other structure (loop and condition forms, dead code, extracted helpers) is not undone;
+//! those SPTs still move the wrapped score, which is what an adaptive attack on `canon:`
+//! searches.
 
 mod literals;
 mod names;
+mod structure;
 
 use super::classic::{tokens_of_tree, Token, TokenKind};
 use super::{Detector, DetectorError, DetectorStats};
@@ -47,7 +52,21 @@ pub fn canonical_as(language: Language, source: &str) -> String {
 }
 
 fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter::Tree) -> String {
-    let (program, dropped) = program_names(language, source, tree.root_node());
+    let (program, mut dropped) = program_names(language, source, tree.root_node());
+    let scaffolds = match language {
+        Language::Python => structure::python_scaffolds(tree.root_node()),
+        Language::Java => structure::Scaffolds::default(),
+    };
+    dropped.extend(scaffolds.dropped);
+    let column = |t: &Token| -> usize {
+        let shift: usize = scaffolds
+            .shifts
+            .iter()
+            .filter(|(r, _)| r.contains(&t.start))
+            .map(|(_, s)| s)
+            .sum();
+        t.column.saturating_sub(shift)
+    };
     let tokens: Vec<Token> = tokens_of_tree(language.spec(), source, tree)
         .into_iter()
         .filter(|t| !dropped.iter().any(|r| r.contains(&t.start)))
@@ -110,11 +129,12 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
             }
             let depth = match language {
                 Language::Python => {
-                    while indents.len() > 1 && indents.last().is_some_and(|&c| t.column < c) {
+                    let column = column(t);
+                    while indents.len() > 1 && indents.last().is_some_and(|&c| column < c) {
                         indents.pop();
                     }
-                    if indents.last().is_some_and(|&c| t.column > c) {
-                        indents.push(t.column);
+                    if indents.last().is_some_and(|&c| column > c) {
+                        indents.push(column);
                     }
                     indents.len() - 1
                 }
@@ -476,6 +496,16 @@ mod tests {
     }
 
     #[test]
+    fn no_op_exception_scaffolding_is_left_out() {
+        let a = "def f(x):\n    y = x * 2\n    if y:\n        return y\n    return 0\n";
+        let b = "def f(x):\n    try:\n        y = x * 2\n        if y:\n            return y\n    except (ValueError, KeyError):\n        raise\n    else:\n        pass\n    try:\n        return 0\n    finally:\n        pass\n";
+        assert_eq!(canonical(a), canonical(b));
+        // A handler that does something is code.
+        let c = b.replace("        raise\n", "        return -1\n");
+        assert_ne!(canonical(a), canonical(&c));
+    }
+
+    #[test]
     fn names_are_scoped() {
         // Renaming the loop's `v` leaves the comprehension's `v` alone: same form.
         let a = "vals = [int(v) for v in xs]\nfor i, v in enumerate(vals):\n    print(i, v)\n";
@@ -490,5 +520,14 @@ mod tests {
         let j2 =
             "class A {\n    int f(int i) { return i; }\n    int g(int k) { return k * 2; }\n}\n";
         assert_eq!(canonical(j1), canonical(j2));
+        let j3 = "class A {\n    void f() {\n        for (int i = 0; i < 3; i++) { g(i); }\n        for (int i = 0; i < 4; i++) { g(i); }\n    }\n}\n";
+        assert_eq!(
+            canonical(j3),
+            canonical(&j3.replacen("(i)", "(k)", 1).replacen(
+                "int i = 0; i < 3; i++",
+                "int k = 0; k < 3; k++",
+                1
+            ))
+        );
     }
 }

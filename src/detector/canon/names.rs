@@ -5,9 +5,9 @@
 //! Resolution follows the languages' rules closely enough for a detector's input (the form
 //! never runs): Python scopes are modules, functions, lambdas and comprehensions (class bodies
 //! bind members, which methods reach only through an object; `global` and `nonlocal` send a
-//! name outwards); Java scopes are methods, constructors and lambdas, with fields, methods and
-//! types as members. A name no scope binds (a builtin, a library's method) is not a program
-//! name and keeps its spelling.
+//! name outwards); Java scopes are methods, constructors, lambdas, blocks and `for`
+//! statements (as javac scopes locals), with fields, methods and types as members. A name no
+//! scope binds (a builtin, a library's method) is not a program name and keeps its spelling.
 
 use crate::language::Language;
 use std::collections::{HashMap, HashSet};
@@ -314,10 +314,16 @@ impl<'s> Scopes<'s> {
                 }
                 scope
             }
-            "formal_parameter"
-            | "catch_formal_parameter"
-            | "enhanced_for_statement"
-            | "resource" => {
+            // Java locals are block-scoped: two loops' `i` are two names.
+            "block" | "for_statement" | "switch_block" | "catch_clause" => self.open(scope, false),
+            "enhanced_for_statement" => {
+                let inner = self.open(scope, false);
+                if let Some(name) = name {
+                    self.bind(inner, name);
+                }
+                inner
+            }
+            "formal_parameter" | "catch_formal_parameter" | "resource" => {
                 if let Some(name) = name {
                     self.bind(scope, name);
                 }

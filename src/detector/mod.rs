@@ -288,14 +288,14 @@ pub fn inner_spec(spec: &str) -> &str {
 /// The spec of `spec` behind the defence `defence` (`canon` or `smooth:K`), checked.
 pub fn defended(defence: &str, spec: &str) -> Result<String, DetectorError> {
     let wrapped = format!("{defence}:{spec}");
-    match defence {
-        "canon" => Ok(wrapped),
-        d if d.starts_with("smooth:") => {
-            smooth::parse(&wrapped["smooth:".len()..])?;
+    match defence.strip_prefix("smooth:") {
+        _ if defence == "canon" => Ok(wrapped),
+        Some(k) => {
+            smooth::parse(&format!("{k}:{spec}"))?;
             Ok(wrapped)
         }
-        d => Err(DetectorError::Defence(format!(
-            "unknown defence {d:?}: use canon or smooth:K (K from 1 to {})",
+        None => Err(DetectorError::Defence(format!(
+            "unknown defence {defence:?}: use canon or smooth:K (K from 1 to {})",
             smooth::MAX_K
         ))),
     }

@@ -518,12 +518,13 @@ impl RobustnessJob<'_> {
         self.augment(&layout, r)?;
         self.train(&layout, r)?;
         let trained = format!("onnx:{}", layout.model.display());
-        let mut owned = vec![
-            ("base".to_string(), s.base.clone()),
-            ("robust".to_string(), trained),
-        ];
+        let bare = [("base", s.base.clone()), ("robust", trained)];
+        let mut owned: Vec<(String, String)> = bare
+            .iter()
+            .map(|(l, s)| (l.to_string(), s.clone()))
+            .collect();
         for d in &s.defences {
-            for (label, spec) in owned.clone().iter().take(2) {
+            for (label, spec) in &bare {
                 let spec = crate::detector::defended(d, spec)
                     .map_err(|e| RobustnessError::Usage(format!("--defence: {e}")))?;
                 owned.push((format!("{label}+{d}"), spec));

@@ -36,11 +36,17 @@ use std::collections::HashMap;
 /// The canonical form of `source`, read in the language it is written in
 /// ([`Language::detect`]).
 pub fn canonical(source: &str) -> String {
+    detect_and_canonical(source).1
+}
+
+/// The language `source` is written in and its canonical form, from one parse.
+fn detect_and_canonical(source: &str) -> (Language, String) {
     let (language, tree) = language::detect_with_tree(source);
-    match tree {
+    let form = match tree {
         Some(tree) => canonical_of_tree(language, source, &tree),
         None => source.to_string(),
-    }
+    };
+    (language, form)
 }
 
 /// The canonical form of `source` read as `language`.
@@ -241,109 +247,88 @@ fn fold_literals(language: Language, tokens: Vec<Token>) -> Vec<Token> {
         };
         match joined {
             Some((drop, text)) => {
-                let Some(line) = out.len().checked_sub(drop).and_then(|i| out.get(i)) else {
+                let Some(first) = out.len().checked_sub(drop).and_then(|i| out.get(i)) else {
                     out.push(t);
                     continue;
                 };
-                let (line, column, start) = (line.line, line.column, line.start);
+                let folded = literal_at(first, text);
                 out.truncate(out.len() - drop);
-                out.push(Token {
-                    text,
-                    kind: TokenKind::Literal,
-                    line,
-                    column,
-                    start,
-                });
+                out.push(folded);
             }
-            None => {
-                if t.text == ")" && fold_integer_group(&mut out) {
-                    continue;
-                }
-                // `( "abc" )` after a fold: the parentheses only grouped the constant.
-                if t.text == ")" {
-                    let n = out.len();
-                    let lit = n.checked_sub(1).and_then(|i| out.get(i));
-                    let open = n.checked_sub(2).and_then(|i| out.get(i));
-                    let before = n.checked_sub(3).and_then(|i| out.get(i));
-                    let is_call = before.is_some_and(|b| {
-                        b.kind == TokenKind::Identifier
-                            || matches!(b.text.as_str(), ")" | "]" | "super" | "this")
-                    });
-                    if let (Some(lit), Some(open)) = (lit, open) {
-                        if open.text == "(" && lit.kind == TokenKind::Literal && !is_call {
-                            let lit = lit.clone();
-                            out.truncate(n - 2);
-                            out.push(lit);
-                            continue;
-                        }
-                    }
-                }
-                out.push(t);
-            }
+            None if t.text == ")" && fold_constant_group(&mut out) => {}
+            None => out.push(t),
         }
     }
     out
 }
 
-/// At a closing parenthesis: folds `( 7 + 3 )`, `( 3 * 3 + 1 )` (integer literals joined by
-/// `+`, `-` and `*`, not a call's arguments) at the end of `out` into its value, parentheses
-/// included. Whether it folded.
-fn fold_integer_group(out: &mut Vec<Token>) -> bool {
-    let Some(open) = out.iter().rposition(|t| t.text == "(") else {
-        return false;
-    };
-    let inner = out.get(open + 1..).unwrap_or_default();
-    let before = open.checked_sub(1).and_then(|i| out.get(i));
-    if inner.len() < 3
-        || inner.len() % 2 == 0
-        || before.is_some_and(|b| {
-            b.kind == TokenKind::Identifier || matches!(b.text.as_str(), ")" | "]")
-        })
-    {
-        return false;
-    }
-    // Sum of products, left to right.
-    let (mut sum, mut product, mut sign) = (0i128, 1i128, 1i128);
-    for (i, t) in inner.iter().enumerate() {
-        if i % 2 == 0 {
-            let Some(v) = integer_value(&t.text).and_then(|v| i128::try_from(v).ok()) else {
-                return false;
-            };
-            let Some(p) = product.checked_mul(v) else {
-                return false;
-            };
-            product = p;
-        } else {
-            match t.text.as_str() {
-                "*" => {}
-                "+" | "-" => {
-                    let Some(s) = sign.checked_mul(product).and_then(|p| sum.checked_add(p)) else {
-                        return false;
-                    };
-                    sum = s;
-                    product = 1;
-                    sign = if t.text == "+" { 1 } else { -1 };
-                }
-                _ => return false,
-            }
-        }
-    }
-    let Some(value) = sign.checked_mul(product).and_then(|p| sum.checked_add(p)) else {
-        return false;
-    };
-    let Some(first) = out.get(open) else {
-        return false;
-    };
-    let folded = Token {
-        text: value.to_string(),
+/// A literal token `text` where `first` stands.
+fn literal_at(first: &Token, text: String) -> Token {
+    Token {
+        text,
         kind: TokenKind::Literal,
         line: first.line,
         column: first.column,
         start: first.start,
+    }
+}
+
+/// At a closing parenthesis: a group at the end of `out` that only holds a constant, and is
+/// not a call's arguments, becomes that constant: `( "abc" )` (what is left after a fold),
+/// `( 7 + 3 )`, `( 3 * 3 + 1 )` (integer literals joined by `+`, `-` and `*`, by value).
+/// Whether it folded.
+fn fold_constant_group(out: &mut Vec<Token>) -> bool {
+    let Some(open) = out.iter().rposition(|t| t.text == "(") else {
+        return false;
+    };
+    let is_call = open
+        .checked_sub(1)
+        .and_then(|i| out.get(i))
+        .is_some_and(|b| {
+            b.kind == TokenKind::Identifier
+                || matches!(b.text.as_str(), ")" | "]" | "super" | "this")
+        });
+    let inner = out.get(open + 1..).unwrap_or_default();
+    let folded = match inner {
+        _ if is_call => None,
+        [only] if only.kind == TokenKind::Literal => Some(only.clone()),
+        _ => integer_expression(inner)
+            .zip(out.get(open))
+            .map(|(value, first)| literal_at(first, value.to_string())),
+    };
+    let Some(folded) = folded else {
+        return false;
     };
     out.truncate(open);
     out.push(folded);
     true
+}
+
+/// The value of integer literals joined by `+`, `-` and `*` (at least one operator); `None`
+/// for anything else or on overflow.
+fn integer_expression(tokens: &[Token]) -> Option<i128> {
+    if tokens.len() < 3 || tokens.len().is_multiple_of(2) {
+        return None;
+    }
+    // A sum of products, left to right.
+    let (mut sum, mut product, mut sign) = (0i128, 1i128, 1i128);
+    for (i, t) in tokens.iter().enumerate() {
+        if i % 2 == 0 {
+            let v = integer_value(&t.text).and_then(|v| i128::try_from(v).ok())?;
+            product = product.checked_mul(v)?;
+        } else {
+            match t.text.as_str() {
+                "*" => {}
+                "+" | "-" => {
+                    sum = sum.checked_add(sign.checked_mul(product)?)?;
+                    product = 1;
+                    sign = if t.text == "+" { 1 } else { -1 };
+                }
+                _ => return None,
+            }
+        }
+    }
+    sum.checked_add(sign.checked_mul(product)?)
 }
 
 /// A detector that scores the canonical forms ([`canonical`]) of both programs.
@@ -371,8 +356,7 @@ impl Detector for CanonDetector {
 
     fn similarities(&self, anchor: &str, candidates: &[&str]) -> Result<Vec<f32>, DetectorError> {
         // The anchor's language reads every candidate, as the classic detectors do.
-        let (language, _) = language::detect_with_tree(anchor);
-        let anchor = canonical_as(language, anchor);
+        let (language, anchor) = detect_and_canonical(anchor);
         let forms: Vec<String> = candidates
             .par_iter()
             .map(|c| canonical_as(language, c))

@@ -31,7 +31,7 @@ fn tasks(dir: &std::path::Path, problems: usize) -> std::path::PathBuf {
 }
 
 #[test]
-fn robustness_end_to_end_with_clean_auc_and_resume() {
+fn robustness_over_two_seeds_writes_the_matrix_clean_metrics_and_spread_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let file = tasks(dir.path(), 10);
     let out = dir.path().join("rq3");
@@ -47,6 +47,12 @@ fn robustness_end_to_end_with_clean_auc_and_resume() {
         &spec,
         "--set",
         "classic=var-rename,for-to-while,if-else-flip,dead-code-insert",
+        "--set",
+        "loops=for-to-while,while-to-for,loop-unroll",
+        "--train-set",
+        "classic",
+        "--seeds",
+        "2",
         "--test",
         "0.3",
         "--variants",
@@ -69,74 +75,108 @@ fn robustness_end_to_end_with_clean_auc_and_resume() {
     ];
     let stdout = common::success_stdout(&common::equimorph(&args, None));
     assert!(stdout.contains("clean ROC AUC base"), "{stdout}");
+    assert!(stdout.contains("clean F1 robust-classic"), "{stdout}");
     let report: Value = serde_json::from_str(&common::read(out.join("robustness.json"))).unwrap();
-    // Split by problem: three held-out problems, every solution of a problem on one side.
-    let ids = |k: &str| -> HashSet<String> {
-        report["split"][k]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().to_string())
-            .collect()
-    };
-    let (train, test) = (ids("train"), ids("test"));
-    assert_eq!(test.len(), 9);
-    assert_eq!(train.len(), 21);
-    let problem = |id: &String| id.split('-').next().unwrap().to_string();
-    let test_problems: HashSet<String> = test.iter().map(problem).collect();
-    assert!(train.iter().all(|id| !test_problems.contains(&problem(id))));
-    // Both detectors attacked with the set, each at its own threshold.
+    assert_eq!(report["seeds"], serde_json::json!([0, 1]));
+    assert_eq!(report["training_sets"], serde_json::json!(["classic"]));
+    // Each seed splits by problem: three held-out problems, every solution on one side.
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    let mut splits = Vec::new();
+    for run in runs {
+        let ids = |k: &str| -> HashSet<String> {
+            run["split"][k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect()
+        };
+        let (train, test) = (ids("train"), ids("test"));
+        assert_eq!((train.len(), test.len()), (21, 9));
+        let problem = |id: &String| id.split('-').next().unwrap().to_string();
+        let test_problems: HashSet<String> = test.iter().map(problem).collect();
+        assert!(train.iter().all(|id| !test_problems.contains(&problem(id))));
+        splits.push(test);
+        // Each seed's own report and model.
+        let seed = run["seed"].as_u64().unwrap();
+        let seed_dir = out.join(format!("seed-{seed}"));
+        assert!(seed_dir.join("robustness.json").is_file());
+        assert!(seed_dir.join("model-classic/equimorph.toml").is_file());
+        assert!(seed_dir.join("model-classic/train.json").is_file());
+        assert!(seed_dir
+            .join("attacks/robust-classic+canon-loops/summary.json")
+            .is_file());
+        assert_eq!(run["clean_pairs"], serde_json::json!([9, 9]));
+    }
+    assert_ne!(splits[0], splits[1], "each seed splits anew");
+    // The matrix: every detector (base, trained on classic, both behind canon) × both sets.
     let results = report["results"].as_array().unwrap();
-    let keys: Vec<(String, String)> = results
-        .iter()
-        .map(|r| {
-            (
-                r["detector"].as_str().unwrap().to_string(),
-                r["transform_set"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    let expected: Vec<(String, String)> = ["base", "robust", "base+canon", "robust+canon"]
-        .iter()
-        .map(|d| (d.to_string(), "classic".to_string()))
-        .collect();
-    assert_eq!(keys, expected);
-    for r in results {
-        assert_eq!(r["tasks"], 9);
-        let run = std::path::Path::new(r["run"].as_str().unwrap());
-        assert!(run.join("summary.json").is_file());
-        for k in ["mean_distance", "std_distance", "success_rate", "threshold"] {
-            assert!(r[k].as_f64().unwrap().is_finite(), "{k}: {r}");
+    let detectors = [
+        "base",
+        "robust-classic",
+        "base+canon",
+        "robust-classic+canon",
+    ];
+    assert_eq!(results.len(), detectors.len() * 2);
+    for d in detectors {
+        for set in ["classic", "loops"] {
+            let r = results
+                .iter()
+                .find(|r| r["detector"] == d && r["transform_set"] == set)
+                .unwrap_or_else(|| panic!("no row {d} × {set}"));
+            assert_eq!(r["tasks"], serde_json::json!([9, 9]));
+            assert_eq!(
+                r["held_out_set"],
+                d.starts_with("robust") && set == "loops",
+                "{r}"
+            );
+            for k in [
+                "success_rate",
+                "mean_distance",
+                "threshold",
+                "median_queries",
+            ] {
+                let values = r[k]["values"].as_array().unwrap();
+                assert_eq!(values.len(), 2, "{k}: {r}");
+                let (a, b) = (values[0].as_f64().unwrap(), values[1].as_f64().unwrap());
+                let mean = r[k]["mean"].as_f64().unwrap();
+                assert!((mean - (a + b) / 2.0).abs() < 1e-9, "{k}: {r}");
+                let sd = r[k]["sd"].as_f64().unwrap();
+                assert!((sd - (a - b).abs() / 2f64.sqrt()).abs() < 1e-9, "{k}: {r}");
+            }
         }
     }
-    // Clean AUC on independent solutions (3 × 3 clone pairs, as many non-clones).
-    assert_eq!(report["clean_pairs"], serde_json::json!([9, 9]));
-    for d in ["base", "robust", "base+canon", "robust+canon"] {
-        let auc = report["clean_auc"][d].as_f64().unwrap();
+    // Clean AUC and F1 at each detector's own threshold, over the seeds.
+    for d in detectors {
+        for k in ["auc", "f1"] {
+            let m = &report["clean"][d][k];
+            assert_eq!(m["values"].as_array().unwrap().len(), 2, "{d} {k}: {m}");
+            let mean = m["mean"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&mean), "{d} {k}: {m}");
+        }
+    }
+    for d in ["base", "robust-classic"] {
+        let auc = report["clean"][d]["auc_gptclonebench"]["mean"]
+            .as_f64()
+            .unwrap();
         assert!((0.0..=1.0).contains(&auc), "{d}: {auc}");
     }
-    // And on GPTCloneBench's labelled pairs.
-    for d in ["base", "robust"] {
-        let auc = report["clean_auc_gptclonebench"][d].as_f64().unwrap();
-        assert!((0.0..=1.0).contains(&auc), "{d}: {auc}");
-    }
-    // The trained model is a model directory the attacks loaded.
-    assert!(out.join("model/equimorph.toml").is_file());
-    assert!(out.join("model/train.json").is_file());
     let md = common::read(out.join("robustness.md"));
-    assert!(md.contains("| robust | classic |"), "{md}");
-    assert!(md.contains("| robust+canon | classic |"), "{md}");
-    assert_eq!(report["defences"], serde_json::json!(["canon"]));
-    assert!(out
-        .join("attacks/base+canon-classic/summary.json")
-        .is_file());
-    assert!(common::read(out.join("robustness.html")).contains("id=\"clean\""));
+    assert!(md.contains("| detector | classic | loops |"), "{md}");
+    assert!(md.contains("| robust-classic+canon | "), "{md}");
+    assert!(
+        md.contains(" % * |"),
+        "a cell attacked with a set not trained on: {md}"
+    );
+    assert!(md.contains("| clean ROC AUC | F1 |"), "{md}");
+    assert!(common::read(out.join("robustness.html")).contains("id=\"matrix\""));
     // A rerun resumes every step and reports the same figures.
     common::success_stdout(&common::equimorph(&args, None));
     let again: Value = serde_json::from_str(&common::read(out.join("robustness.json"))).unwrap();
     assert_eq!(again["results"], report["results"]);
-    assert_eq!(again["clean_auc"], report["clean_auc"]);
-    assert_eq!(again["split"], report["split"]);
+    assert_eq!(again["clean"], report["clean"]);
+    assert_eq!(again["runs"], report["runs"]);
     // Other training settings do not silently reuse the model.
     let mut other: Vec<&str> = args.to_vec();
     let at = other.iter().position(|a| *a == "4").unwrap();
@@ -171,6 +211,12 @@ fn robustness_refuses_what_it_cannot_run() {
     let spec = format!("onnx:{}", model.display());
     assert!(refusal(&spec, &[]).contains("fewer than two problems"));
     assert!(refusal(&spec, &["--set", "nameless"]).contains("NAME=SPEC"));
+    let err = refusal(&spec, &["--train-set", "nope"]);
+    assert!(
+        err.contains("--train-set") && err.contains("all, classic"),
+        "{err}"
+    );
+    assert!(refusal(&spec, &["--seeds", "0"]).contains("--seeds"));
     let err = refusal(&spec, &["--defence", "vote:3"]);
     assert!(err.contains("--defence") && err.contains("canon"), "{err}");
 }

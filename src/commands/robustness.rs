@@ -1,6 +1,7 @@
-//! `equimorph robustness`: Auto-SPT RQ3 end to end (split, augment, train, attack both
-//! detectors, clean AUC, one report). Every step resumes: a rerun with the same `--out`
-//! redoes only what is missing.
+//! `equimorph robustness`: Auto-SPT RQ3 end to end (per seed: split, augment and train on
+//! each training set, attack every detector with every set, clean AUC and F1; one report
+//! over the seeds). Every step resumes: a rerun with the same `--out` redoes only what is
+//! missing.
 
 use super::common::{
     interrupt_flag, load_dataset, print, Bar, DatasetArgs, DetectorArgs, OracleOptions, Stderr,
@@ -9,7 +10,8 @@ use super::common::{
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::robustness::{
-    parse_sets, AttackSettings, RobustnessJob, RobustnessSettings, TrainingSettings,
+    parse_sets, parse_training_sets, AttackSettings, RobustnessJob, RobustnessSettings,
+    TrainingSettings,
 };
 use equimorph::search::Strategy;
 use equimorph::task::TaskFormat;
@@ -23,7 +25,8 @@ use std::process::ExitCode;
 pub struct RobustnessArgs {
     /// Task file or directory (any format `attack` reads).
     tasks: PathBuf,
-    /// Output directory: model/, augment/, attacks/, robustness.json, robustness.md/html.
+    /// Output directory: seed-<S>/ (split, augment-<set>/, model-<set>/, attacks/) per seed,
+    /// and robustness.json, robustness.md/html over the seeds.
     #[arg(long)]
     out: PathBuf,
     /// Input format (default: guessed from the path).
@@ -39,15 +42,24 @@ pub struct RobustnessArgs {
     /// (every built-in SPT).
     #[arg(long = "set", value_name = "NAME=SPEC")]
     sets: Vec<String>,
-    /// Transforms that make the training variants (default: every built-in SPT).
-    #[arg(long, value_name = "SPEC")]
+    /// Train a detector (robust-NAME) on variants made by the set NAME (a --set name);
+    /// repeated. Default: one per set, so every set is also attacked by detectors that were
+    /// not trained on it (train on classic, attack with all).
+    #[arg(long = "train-set", value_name = "NAME")]
+    train_sets: Vec<String>,
+    /// Train one detector (robust-custom) on variants made by these transforms instead.
+    #[arg(long, value_name = "SPEC", conflicts_with = "train_sets")]
     augment_transforms: Option<String>,
     /// Verified variants per training task.
     #[arg(long, default_value_t = 6)]
     variants: usize,
-    /// Seed of the split, augmentation, training and attacks.
+    /// Seed of the split, augmentation, training and attacks (the first seed with --seeds).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Repeat the experiment with this many seeds (SEED, SEED+1, …), each with its own split
+    /// and model; the report gives mean ± sd over them.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    seeds: u64,
     /// Training: head (a projection of the frozen encoder's embedding) or full (the whole
     /// encoder fine-tuned).
     #[arg(long, value_enum, default_value = "head")]
@@ -124,19 +136,18 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
         }
         .load(&runtime)
     };
-    let augment_transforms = load(
-        args.augment_transforms
-            .clone()
-            .or_else(|| args.transforms.transforms.clone()),
-    )?;
     let mut sets = BTreeMap::new();
     for (name, spec) in &settings.sets {
         sets.insert(name.clone(), load(Some(spec.clone()))?);
     }
+    let mut training_sets = BTreeMap::new();
+    for (name, spec) in &settings.training_sets {
+        training_sets.insert(name.clone(), load(Some(spec.clone()))?);
+    }
     let job = RobustnessJob {
         settings,
         tasks: &set,
-        augment_transforms: &augment_transforms,
+        training_sets: &training_sets,
         sets: &sets,
         oracle: args.oracle.settings(),
         detector: args.detector.settings(),
@@ -157,14 +168,23 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
 
 /// The experiment the arguments ask for.
 fn settings(args: &RobustnessArgs) -> Result<RobustnessSettings> {
+    let sets = parse_sets(&args.sets)?;
     Ok(RobustnessSettings {
         out: args.out.clone(),
         test: args.test,
-        seed: args.seed,
+        seeds: (0..args.seeds).map(|k| args.seed.wrapping_add(k)).collect(),
         variants: args.variants,
         base: args.detector.detector.clone(),
         defences: args.defences.clone(),
-        sets: parse_sets(&args.sets)?,
+        training_sets: parse_training_sets(
+            &args.train_sets,
+            // As before sets were trained on, --transforms alone names the training transforms.
+            args.augment_transforms
+                .as_deref()
+                .or(args.transforms.transforms.as_deref()),
+            &sets,
+        )?,
+        sets,
         training: TrainingSettings {
             mode: args.mode,
             epochs: args.epochs,

@@ -1,14 +1,16 @@
 //! The robustness job (`equimorph robustness`, Auto-SPT RQ3 end to end): from resolved parts
 //! (tasks, transform sets, oracle, base detector) to a typed [`RobustnessOutcome`].
 //!
-//! In order: the split by problem (kept in `split.json`, so a rerun resumes the same
-//! experiment), the training tasks augmented ([`AugmentJob`], into `augment/`), a detector
-//! trained on them ([`TrainJob`], into `model/`, unless a model trained the same way is
-//! there), both detectors attacked with every transform set on the held-out tasks
-//! ([`AttackJob`], into `attacks/<detector>-<set>/`), their clean ROC AUC, and one report
-//! (`robustness.json`, `.md`, `.html`). Each step's run directory resumes as that job's own
-//! command would; a step that does not finish (nothing usable, a broken sandbox, SIGINT) is
-//! [`RobustnessError::StepFailed`] with its exit status.
+//! Once per seed, in `seed-<s>/`: the split by problem (kept in `split.json`, so a rerun
+//! resumes the same experiment), the training tasks augmented by each training set
+//! ([`AugmentJob`], into `augment-<set>/`), a detector trained on each ([`TrainJob`], into
+//! `model-<set>/`, unless a model trained the same way is there), the base and every trained
+//! detector attacked with every transform set on the held-out tasks ([`AttackJob`], into
+//! `attacks/<detector>-<set>/`), and their clean ROC AUC and F1. Then one report over the
+//! seeds (`robustness.json`, `.md`, `.html`: mean ± sd, the train-set × attack-set matrix).
+//! Each step's run directory resumes as that job's own command would; a step that does not
+//! finish (nothing usable, a broken sandbox, SIGINT) is [`RobustnessError::StepFailed`] with
+//! its exit status.
 
 use super::attack::{AttackError, AttackJob};
 use super::augment::{AugmentError, AugmentJob};
@@ -22,7 +24,10 @@ use crate::augment::summary::{AugmentRun, OutputFormat};
 use crate::augment::AugmentConfig;
 use crate::detector::{Detector, DetectorError};
 use crate::report::calibration::{roc, CalibrationError, ThresholdSpec};
-use crate::robustness::{clean_pairs, split_tasks, AttackResult, RobustnessReport, TaskSplit};
+use crate::robustness::{
+    clean_pairs, f1_at, split_tasks, AttackResult, CleanResult, RobustnessReport, SeedReport,
+    TaskSplit,
+};
 use crate::run::{JobKind, RunDir, RunDirError, RunSettings};
 use crate::search::{OracleOrder, SearchConfig, Strategy};
 use crate::task::{LoadOptions, Task, TaskError, TaskFormat, TaskSet};
@@ -36,6 +41,10 @@ use thiserror::Error;
 
 /// The SPTs most papers start from: renaming, loop exchange, conditional flip, dead code.
 pub const CLASSIC: &str = "var-rename,for-to-while,if-else-flip,dead-code-insert";
+
+/// Every detector is judged at its own threshold for 5 % false positives on non-clone pairs
+/// of the held-out originals.
+const FIVE_PERCENT_FPR: ThresholdSpec = ThresholdSpec::Auto { rate: 0.95 };
 
 /// What a step stopped before its first task has done.
 const BEFORE_SAVED: &str = "the steps before it are saved";
@@ -230,9 +239,9 @@ pub fn parse_sets(sets: &[String]) -> Result<BTreeMap<String, String>, Robustnes
                 "--set {s:?}: expected NAME=SPEC"
             )));
         };
-        if name.is_empty() || name.contains(['/', ' ']) {
+        if name.is_empty() || name.contains(['/', ' ', '+', ':']) {
             return Err(RobustnessError::Usage(format!(
-                "--set {s:?}: NAME must be a plain word (it names a directory)"
+                "--set {s:?}: NAME must be a plain word (it names a directory and a detector)"
             )));
         }
         out.insert(name.to_string(), spec.to_string());
@@ -245,6 +254,40 @@ pub fn parse_sets(sets: &[String]) -> Result<BTreeMap<String, String>, Robustnes
                 .display()
                 .to_string(),
         );
+    }
+    Ok(out)
+}
+
+/// The sets a detector is trained on, name → spec: the `--train-set` names (each a set of
+/// `sets`), or `custom` for `--augment-transforms SPEC`, or every set of `sets` when neither
+/// is given (the train-set × attack-set matrix).
+pub fn parse_training_sets(
+    names: &[String],
+    augment: Option<&str>,
+    sets: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, String>, RobustnessError> {
+    if let Some(spec) = augment {
+        if !names.is_empty() {
+            return Err(RobustnessError::Usage(
+                "--train-set and --augment-transforms exclude each other: name a --set to \
+                 train on, or give the training transforms"
+                    .into(),
+            ));
+        }
+        return Ok(BTreeMap::from([("custom".to_string(), spec.to_string())]));
+    }
+    if names.is_empty() {
+        return Ok(sets.clone());
+    }
+    let mut out = BTreeMap::new();
+    for n in names {
+        let spec = sets.get(n).ok_or_else(|| {
+            RobustnessError::Usage(format!(
+                "--train-set {n:?} is not a transform set (the sets: {})",
+                sets.keys().cloned().collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        out.insert(n.clone(), spec.clone());
     }
     Ok(out)
 }
@@ -348,8 +391,8 @@ pub struct RobustnessSettings {
     pub out: PathBuf,
     /// Share of problems held out for the attacks and the clean AUC.
     pub test: f64,
-    /// Seed of the split, augmentation, training and attacks.
-    pub seed: u64,
+    /// One repetition of the experiment per seed (split, augmentation, training, attacks).
+    pub seeds: Vec<u64>,
     /// Verified variants per training task.
     pub variants: usize,
     /// The base detector's spec (a model).
@@ -358,6 +401,8 @@ pub struct RobustnessSettings {
     pub defences: Vec<String>,
     /// Transform set name → its spec, as `--transforms` takes it.
     pub sets: BTreeMap<String, String>,
+    /// The sets a detector is trained on, name → spec (see [`parse_training_sets`]).
+    pub training_sets: BTreeMap<String, String>,
     /// How the detector is trained.
     pub training: TrainingSettings,
     /// How the detectors are attacked.
@@ -391,8 +436,17 @@ impl RobustnessSettings {
                 "--variants must be at least 1".into(),
             ));
         }
-        super::train::check_config(&self.training.config(self.seed))?;
-        self.attacks.search(self.seed)?;
+        let first = *self
+            .seeds
+            .first()
+            .ok_or_else(|| RobustnessError::Usage("--seeds must be at least 1".into()))?;
+        if self.training_sets.is_empty() {
+            return Err(RobustnessError::Usage(
+                "no transform set to train on".into(),
+            ));
+        }
+        super::train::check_config(&self.training.config(first))?;
+        self.attacks.search(first)?;
         Ok(())
     }
 }
@@ -403,8 +457,9 @@ pub struct RobustnessJob<'a> {
     pub settings: RobustnessSettings,
     /// The tasks (those with tests), split by problem.
     pub tasks: &'a TaskSet,
-    /// The transforms that make the training variants.
-    pub augment_transforms: &'a TransformSet,
+    /// Each training set of `settings.training_sets`, loaded, by name: the transforms that
+    /// make that detector's training variants.
+    pub training_sets: &'a BTreeMap<String, TransformSet>,
     /// Each transform set of `settings.sets`, loaded, by name.
     pub sets: &'a BTreeMap<String, TransformSet>,
     /// How the oracle runs programs: each step starts its own (its counters are its own,
@@ -430,56 +485,89 @@ impl RobustnessOutcome {
         ExitStatus::Ok
     }
 
-    /// One line per attack, the clean AUCs and where the report is.
+    /// One line per attack (over the seeds), the clean metrics and where the report is.
     pub fn printout(&self) -> Printout {
         let mut p = Printout::new();
+        let width = |f: fn(&crate::robustness::AttackRow) -> usize| {
+            self.report.results.iter().map(f).max().unwrap_or(0)
+        };
+        let (dw, sw) = (
+            width(|r| r.detector.len()),
+            width(|r| r.transform_set.len()),
+        );
         for r in &self.report.results {
             p.out(format!(
-                "{:<7} {:<12} L = {:.4} ± {:.4}, success {:.1} % (M < {:.4}), {} tasks",
+                "{:<dw$} {:<sw$} success {} %, L = {} (M < {}), {} tasks{}",
                 r.detector,
                 r.transform_set,
-                r.mean_distance,
-                r.std_distance,
-                100.0 * r.success_rate,
-                r.threshold,
-                r.tasks
+                r.success_rate.show(1, 100.0),
+                r.mean_distance.show(4, 1.0),
+                r.threshold.show(4, 1.0),
+                r.tasks.iter().sum::<usize>(),
+                if r.held_out_set {
+                    " (a set it was not trained on)"
+                } else {
+                    ""
+                }
             ));
         }
-        for (d, auc) in &self.report.clean_auc {
-            p.out(format!(
-                "clean ROC AUC {d}: {}",
-                auc.map_or(
-                    "not measured (no two solutions of one held-out problem)".into(),
-                    |a| format!("{a:.4}")
+        for (d, c) in &self.report.clean {
+            let show = |s: &Option<crate::robustness::Spread>| {
+                s.as_ref().map_or_else(
+                    || "not measured (no two solutions of one held-out problem)".to_string(),
+                    |s| s.show(4, 1.0),
                 )
-            ));
-        }
-        for (d, auc) in &self.report.clean_auc_gptclonebench {
-            p.out(format!("GPTCloneBench ROC AUC {d}: {auc:.4}"));
+            };
+            p.out(format!("clean ROC AUC {d}: {}", show(&c.auc)));
+            if c.auc.is_some() {
+                p.out(format!(
+                    "clean F1 {d} (at its 5 % FPR threshold): {}",
+                    show(&c.f1)
+                ));
+            }
+            if let Some(a) = &c.auc_gptclonebench {
+                p.out(format!("GPTCloneBench ROC AUC {d}: {}", a.show(4, 1.0)));
+            }
         }
         p.out(format!("report: {}", self.markdown.display()));
         p
     }
 }
 
-/// Where each part of the experiment lives under its output directory.
+/// Where each part of one seed's experiment lives under the output directory.
 struct Layout {
+    dir: PathBuf,
     split: PathBuf,
     train_tasks: PathBuf,
     test_tasks: PathBuf,
-    augment: PathBuf,
-    model: PathBuf,
 }
 
 impl Layout {
-    fn of(out: &Path) -> Self {
+    fn of(out: &Path, seed: u64) -> Self {
+        let dir = out.join(format!("seed-{seed}"));
         Layout {
-            split: out.join("split.json"),
-            train_tasks: out.join("train_tasks.jsonl"),
-            test_tasks: out.join("test_tasks.jsonl"),
-            augment: out.join("augment"),
-            model: out.join("model"),
+            split: dir.join("split.json"),
+            train_tasks: dir.join("train_tasks.jsonl"),
+            test_tasks: dir.join("test_tasks.jsonl"),
+            dir,
         }
+    }
+
+    /// The variants the training set `set` made.
+    fn augment(&self, set: &str) -> PathBuf {
+        self.dir.join(format!("augment-{set}"))
+    }
+
+    /// The detector trained on them.
+    fn model(&self, set: &str) -> PathBuf {
+        self.dir.join(format!("model-{set}"))
+    }
+
+    /// The attack on `label` with `set`.
+    fn attack(&self, label: &str, set: &str) -> PathBuf {
+        self.dir
+            .join("attacks")
+            .join(format!("{}-{set}", label.replace(':', "")))
     }
 }
 
@@ -492,9 +580,9 @@ struct Reporting<'r> {
 }
 
 impl RobustnessJob<'_> {
-    /// Runs the experiment, resuming what an earlier run left in the output directory, and
-    /// stopping at the next task or batch of a step once `stop` is set. Each step's closing
-    /// lines go to `step_done` as it ends (the command line prints them).
+    /// Runs the experiment once per seed, resuming what an earlier run left in the output
+    /// directory, and stopping at the next task or batch of a step once `stop` is set. Each
+    /// step's closing lines go to `step_done` as it ends (the command line prints them).
     pub fn run(
         &self,
         stop: &AtomicBool,
@@ -511,58 +599,91 @@ impl RobustnessJob<'_> {
         let s = &self.settings;
         s.check()?;
         self.oracle.config()?;
-        std::fs::create_dir_all(&s.out)
-            .map_err(io(format!("cannot create {}", s.out.display())))?;
-        let layout = Layout::of(&s.out);
-        let (split, test_tasks) = self.split(&layout, r.notices)?;
-        self.augment(&layout, r)?;
-        self.train(&layout, r)?;
-        let trained = format!("onnx:{}", layout.model.display());
-        let bare = [("base", s.base.clone()), ("robust", trained)];
-        let mut owned: Vec<(String, String)> = bare
-            .iter()
-            .map(|(l, s)| (l.to_string(), s.clone()))
-            .collect();
+        let mut runs = Vec::with_capacity(s.seeds.len());
+        for (k, &seed) in s.seeds.iter().enumerate() {
+            if s.seeds.len() > 1 {
+                r.notices.note(&format!(
+                    "robustness: seed {seed} ({} of {})",
+                    k + 1,
+                    s.seeds.len()
+                ));
+            }
+            runs.push(self.run_seed(seed, r)?);
+        }
+        let report = RobustnessReport::over(
+            runs,
+            s.base.clone(),
+            s.defences.clone(),
+            s.sets.clone(),
+            s.training_sets.keys().cloned().collect(),
+        );
+        write(
+            &s.out.join("robustness.json"),
+            &serde_json::to_string_pretty(&report)?,
+        )?;
+        let markdown = s.out.join("robustness.md");
+        write(&markdown, &report.markdown())?;
+        write(&s.out.join("robustness.html"), &report.html())?;
+        Ok(RobustnessOutcome { report, markdown })
+    }
+
+    /// One repetition: split, train on each training set, attack every detector with every
+    /// set, clean metrics; written to `seed-<s>/robustness.json`.
+    fn run_seed(&self, seed: u64, r: &Reporting<'_>) -> Result<SeedReport, RobustnessError> {
+        let s = &self.settings;
+        let layout = Layout::of(&s.out, seed);
+        std::fs::create_dir_all(&layout.dir)
+            .map_err(io(format!("cannot create {}", layout.dir.display())))?;
+        let (split, test_tasks) = self.split(&layout, seed, r.notices)?;
+        let mut models = BTreeMap::new();
+        let mut training = BTreeMap::new();
+        for (set, transforms) in self.training_sets {
+            self.augment(&layout, set, transforms, seed, r)?;
+            self.train(&layout, set, seed, r)?;
+            let model = layout.model(set);
+            training.insert(set.clone(), training_summary(&model));
+            models.insert(set.clone(), model.display().to_string());
+        }
+        let mut bare = vec![("base".to_string(), s.base.clone())];
+        for (set, model) in &models {
+            bare.push((format!("robust-{set}"), format!("onnx:{model}")));
+        }
+        let mut detectors = bare.clone();
         for d in &s.defences {
             for (label, spec) in &bare {
                 let spec = crate::detector::defended(d, spec)
                     .map_err(|e| RobustnessError::Usage(format!("--defence: {e}")))?;
-                owned.push((format!("{label}+{d}"), spec));
+                detectors.push((format!("{label}+{d}"), spec));
             }
         }
-        let detectors: Vec<(&str, &str)> = owned
-            .iter()
-            .map(|(l, s)| (l.as_str(), s.as_str()))
-            .collect();
         let mut results = Vec::new();
-        for &(label, spec) in &detectors {
+        for (label, spec) in &detectors {
             for (name, transforms) in self.sets {
-                results.push(self.attack(&layout, label, spec, name, transforms, r)?);
+                results.push(self.attack(&layout, seed, label, spec, name, transforms, r)?);
             }
         }
-        let (clean_auc, clean_counts) = self.clean_auc(&test_tasks, &detectors, r.stop)?;
-        let clean_auc_gptclonebench = self.clean_auc_gptclonebench(&detectors, r.stop)?;
-        let report = RobustnessReport {
+        let thresholds: BTreeMap<&str, f32> = results
+            .iter()
+            .map(|a| (a.detector.as_str(), a.threshold))
+            .collect();
+        let (clean, clean_pairs) =
+            self.clean(&test_tasks, seed, &detectors, &thresholds, r.stop)?;
+        let clean_auc_gptclonebench = self.clean_auc_gptclonebench(seed, &detectors, r.stop)?;
+        let report = SeedReport {
+            seed,
             split,
-            clean_auc,
-            clean_pairs: clean_counts,
+            clean,
+            clean_pairs,
             clean_auc_gptclonebench,
             results,
-            base: s.base.clone(),
-            defences: s.defences.clone(),
-            model: layout.model.display().to_string(),
-            training: training_summary(&layout.model),
-            transform_sets: s.sets.clone(),
+            models,
+            training,
         };
-        let write = |name: &str, text: String| -> Result<PathBuf, RobustnessError> {
-            let p = s.out.join(name);
-            std::fs::write(&p, text).map_err(io(format!("cannot write {}", p.display())))?;
-            Ok(p)
-        };
-        write("robustness.json", serde_json::to_string_pretty(&report)?)?;
-        let markdown = write("robustness.md", report.markdown())?;
-        write("robustness.html", report.html())?;
-        Ok(RobustnessOutcome { report, markdown })
+        write(
+            &layout.dir.join("robustness.json"),
+            &serde_json::to_string_pretty(&report)?,
+        )?;
+        Ok(report)
     }
 
     /// The split by problem (the one in `split.json` when resuming), and the task files of
@@ -570,6 +691,7 @@ impl RobustnessJob<'_> {
     fn split(
         &self,
         layout: &Layout,
+        seed: u64,
         notices: &dyn Notices,
     ) -> Result<(TaskSplit, Vec<&Task>), RobustnessError> {
         let s = &self.settings;
@@ -585,10 +707,8 @@ impl RobustnessJob<'_> {
                 source,
             })?,
             None => {
-                let split =
-                    split_tasks(&tasks, s.test, s.seed).ok_or(RobustnessError::OneProblem)?;
-                std::fs::write(&layout.split, serde_json::to_string_pretty(&split)?)
-                    .map_err(io(format!("cannot write {}", layout.split.display())))?;
+                let split = split_tasks(&tasks, s.test, seed).ok_or(RobustnessError::OneProblem)?;
+                write(&layout.split, &serde_json::to_string_pretty(&split)?)?;
                 split
             }
         };
@@ -614,22 +734,30 @@ impl RobustnessJob<'_> {
         Ok((split, test_tasks))
     }
 
-    /// Augments the training tasks into `augment/`, as `augment` with its defaults would.
-    fn augment(&self, layout: &Layout, r: &Reporting<'_>) -> Result<(), RobustnessError> {
+    /// Augments the training tasks with the training set `set` into `augment-<set>/`, as
+    /// `augment` with its defaults would.
+    fn augment(
+        &self,
+        layout: &Layout,
+        set: &str,
+        transforms: &TransformSet,
+        seed: u64,
+        r: &Reporting<'_>,
+    ) -> Result<(), RobustnessError> {
         let s = &self.settings;
-        let dir = &layout.augment;
+        let dir = &layout.augment(set);
         r.notices.note(&format!(
-            "robustness: augmenting the training tasks into {}",
+            "robustness: augmenting the training tasks with {set} into {}",
             dir.display()
         ));
-        let set = load_tasks(&layout.train_tasks, r.notices)?;
+        let data = load_tasks(&layout.train_tasks, r.notices)?;
         let oracle = self.oracle.start(r.notices)?;
         stop_point(r.stop, "starting the sandbox", "no task was augmented")?;
         let config = AugmentConfig {
             variants: s.variants,
             min_steps: 1,
             max_steps: 3,
-            seed: s.seed,
+            seed,
             hard: false,
             beam: 5,
             attempts: 8,
@@ -639,24 +767,24 @@ impl RobustnessJob<'_> {
         let record = AugmentRun {
             kind: "augment".into(),
             tasks: layout.train_tasks.display().to_string(),
-            transforms: self.augment_transforms.names(),
+            transforms: transforms.names(),
             config: config.clone(),
             detector: None,
             format: OutputFormat::Jsonl,
             negatives: 1,
             split: None,
             shard: None,
-            dataset: Some(set.report()),
-            adequacy: Some(crate::adequacy::SetAdequacy::of(&set.tasks)),
+            dataset: Some(data.report()),
+            adequacy: Some(crate::adequacy::SetAdequacy::of(&data.tasks)),
             min_mutation_score: None,
             planned_tasks: None,
         };
-        let settings = self.augment_settings(&layout.train_tasks, &config)?;
+        let settings = self.augment_settings(&layout.train_tasks, transforms, &config)?;
         let (run_dir, _) = RunDir::open(dir, JobKind::Augment, settings, s.force_new)?;
         let job = AugmentJob {
-            tasks: &set,
+            tasks: &data,
             record,
-            transforms: self.augment_transforms,
+            transforms,
             oracle: &oracle,
             detector: None,
             symbolic: None,
@@ -669,10 +797,18 @@ impl RobustnessJob<'_> {
         self.finished(Step::Augment, outcome.status())
     }
 
-    /// Trains the detector into `model/`, unless a model trained the same way is there.
-    fn train(&self, layout: &Layout, r: &Reporting<'_>) -> Result<(), RobustnessError> {
+    /// Trains a detector on `augment-<set>/` into `model-<set>/`, unless a model trained the
+    /// same way is there.
+    fn train(
+        &self,
+        layout: &Layout,
+        set: &str,
+        seed: u64,
+        r: &Reporting<'_>,
+    ) -> Result<(), RobustnessError> {
         let s = &self.settings;
-        let record = layout.model.join("train.json");
+        let model = layout.model(set);
+        let record = model.join("train.json");
         if s.force_new && record.is_file() {
             // Trained on the variants the previous run made: train again.
             std::fs::remove_file(&record)
@@ -681,20 +817,20 @@ impl RobustnessJob<'_> {
         if let Ok(text) = std::fs::read_to_string(&record) {
             // A resumed run keeps its model only if it was trained as this run would train it.
             let old: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-            if !s.training.made(&old, &s.base, s.seed) {
-                return Err(RobustnessError::OtherTraining(layout.model.clone()));
+            if !s.training.made(&old, &s.base, seed) {
+                return Err(RobustnessError::OtherTraining(model));
             }
             return Ok(());
         }
         r.notices.note(&format!(
-            "robustness: training into {}",
-            layout.model.display()
+            "robustness: training on {set} into {}",
+            model.display()
         ));
         let job = TrainJob {
-            data: layout.augment.clone(),
-            out: layout.model.clone(),
+            data: layout.augment(set),
+            out: model,
             mode: s.training.mode,
-            config: s.training.config(s.seed),
+            config: s.training.config(seed),
             unverified: false,
             base: s.base.clone(),
             options: self.detector(&s.base).options()?,
@@ -708,9 +844,11 @@ impl RobustnessJob<'_> {
 
     /// Attacks the `label` detector (`spec`) with the set `name` on the held-out tasks, in
     /// `attacks/<label>-<name>/`, as `attack` with its defaults would.
+    #[allow(clippy::too_many_arguments)]
     fn attack(
         &self,
         layout: &Layout,
+        seed: u64,
         label: &str,
         spec: &str,
         name: &str,
@@ -718,15 +856,12 @@ impl RobustnessJob<'_> {
         r: &Reporting<'_>,
     ) -> Result<AttackResult, RobustnessError> {
         let s = &self.settings;
-        let dir = s
-            .out
-            .join("attacks")
-            .join(format!("{}-{name}", label.replace(':', "")));
+        let dir = layout.attack(label, name);
         r.notices.note(&format!(
             "robustness: attacking the {label} detector with {name} into {}",
             dir.display()
         ));
-        let search = s.attacks.search(s.seed)?;
+        let search = s.attacks.search(seed)?;
         let tasks = load_tasks(&layout.test_tasks, r.notices)?;
         if tasks.tasks.is_empty() {
             return Err(RobustnessError::NoTasks(layout.test_tasks.clone()));
@@ -748,7 +883,7 @@ impl RobustnessJob<'_> {
             symbolic: None,
             symbolic_rounds: 2,
             search,
-            threshold: ThresholdSpec::Auto { rate: 0.95 },
+            threshold: FIVE_PERCENT_FPR,
             shard: None,
             keep_verified: false,
             tasks_in_flight: None,
@@ -766,25 +901,30 @@ impl RobustnessJob<'_> {
             success_rate: summary.success_rate,
             threshold: summary.run.threshold,
             tasks: summary.attacked,
+            median_queries: summary.median_scored,
+            seconds: summary.seconds.total,
             run: dir.display().to_string(),
         })
     }
 
     /// Clean ROC AUC of each detector on independent solutions among the held-out tasks
-    /// (none where no problem has two), and the (clones, non-clones) measured.
+    /// (none where no problem has two) and its F1 at its attacks' threshold, with the
+    /// (clones, non-clones) measured.
     #[allow(clippy::type_complexity)]
-    fn clean_auc(
+    fn clean(
         &self,
         test_tasks: &[&Task],
-        detectors: &[(&str, &str)],
+        seed: u64,
+        detectors: &[(String, String)],
+        thresholds: &BTreeMap<&str, f32>,
         stop: &AtomicBool,
-    ) -> Result<(BTreeMap<String, Option<f64>>, (usize, usize)), RobustnessError> {
-        let pairs = clean_pairs(test_tasks, self.settings.seed);
+    ) -> Result<(BTreeMap<String, Option<CleanResult>>, (usize, usize)), RobustnessError> {
+        let pairs = clean_pairs(test_tasks, seed);
         let clones = pairs.iter().filter(|p| p.2).count();
         let labels: Vec<bool> = pairs.iter().map(|p| p.2).collect();
-        let mut aucs = BTreeMap::new();
-        for &(label, spec) in detectors {
-            let auc = if pairs.is_empty() {
+        let mut out = BTreeMap::new();
+        for (label, spec) in detectors {
+            let clean = if pairs.is_empty() {
                 None
             } else {
                 stop_point(stop, "measuring the clean ROC AUC", BEFORE_SAVED)?;
@@ -799,39 +939,44 @@ impl RobustnessJob<'_> {
                         &test_tasks[b].source,
                     )?);
                 }
-                Some(roc(&scores, &labels)?.auc)
+                Some(CleanResult {
+                    auc: roc(&scores, &labels)?.auc,
+                    f1: thresholds
+                        .get(label.as_str())
+                        .map(|&t| f1_at(&scores, &labels, t)),
+                })
             };
-            aucs.insert(label.to_string(), auc);
+            out.insert(label.clone(), clean);
         }
-        Ok((aucs, (clones, pairs.len() - clones)))
+        Ok((out, (clones, pairs.len() - clones)))
     }
 
     /// With `--clean-pairs`: each detector's ROC AUC on GPTCloneBench's labelled pairs.
     fn clean_auc_gptclonebench(
         &self,
-        detectors: &[(&str, &str)],
+        seed: u64,
+        detectors: &[(String, String)],
         stop: &AtomicBool,
     ) -> Result<BTreeMap<String, f64>, RobustnessError> {
         let mut aucs = BTreeMap::new();
         let Some(path) = &self.settings.clean_pairs else {
             return Ok(aucs);
         };
-        let bench =
-            crate::task::gptclonebench::load(path, self.settings.seed).map_err(|source| {
-                RobustnessError::CleanPairs {
-                    path: path.clone(),
-                    source,
-                }
-            })?;
+        let bench = crate::task::gptclonebench::load(path, seed).map_err(|source| {
+            RobustnessError::CleanPairs {
+                path: path.clone(),
+                source,
+            }
+        })?;
         let labels: Vec<bool> = bench.pairs.iter().map(|p| p.clone).collect();
-        for &(label, spec) in detectors {
+        for (label, spec) in detectors {
             stop_point(stop, "measuring the GPTCloneBench ROC AUC", BEFORE_SAVED)?;
             let d = self.detector(spec).open()?;
             let mut scores = Vec::with_capacity(bench.pairs.len());
             for p in &bench.pairs {
                 scores.push(score(d.as_ref(), label, &p.a, &p.b)?);
             }
-            aucs.insert(label.to_string(), roc(&scores, &labels)?.auc);
+            aucs.insert(label.clone(), roc(&scores, &labels)?.auc);
         }
         Ok(aucs)
     }
@@ -860,13 +1005,14 @@ impl RobustnessJob<'_> {
     fn augment_settings(
         &self,
         tasks: &Path,
+        transforms: &TransformSet,
         config: &AugmentConfig,
     ) -> Result<RunSettings, DetectorError> {
         let inputs = RunInputs {
             tasks,
             filters: &LoadOptions::default(),
             detector: None,
-            transforms: Some(self.augment_transforms),
+            transforms: Some(transforms),
             oracle: &self.oracle,
         };
         let mut settings = inputs.record()?;
@@ -899,13 +1045,7 @@ impl RobustnessJob<'_> {
             oracle: &self.oracle,
         }
         .record()?;
-        super::attack::record_attack(
-            &mut settings,
-            search,
-            ThresholdSpec::Auto { rate: 0.95 },
-            false,
-            None,
-        );
+        super::attack::record_attack(&mut settings, search, FIVE_PERCENT_FPR, false, None);
         Ok(settings)
     }
 }
@@ -926,6 +1066,11 @@ fn write_tasks(path: &Path, tasks: &[&Task]) -> Result<(), RobustnessError> {
         text.push_str(&serde_json::to_string(t)?);
         text.push('\n');
     }
+    write(path, &text)
+}
+
+/// Writes `text` to `path`.
+fn write(path: &Path, text: &str) -> Result<(), RobustnessError> {
     std::fs::write(path, text).map_err(io(format!("cannot write {}", path.display())))
 }
 
@@ -975,11 +1120,12 @@ mod tests {
         RobustnessSettings {
             out: "out".into(),
             test: 0.3,
-            seed: 0,
+            seeds: vec![0],
             variants: 3,
             base: "minilm".into(),
             defences: Vec::new(),
             sets: parse_sets(&[]).unwrap(),
+            training_sets: parse_training_sets(&[], None, &parse_sets(&[]).unwrap()).unwrap(),
             training: training(),
             attacks: AttackSettings {
                 strategy: Strategy::Guided,
@@ -1001,7 +1147,7 @@ mod tests {
         assert_eq!(d["classic"], CLASSIC);
         let one = parse_sets(&["c=var-rename".into()]).unwrap();
         assert_eq!(one.len(), 1);
-        for bad in ["nameless", "=x", "a/b=x"] {
+        for bad in ["nameless", "=x", "a/b=x", "a+b=x", "a:b=x"] {
             assert!(parse_sets(&[bad.into()]).is_err(), "{bad}");
         }
     }
@@ -1023,6 +1169,9 @@ mod tests {
         s.attacks.beam = Some(0);
         assert!(s.check().unwrap_err().to_string().contains("--beam"));
         let mut s = settings();
+        s.seeds.clear();
+        assert!(s.check().unwrap_err().to_string().contains("--seeds"));
+        let mut s = settings();
         s.training.batch = 1;
         assert!(s.check().unwrap_err().to_string().contains("--batch"));
         // The search takes attack's defaults for the strategy.
@@ -1031,6 +1180,20 @@ mod tests {
             (search.beam, search.iterations, search.patience),
             (3, 30, Some(4))
         );
+    }
+
+    #[test]
+    fn training_sets_are_named_sets_or_custom_and_default_to_every_set() {
+        let sets = parse_sets(&[]).unwrap();
+        let all = parse_training_sets(&[], None, &sets).unwrap();
+        assert_eq!(all, sets);
+        let classic = parse_training_sets(&["classic".into()], None, &sets).unwrap();
+        assert_eq!(classic.keys().collect::<Vec<_>>(), ["classic"]);
+        let custom = parse_training_sets(&[], Some("var-rename"), &sets).unwrap();
+        assert_eq!(custom["custom"], "var-rename");
+        let e = parse_training_sets(&["nope".into()], None, &sets).unwrap_err();
+        assert!(e.to_string().contains("all, classic"), "{e}");
+        assert!(parse_training_sets(&["all".into()], Some("x"), &sets).is_err());
     }
 
     #[test]

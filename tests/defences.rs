@@ -60,6 +60,11 @@ fn canon_scores_a_rewrite_by_an_spt_it_undoes_as_the_original() {
                 "string-reencode",
                 "def-rename",
                 "try-scaffold",
+                "dead-code-insert",
+                "redundant-parens",
+                "operand-swap",
+                "callable-object",
+                "bool-restructure",
             ][..],
         ),
         (

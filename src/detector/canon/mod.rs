@@ -14,10 +14,11 @@
 //!   joined, quotes and triple quotes normalised; Java `"a" + "b"` of two literals folded),
 //!   and integer literals by their value (`0x1F` → `31`, `1_000` → `1000`).
 //!
-//! - **scaffolding that never runs**: a `try:` whose every handler is a no-op (`except E:
-//!   raise`, `else: pass`, `finally: pass`) reads as its body ([`structure`]).
+//! - **structure that changes nothing** (Python, [`structure`]): no-op `try` scaffolding, dead
+//!   branches and loops, redundant parentheses and double `not`, operand order of comparisons
+//!   and commutative arithmetic, callable objects standing for a function.
 //!
-//! Other structure (loop and condition forms, dead code, extracted helpers) is not undone;
+//! Other structure (loop and condition forms, state machines, extracted helpers) is not undone;
 //! those SPTs still move the wrapped score, which is what an adaptive attack on `canon:`
 //! searches.
 
@@ -59,13 +60,13 @@ pub fn canonical_as(language: Language, source: &str) -> String {
 
 fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter::Tree) -> String {
     let (program, mut dropped) = program_names(language, source, tree.root_node());
-    let scaffolds = match language {
-        Language::Python => structure::python_scaffolds(tree.root_node()),
-        Language::Java => structure::Scaffolds::default(),
+    let structure = match language {
+        Language::Python => structure::python_structure(source, tree.root_node()),
+        Language::Java => structure::Structure::default(),
     };
-    dropped.extend(scaffolds.dropped);
+    dropped.extend(structure.dropped.iter().cloned());
     let column = |t: &Token| -> usize {
-        let shift: usize = scaffolds
+        let shift: usize = structure
             .shifts
             .iter()
             .filter(|(r, _)| r.contains(&t.start))
@@ -77,7 +78,7 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
         .into_iter()
         .filter(|t| !dropped.iter().any(|r| r.contains(&t.start)))
         .collect();
-    let tokens = fold_literals(language, tokens);
+    let tokens = fold_literals(language, swapped(tokens, &structure.swaps));
     let mut names: HashMap<Name<'s>, String> = HashMap::new();
     let mut out = String::with_capacity(source.len());
     let mut indents: Vec<usize> = vec![0];
@@ -85,7 +86,7 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
     let mut previous: Option<&Token> = None;
     for t in &tokens {
         let named = (t.kind == TokenKind::Identifier)
-            .then(|| program.get(&t.start))
+            .then(|| program.get(structure.aliases.get(&t.start).unwrap_or(&t.start)))
             .flatten();
         let mut number = |name: Name<'s>| -> String {
             let next = names.len() + 1;
@@ -167,6 +168,51 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
         previous = Some(t);
     }
     out
+}
+
+/// `tokens` with each swap's operands exchanged around its (mirrored) operator; a swap whose
+/// tokens are not left operand, operator, right operand in a row is not made.
+fn swapped(mut tokens: Vec<Token>, swaps: &[structure::Swap]) -> Vec<Token> {
+    for swap in swaps {
+        let within = |r: &std::ops::Range<usize>| {
+            let first = tokens.iter().position(|t| r.contains(&t.start))?;
+            let count = tokens
+                .get(first..)?
+                .iter()
+                .take_while(|t| r.contains(&t.start))
+                .count();
+            Some(first..first + count)
+        };
+        let (Some(l), Some(o), Some(r)) = (
+            within(&swap.left),
+            within(&swap.operator),
+            within(&swap.right),
+        ) else {
+            continue;
+        };
+        if l.end != o.start || o.end != r.start || l.is_empty() || r.is_empty() {
+            continue;
+        }
+        let (line, column) = match tokens.get(l.start) {
+            Some(t) => (t.line, t.column),
+            None => continue,
+        };
+        let mut operator: Vec<Token> = tokens[o.clone()].to_vec();
+        if let (Some(text), Some(first)) = (swap.mirrored, operator.first_mut()) {
+            first.text = text.to_string();
+        }
+        let mut group: Vec<Token> = tokens[r.clone()].to_vec();
+        group.extend(operator);
+        group.extend(tokens[l.clone()].iter().cloned());
+        for (k, t) in group.iter_mut().enumerate() {
+            t.line = line;
+            if k == 0 {
+                t.column = column;
+            }
+        }
+        tokens.splice(l.start..r.end, group);
+    }
+    tokens
 }
 
 /// Whether `text` is a Python f-string literal (its value depends on names).
@@ -487,6 +533,77 @@ mod tests {
         // A handler that does something is code.
         let c = b.replace("        raise\n", "        return -1\n");
         assert_ne!(canonical(a), canonical(&c));
+    }
+
+    #[test]
+    fn dead_code_is_left_out() {
+        let a = "def f(x):\n    y = x * 2\n    return y\n";
+        for dead in [
+            "    if False:\n        spare = 4\n",
+            "    if 2 > 9:\n        spare = 2 * 9\n",
+            "    for spare in ():\n        other = spare\n",
+            "    spare = 5\n    while spare < 5:\n        spare += 3\n",
+            "    while 4 == 7:\n        spare = 3\n        break\n",
+            "    if (3 + 1) >= 9:\n        spare = 1\n",
+        ] {
+            let b = a.replace("    return y\n", &format!("{dead}    return y\n"));
+            assert_eq!(canonical(a), canonical(&b), "{dead}");
+        }
+        // A test that can hold, or has an else, is code.
+        for live in [
+            "    if 9 > 2:\n        y = 1\n",
+            "    if False:\n        y = 1\n    else:\n        y = 2\n",
+            "    spare = 5\n    while spare < 6:\n        spare += 3\n",
+            "    for spare in (1,):\n        y = spare\n",
+        ] {
+            let b = a.replace("    return y\n", &format!("{live}    return y\n"));
+            assert_ne!(canonical(a), canonical(&b), "{live}");
+        }
+    }
+
+    #[test]
+    fn redundant_parentheses_and_double_negation_are_left_out() {
+        let a = "def f(n, xs):\n    if n % 2 == 0 and xs:\n        return n // 2\n    total = n * len(xs)\n    print(len(xs))\n    return total\n";
+        let b = "def f(n, xs):\n    if (n % 2 == 0) and (xs):\n        return (n // 2)\n    total = (n * len(xs))\n    print(len((xs)))\n    return ((total))\n";
+        let c = "def f(n, xs):\n    if not not (n % 2 == 0 and xs):\n        return n // 2\n    total = n * len(xs)\n    print(len(xs))\n    return total\n";
+        assert_eq!(canonical(a), canonical(b));
+        assert_eq!(canonical(a), canonical(c));
+        // Grouping that changes the reading stays.
+        let d = canonical("x = (a or b) and c\ny = (a + b) * c\n");
+        assert!(d.contains("(a or b) and c"), "{d}");
+        assert!(d.contains("(a + b) * c"), "{d}");
+        assert!(canonical("x = not y\n").contains("not y"));
+    }
+
+    #[test]
+    fn operands_read_in_one_order() {
+        let a = "def f(count, limit, total):\n    if count >= limit and total * 2 > 10 and count == 0:\n        return count + 1\n    return total is None\n";
+        let b = "def f(count, limit, total):\n    if limit <= count and 10 < 2 * total and 0 == count:\n        return 1 + count\n    return None is total\n";
+        assert_eq!(canonical(a), canonical(b));
+        // `-` and `<` are not mirrored away; a literal stays left of a call.
+        let c = canonical("x = f(a) > b\ny = 1 - a\nz = a < b\nw = 1 == f(a)\n");
+        assert!(c.contains("b < f(a)"), "{c}");
+        assert!(c.contains("1 == f(a)"), "{c}");
+        assert!(c.contains("1 - a"), "{c}");
+        assert!(c.contains("a < b"), "{c}");
+        // Strings do not commute.
+        assert!(canonical("x = 'a' + y\n").contains("\"a\" + y"));
+    }
+
+    #[test]
+    fn a_callable_object_reads_as_its_function() {
+        let a = "import sys\n\n\ndef area(w, h=1):\n    return w * h\n\n\nprint(area(3))\n";
+        let b = "import sys\n\n\nclass Shape:\n    def __call__(tail, /, w, h=1):\n        return w * h\narea = Shape()\n\n\nprint(area(3))\n";
+        assert_eq!(canonical(a), canonical(b));
+        let c = "def none():\n    return 1\nprint(none())\n";
+        let d = "class Wizard:\n    def __call__(tail, /):\n        return 1\nnone = Wizard()\nprint(none())\n";
+        assert_eq!(canonical(c), canonical(d));
+        let e = "def k(a, /, b):\n    return a - b\n";
+        let f = "class K:\n    def __call__(self, a, /, b):\n        return a - b\nk = K()\n";
+        assert_eq!(canonical(e), canonical(f));
+        // A class with state, or one bound to no name, is a class.
+        let g = "class K:\n    def __call__(self, a, /, b):\n        return a - b\n";
+        assert_ne!(canonical(e), canonical(g));
     }
 
     #[test]

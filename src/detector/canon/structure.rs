@@ -1,56 +1,105 @@
-//! Structure an SPT adds that never runs: the canonical form leaves it out, so the wrapped
-//! detector reads the program as it was before.
+//! Structure an SPT adds that changes nothing: the canonical form reads the program as it was
+//! before. Python only; each rule is the inverse of one SPT's rewrite, in the direction that
+//! both the original and the rewrite reach.
 //!
-//! Today: `try-scaffold`'s exception scaffolding (a `try:` whose every handler is a no-op:
-//! `except E: raise` without `as`, `else: pass`, `finally: pass`). The `try:` header and the
-//! handlers are dropped and the body is read one level up.
+//! - **no-op scaffolding** (`try-scaffold`): a `try:` whose every handler is a no-op
+//!   (`except E: raise` without `as`, `else: pass`, `finally: pass`) reads as its body;
+//! - **dead code** (`dead-code-insert`): `if`/`while` without `else` on a constant false test
+//!   (`False`, `3 > 7`, `5 == 8`), `for x in ()`, and `a = 5` followed by `while a < 5:` are
+//!   left out;
+//! - **redundant parentheses** (`redundant-parens`, `bool-restructure`): parentheses around
+//!   the whole value of a statement slot (return, assignment, condition, a lone call
+//!   argument), nested ones, and those around an operand of `and`/`or`/`not` that binds more
+//!   tightly anyway are left out, as is a double `not`;
+//! - **operand order** (`operand-swap`): a comparison of two plain operands reads with `<`/`<=`
+//!   rather than `>`/`>=`, and with a literal on the right of `==`, `!=`, `is`; commutative
+//!   arithmetic with a number reads with the number on the right;
+//! - **callable objects** (`callable-object`): `class C: def __call__(self, /, …)` followed by
+//!   `f = C()` reads as `def f(…)`.
 
+use super::literals::integer_value;
+use std::collections::HashMap;
+use std::ops::Range;
 use tree_sitter::Node;
 
-/// What the canonical form leaves out of a Python program: byte ranges dropped, and byte
-/// ranges whose tokens read `shift` columns to the left.
+/// How the canonical form reads a Python program's structure.
 #[derive(Debug, Default)]
-pub(super) struct Scaffolds {
+pub(super) struct Structure {
     /// Tokens starting in these ranges are left out.
-    pub dropped: Vec<std::ops::Range<usize>>,
+    pub dropped: Vec<Range<usize>>,
     /// Tokens starting in a range read this many columns to the left.
-    pub shifts: Vec<(std::ops::Range<usize>, usize)>,
+    pub shifts: Vec<(Range<usize>, usize)>,
+    /// A token starting at the key reads as the name of the token starting at the value.
+    pub aliases: HashMap<usize, usize>,
+    /// Operands to exchange: the tokens of the first range and of the last trade places,
+    /// and the operator between them reads as the text given (mirrored or the same).
+    pub swaps: Vec<Swap>,
 }
 
-/// The no-op scaffolds of a Python tree.
-pub(super) fn python_scaffolds(root: Node<'_>) -> Scaffolds {
-    let mut out = Scaffolds::default();
+/// Two operands that trade places around their operator.
+#[derive(Debug, Clone)]
+pub(super) struct Swap {
+    /// The left operand.
+    pub left: Range<usize>,
+    /// The operator (one or two tokens: `is not`).
+    pub operator: Range<usize>,
+    /// The operator's text once the operands are exchanged.
+    pub mirrored: Option<&'static str>,
+    /// The right operand.
+    pub right: Range<usize>,
+}
+
+/// The structure of a Python tree the canonical form reads differently.
+pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
+    let mut out = Structure::default();
     let mut stack = vec![root];
     let mut cursor = root.walk();
     while let Some(n) = stack.pop() {
         stack.extend(n.named_children(&mut cursor));
-        if n.kind() != "try_statement" {
-            continue;
+        match n.kind() {
+            "try_statement" => scaffold(n, &mut out),
+            "if_statement" | "while_statement" | "for_statement" => dead_code(source, n, &mut out),
+            "parenthesized_expression" => redundant_parens(source, n, &mut out),
+            "not_operator" => double_not(n, &mut out),
+            "comparison_operator" | "binary_operator" => operand_order(source, n, &mut out),
+            "class_definition" => callable_object(source, n, &mut out),
+            _ => {}
         }
-        let Some(body) = n.child_by_field_name("body") else {
-            continue;
-        };
-        let handlers: Vec<Node<'_>> = n
-            .named_children(&mut n.walk())
-            .filter(|c| c.id() != body.id())
-            .collect();
-        if handlers.is_empty() || !handlers.iter().all(|h| is_no_op(*h)) {
-            continue;
-        }
-        let shift = body
-            .start_position()
-            .column
-            .saturating_sub(n.start_position().column);
-        if shift == 0 {
-            // A body on the header's line: nothing to read one level up.
-            continue;
-        }
-        out.dropped.push(n.start_byte()..body.start_byte());
-        out.dropped
-            .extend(handlers.iter().map(|h| h.start_byte()..h.end_byte()));
-        out.shifts.push((body.start_byte()..body.end_byte(), shift));
     }
     out
+}
+
+fn range(n: Node<'_>) -> Range<usize> {
+    n.start_byte()..n.end_byte()
+}
+
+fn text<'s>(source: &'s str, n: Node<'_>) -> &'s str {
+    source.get(n.byte_range()).unwrap_or_default()
+}
+
+/// A `try` whose handlers are all no-ops reads as its body, one level up.
+fn scaffold(n: Node<'_>, out: &mut Structure) {
+    let Some(body) = n.child_by_field_name("body") else {
+        return;
+    };
+    let handlers: Vec<Node<'_>> = n
+        .named_children(&mut n.walk())
+        .filter(|c| c.id() != body.id())
+        .collect();
+    if handlers.is_empty() || !handlers.iter().all(|h| is_no_op(*h)) {
+        return;
+    }
+    let shift = body
+        .start_position()
+        .column
+        .saturating_sub(n.start_position().column);
+    if shift == 0 {
+        // A body on the header's line: nothing to read one level up.
+        return;
+    }
+    out.dropped.push(n.start_byte()..body.start_byte());
+    out.dropped.extend(handlers.iter().map(|h| range(*h)));
+    out.shifts.push((range(body), shift));
 }
 
 /// Whether a handler of a `try` can never change what happens.
@@ -73,4 +122,370 @@ fn is_no_op(h: Node<'_>) -> bool {
         }
         _ => false,
     }
+}
+
+/// A constant the tree spells out: an integer or a truth value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Constant {
+    Int(i128),
+    Bool(bool),
+}
+
+impl Constant {
+    fn truthy(self) -> bool {
+        match self {
+            Constant::Int(v) => v != 0,
+            Constant::Bool(b) => b,
+        }
+    }
+}
+
+/// The value of an expression of integer literals, `True`/`False`/`None`, `+ - *`, unary `-`,
+/// parentheses and one comparison; `None` for anything else.
+fn constant(source: &str, n: Node<'_>) -> Option<Constant> {
+    let child = |field: &str| n.child_by_field_name(field);
+    match n.kind() {
+        "integer" => integer_value(text(source, n))
+            .and_then(|v| i128::try_from(v).ok())
+            .map(Constant::Int),
+        "true" => Some(Constant::Bool(true)),
+        "false" | "none" => Some(Constant::Bool(false)),
+        "parenthesized_expression" => constant(source, n.named_child(0)?),
+        "unary_operator" => match (
+            text(source, child("operator")?),
+            constant(source, child("argument")?)?,
+        ) {
+            ("-", Constant::Int(v)) => v.checked_neg().map(Constant::Int),
+            ("+", Constant::Int(v)) => Some(Constant::Int(v)),
+            _ => None,
+        },
+        "binary_operator" => {
+            let (Constant::Int(a), Constant::Int(b)) = (
+                constant(source, child("left")?)?,
+                constant(source, child("right")?)?,
+            ) else {
+                return None;
+            };
+            match text(source, child("operator")?) {
+                "+" => a.checked_add(b),
+                "-" => a.checked_sub(b),
+                "*" => a.checked_mul(b),
+                _ => None,
+            }
+            .map(Constant::Int)
+        }
+        "comparison_operator" => {
+            let operands: Vec<Node<'_>> = n.named_children(&mut n.walk()).collect();
+            let [l, r] = operands.as_slice() else {
+                return None;
+            };
+            let (Constant::Int(a), Constant::Int(b)) =
+                (constant(source, *l)?, constant(source, *r)?)
+            else {
+                return None;
+            };
+            let op = source.get(l.end_byte()..r.start_byte())?.trim();
+            Some(Constant::Bool(match op {
+                "<" => a < b,
+                ">" => a > b,
+                "<=" => a <= b,
+                ">=" => a >= b,
+                "==" => a == b,
+                "!=" => a != b,
+                _ => return None,
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// Whether the statement has an `else`/`elif` (then the test decides which branch runs).
+fn has_alternative(n: Node<'_>) -> bool {
+    n.named_children(&mut n.walk())
+        .any(|c| matches!(c.kind(), "else_clause" | "elif_clause"))
+}
+
+/// A statement that can never run its body, and has nothing else to run, is left out; so is
+/// `a = N` followed by `while a < N:` (a counter loop that runs zero times).
+fn dead_code(source: &str, n: Node<'_>, out: &mut Structure) {
+    if has_alternative(n) {
+        return;
+    }
+    let never = match n.kind() {
+        "for_statement" => n
+            .child_by_field_name("right")
+            .is_some_and(|r| matches!(r.kind(), "tuple" | "list") && r.named_child_count() == 0),
+        _ => n
+            .child_by_field_name("condition")
+            .and_then(|c| constant(source, c))
+            .is_some_and(|c| !c.truthy()),
+    };
+    if never {
+        out.dropped.push(range(n));
+        return;
+    }
+    if n.kind() != "while_statement" {
+        return;
+    }
+    // `a = N` then `while a < N:`: the loop runs zero times; both go.
+    let Some(test) = n.child_by_field_name("condition") else {
+        return;
+    };
+    let operands: Vec<Node<'_>> = test.named_children(&mut test.walk()).collect();
+    let ([name, bound], "comparison_operator") = (operands.as_slice(), test.kind()) else {
+        return;
+    };
+    let op = source
+        .get(name.end_byte()..bound.start_byte())
+        .unwrap_or_default()
+        .trim();
+    let Some(previous) = n.prev_named_sibling() else {
+        return;
+    };
+    let assigned = previous
+        .named_child(0)
+        .filter(|a| previous.kind() == "expression_statement" && a.kind() == "assignment")
+        .and_then(|a| {
+            Some((
+                a.child_by_field_name("left")?,
+                a.child_by_field_name("right")?,
+            ))
+        });
+    let (Some((target, value)), Some(Constant::Int(bound))) = (assigned, constant(source, *bound))
+    else {
+        return;
+    };
+    let Some(Constant::Int(start)) = constant(source, value) else {
+        return;
+    };
+    let zero_times = match op {
+        "<" => start >= bound,
+        "<=" => start > bound,
+        _ => false,
+    };
+    if zero_times && name.kind() == "identifier" && text(source, target) == text(source, *name) {
+        out.dropped.push(previous.start_byte()..n.end_byte());
+    }
+}
+
+/// Parentheses that only repeat what the slot or the precedence already says.
+fn redundant_parens(source: &str, n: Node<'_>, out: &mut Structure) {
+    let (Some(parent), Some(inner)) = (n.parent(), n.named_child(0)) else {
+        return;
+    };
+    if n.named_child_count() != 1
+        || matches!(inner.kind(), "yield" | "generator_expression" | "comment")
+        || (inner.kind() == "binary_operator"
+            && constant(source, inner).is_some_and(|c| matches!(c, Constant::Int(_))))
+    {
+        // An integer expression's group is folded to its value instead.
+        return;
+    }
+    let whole_slot = match parent.kind() {
+        "return_statement" | "parenthesized_expression" | "assert_statement" => true,
+        "for_statement" => parent
+            .child_by_field_name("right")
+            .is_some_and(|r| r.id() == n.id()),
+        "expression_statement" => true,
+        // A call argument, a keyword argument's or a dict entry's value.
+        "argument_list" | "list" => true,
+        "keyword_argument" | "pair" => parent
+            .child_by_field_name("value")
+            .is_some_and(|v| v.id() == n.id()),
+        "assignment" | "augmented_assignment" => parent
+            .child_by_field_name("right")
+            .is_some_and(|r| r.id() == n.id()),
+        "if_statement" | "elif_clause" | "while_statement" => parent
+            .child_by_field_name("condition")
+            .is_some_and(|c| c.id() == n.id()),
+        _ => false,
+    };
+    // Operands of `and`/`or`/`not` that bind more tightly than them.
+    let tighter = matches!(parent.kind(), "boolean_operator" | "not_operator")
+        && !matches!(
+            inner.kind(),
+            "boolean_operator" | "conditional_expression" | "lambda" | "named_expression"
+        );
+    if whole_slot || tighter {
+        out.dropped.push(n.start_byte()..inner.start_byte());
+        out.dropped.push(inner.end_byte()..n.end_byte());
+    }
+}
+
+/// `not not c` reads as `c`.
+fn double_not(n: Node<'_>, out: &mut Structure) {
+    let Some(inner) = n.child_by_field_name("argument") else {
+        return;
+    };
+    if inner.kind() != "not_operator" || n.parent().is_some_and(|p| p.kind() == "not_operator") {
+        return;
+    }
+    let Some(operand) = inner.child_by_field_name("argument") else {
+        return;
+    };
+    out.dropped.push(n.start_byte()..operand.start_byte());
+    // `if not not (a and b):` reads as `if a and b:`.
+    let condition = n.parent().is_some_and(|p| {
+        matches!(
+            p.kind(),
+            "if_statement" | "elif_clause" | "while_statement" | "assert_statement"
+        )
+    });
+    if let (true, "parenthesized_expression", Some(c)) =
+        (condition, operand.kind(), operand.named_child(0))
+    {
+        out.dropped.push(operand.start_byte()..c.start_byte());
+        out.dropped.push(c.end_byte()..operand.end_byte());
+    }
+}
+
+/// Whether a node is a plain operand: a name or a literal (without interpolation).
+fn plain(source: &str, n: Node<'_>) -> Option<Plain> {
+    match n.kind() {
+        "identifier" => Some(Plain::Name),
+        "integer" | "float" | "true" | "false" | "none" => Some(Plain::Literal),
+        "string" => {
+            let t = text(source, n);
+            let prefix = &t[..t.find(['"', '\'']).unwrap_or(0)];
+            (!prefix.contains(['f', 'F'])).then_some(Plain::Literal)
+        }
+        "unary_operator" => n
+            .child_by_field_name("argument")
+            .filter(|a| matches!(a.kind(), "integer" | "float"))
+            .map(|_| Plain::Literal),
+        _ => None,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Plain {
+    Name,
+    Literal,
+}
+
+/// Operands in one order: `a < b` for `b > a`, `x == 0` for `0 == x`, `n * 2` for `2 * n`.
+fn operand_order(source: &str, n: Node<'_>, out: &mut Structure) {
+    let (left, right) = match n.kind() {
+        "binary_operator" => (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+        ),
+        _ => {
+            let operands: Vec<Node<'_>> = n.named_children(&mut n.walk()).collect();
+            match operands.as_slice() {
+                [l, r] => (Some(*l), Some(*r)),
+                _ => (None, None),
+            }
+        }
+    };
+    let (Some(left), Some(right)) = (left, right) else {
+        return;
+    };
+    // Any two operands read with `<` (the canonical form never runs, so order of evaluation
+    // does not matter); a literal moves right only past a plain operand, as the SPT moves it.
+    let (l, r) = (plain(source, left), plain(source, right));
+    let op = source
+        .get(left.end_byte()..right.start_byte())
+        .unwrap_or_default();
+    let trimmed = op.trim();
+    let Some(offset) = op.find(trimmed) else {
+        return;
+    };
+    let operator = left.end_byte() + offset..left.end_byte() + offset + trimmed.len();
+    let literal_first = l == Some(Plain::Literal) && r == Some(Plain::Name);
+    let mirrored = match (n.kind(), trimmed) {
+        ("comparison_operator", ">") => Some("<"),
+        ("comparison_operator", ">=") => Some("<="),
+        ("comparison_operator", "==" | "!=" | "is" | "is not") if literal_first => None,
+        // Arithmetic commutes with a number, not with a string (`"a" + s`).
+        ("binary_operator", "+" | "*" | "&" | "|" | "^")
+            if literal_first && left.kind() != "string" =>
+        {
+            None
+        }
+        _ => return,
+    };
+    out.swaps.push(Swap {
+        left: range(left),
+        operator,
+        mirrored,
+        right: range(right),
+    });
+}
+
+/// `class C:` holding only `def __call__(self, /, …)`, followed by `f = C()`, reads as
+/// `def f(…)`.
+fn callable_object(source: &str, class: Node<'_>, out: &mut Structure) {
+    let (Some(name), Some(body)) = (
+        class.child_by_field_name("name"),
+        class.child_by_field_name("body"),
+    ) else {
+        return;
+    };
+    if class.child_by_field_name("superclasses").is_some() || body.named_child_count() != 1 {
+        return;
+    }
+    let Some(method) = body
+        .named_child(0)
+        .filter(|m| m.kind() == "function_definition")
+    else {
+        return;
+    };
+    let (Some(call), Some(parameters)) = (
+        method.child_by_field_name("name"),
+        method.child_by_field_name("parameters"),
+    ) else {
+        return;
+    };
+    if text(source, call) != "__call__" {
+        return;
+    }
+    // The next statement binds the function's name to the only instance: `f = C()`.
+    let Some(binding) = class.next_named_sibling() else {
+        return;
+    };
+    let assignment = binding
+        .named_child(0)
+        .filter(|a| binding.kind() == "expression_statement" && a.kind() == "assignment");
+    let Some((target, value)) = assignment.and_then(|a| {
+        Some((
+            a.child_by_field_name("left")?,
+            a.child_by_field_name("right")?,
+        ))
+    }) else {
+        return;
+    };
+    let instance = value.kind() == "call"
+        && value
+            .child_by_field_name("function")
+            .is_some_and(|f| text(source, f) == text(source, name))
+        && value
+            .child_by_field_name("arguments")
+            .is_some_and(|a| a.named_child_count() == 0);
+    if target.kind() != "identifier" || !instance {
+        return;
+    }
+    // `self` and the `/` after it (when it directly follows) go, with their commas.
+    let params: Vec<Node<'_>> = parameters.named_children(&mut parameters.walk()).collect();
+    let Some(this) = params.first().filter(|p| p.kind() == "identifier") else {
+        return;
+    };
+    let mut end = match params.get(1) {
+        Some(p) if p.kind() == "positional_separator" => match params.get(2) {
+            Some(next) => next.start_byte(),
+            None => p.end_byte(),
+        },
+        Some(next) => next.start_byte(),
+        None => this.end_byte(),
+    };
+    end = end.max(this.end_byte());
+    out.dropped.push(this.start_byte()..end);
+    out.dropped.push(class.start_byte()..method.start_byte());
+    out.dropped.push(range(binding));
+    let shift = method
+        .start_position()
+        .column
+        .saturating_sub(class.start_position().column);
+    out.shifts.push((range(method), shift));
+    out.aliases.insert(call.start_byte(), target.start_byte());
 }

@@ -65,6 +65,8 @@ fn canon_scores_a_rewrite_by_an_spt_it_undoes_as_the_original() {
                 "operand-swap",
                 "callable-object",
                 "bool-restructure",
+                "state-machine",
+                "state-pack",
             ][..],
         ),
         (

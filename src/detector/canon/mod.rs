@@ -78,6 +78,7 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
         .into_iter()
         .filter(|t| !dropped.iter().any(|r| r.contains(&t.start)))
         .collect();
+    let tokens = reordered(tokens, &structure.reorders);
     let tokens = fold_literals(language, swapped(tokens, &structure.swaps));
     let mut names: HashMap<Name<'s>, String> = HashMap::new();
     let mut out = String::with_capacity(source.len());
@@ -85,8 +86,18 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
     let mut blocks = 0usize;
     let mut previous: Option<&Token> = None;
     for t in &tokens {
+        let slot = structure
+            .slots
+            .get(&t.start)
+            .map(|&(container, key)| Name::Slot(container, key));
         let named = (t.kind == TokenKind::Identifier)
-            .then(|| program.get(structure.aliases.get(&t.start).unwrap_or(&t.start)))
+            .then(|| {
+                slot.or_else(|| {
+                    program
+                        .get(structure.aliases.get(&t.start).unwrap_or(&t.start))
+                        .copied()
+                })
+            })
             .flatten();
         let mut number = |name: Name<'s>| -> String {
             let next = names.len() + 1;
@@ -96,7 +107,7 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
                 .clone()
         };
         let text: std::borrow::Cow<'_, str> = match (named, t.kind) {
-            (Some(name), _) => number(*name).into(),
+            (Some(name), _) => number(name).into(),
             (None, TokenKind::Literal) if is_f_string(language, &t.text) => {
                 // Names inside an f-string's replacement fields are the program's names.
                 let end = t.start + t.text.len();
@@ -112,6 +123,7 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
                     let offset = s - t.start;
                     let spelled = match name {
                         Name::Local(_, x) | Name::Member(x) => x,
+                        Name::Slot(..) => continue,
                     };
                     let (Some(before), true) = (
                         t.text.get(at..offset),
@@ -168,6 +180,30 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
         previous = Some(t);
     }
     out
+}
+
+/// `tokens` with each reorder's pieces in its order (tokens of the span in no piece go
+/// first, as they stood).
+fn reordered(mut tokens: Vec<Token>, reorders: &[structure::Reorder]) -> Vec<Token> {
+    for r in reorders {
+        let (Some(first), Some(last)) = (
+            tokens.iter().position(|t| r.span.contains(&t.start)),
+            tokens.iter().rposition(|t| r.span.contains(&t.start)),
+        ) else {
+            continue;
+        };
+        let span: Vec<Token> = tokens.drain(first..=last).collect();
+        let mut group: Vec<Token> = span
+            .iter()
+            .filter(|t| !r.pieces.iter().any(|p| p.contains(&t.start)))
+            .cloned()
+            .collect();
+        for piece in &r.pieces {
+            group.extend(span.iter().filter(|t| piece.contains(&t.start)).cloned());
+        }
+        tokens.splice(first..first, group);
+    }
+    tokens
 }
 
 /// `tokens` with each swap's operands exchanged around its (mirrored) operator; a swap whose
@@ -598,12 +634,51 @@ mod tests {
         let c = "def none():\n    return 1\nprint(none())\n";
         let d = "class Wizard:\n    def __call__(tail, /):\n        return 1\nnone = Wizard()\nprint(none())\n";
         assert_eq!(canonical(c), canonical(d));
+        // A comment between the class and its instance changes nothing.
+        let b2 = b.replace("area = Shape()", "# the instance\narea = Shape()");
+        assert_eq!(canonical(a), canonical(&b2));
         let e = "def k(a, /, b):\n    return a - b\n";
         let f = "class K:\n    def __call__(self, a, /, b):\n        return a - b\nk = K()\n";
         assert_eq!(canonical(e), canonical(f));
         // A class with state, or one bound to no name, is a class.
         let g = "class K:\n    def __call__(self, a, /, b):\n        return a - b\n";
         assert_ne!(canonical(e), canonical(g));
+    }
+
+    #[test]
+    fn a_state_machine_reads_as_its_pieces_in_order() {
+        let a = "def f(xs):\n    lo = 0\n    hi = len(xs) - 1\n    mid = (lo + hi) // 2\n    return lo, hi, mid\n";
+        let b = "def f(xs):\n    state = 41\n    while state:\n        if state == 7:\n            hi = len(xs) - 1\n            state = 3\n        elif state == 3:\n            mid = (lo + hi) // 2\n            state = 0\n        elif state == 41:\n            lo = 0\n            state = 7\n    return lo, hi, mid\n";
+        assert_eq!(canonical(a), canonical(b));
+        // A chain that skips a piece, or loops, is a loop.
+        let c = b.replace("            state = 3\n", "            state = 0\n");
+        assert_ne!(canonical(a), canonical(&c));
+        let d = b.replace("            state = 0\n", "            state = 41\n");
+        assert_ne!(canonical(a), canonical(&d));
+        // Comments between the pieces, and a state kept in a list slot, read the same.
+        let e = b
+            .replace("state", "mem[0]")
+            .replace("    while", "    # loop\n    while")
+            .replace(
+                "            mem[0] = 3\n",
+                "            mem[0] = 3\n            # next\n",
+            );
+        assert_eq!(canonical(a), canonical(&e));
+    }
+
+    #[test]
+    fn packed_state_reads_as_its_variables() {
+        let a = "def fib(n):\n    a = 0\n    b = 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n";
+        let b = "def fib(n):\n    state = [None, None]\n    state[0] = 0\n    state[1] = 1\n    for _ in range(n):\n        state[0], state[1] = state[1], state[0] + state[1]\n    return state[0]\n";
+        let c = "def fib(n):\n    mem = {}\n    mem[7] = 0\n    mem[3] = 1\n    for _ in range(n):\n        mem[7], mem[3] = mem[3], mem[7] + mem[3]\n    return mem[7]\n";
+        assert_eq!(canonical(a), canonical(b));
+        assert_eq!(canonical(a), canonical(c));
+        // Packed twice: a slot that is a container.
+        let d = "def fib(n):\n    m = [None, None]\n    m[1] = [None, None]\n    m[1][0] = 0\n    m[1][1] = 1\n    for _ in range(n):\n        m[1][0], m[1][1] = m[1][1], m[1][0] + m[1][1]\n    return m[1][0]\n";
+        assert_eq!(canonical(a), canonical(d));
+        // A list the function fills is data.
+        let e = "def f(n):\n    xs = [None, None]\n    xs[0] = n\n    return xs\n";
+        assert!(canonical(e).contains("return v3"), "{}", canonical(e));
     }
 
     #[test]

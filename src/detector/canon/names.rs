@@ -21,6 +21,9 @@ pub(super) enum Name<'s> {
     /// A member: an attribute set on an object, a class-body binding, a Java field, method
     /// or type; one per spelling.
     Member(&'s str),
+    /// A variable kept in a container's slot by `state-pack`: the container (the start of
+    /// the statement that made it) and the slot's key.
+    Slot(usize, i128),
 }
 
 /// The program names of `root`: each identifier's start byte → what it names (identifiers

@@ -15,7 +15,12 @@
 //!   rather than `>`/`>=`, and with a literal on the right of `==`, `!=`, `is`; commutative
 //!   arithmetic with a number reads with the number on the right;
 //! - **callable objects** (`callable-object`): `class C: def __call__(self, /, …)` followed by
-//!   `f = C()` reads as `def f(…)`.
+//!   `f = C()` reads as `def f(…)`;
+//! - **state machines** (`state-machine`): `s = K` followed by `while s:` dispatching on
+//!   `s == K` to pieces that each end by naming the next reads as the pieces in the order they
+//!   run;
+//! - **packed state** (`state-pack`): `state = [None, None]` (or `{}`) made first thing in a
+//!   function, whose constant slots `state[1]` stand for variables, reads as those variables.
 
 use super::literals::integer_value;
 use std::collections::HashMap;
@@ -34,6 +39,21 @@ pub(super) struct Structure {
     /// Operands to exchange: the tokens of the first range and of the last trade places,
     /// and the operator between them reads as the text given (mirrored or the same).
     pub swaps: Vec<Swap>,
+    /// Spans whose pieces read in another order (a state machine's pieces in the order
+    /// they run).
+    pub reorders: Vec<Reorder>,
+    /// A container slot standing for a variable, by the start of its first token: the
+    /// container (the start of the statement that made it) and the key.
+    pub slots: HashMap<usize, (usize, i128)>,
+}
+
+/// A span whose tokens read piece by piece in the order given.
+#[derive(Debug, Clone)]
+pub(super) struct Reorder {
+    /// The whole span.
+    pub span: Range<usize>,
+    /// Its pieces, in the order they read.
+    pub pieces: Vec<Range<usize>>,
 }
 
 /// Two operands that trade places around their operator.
@@ -63,10 +83,38 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
             "not_operator" => double_not(n, &mut out),
             "comparison_operator" | "binary_operator" => operand_order(source, n, &mut out),
             "class_definition" => callable_object(source, n, &mut out),
+            "expression_statement" => state_machine(source, n, &mut out),
+            "function_definition" => packed_state(source, n, &mut out),
             _ => {}
         }
     }
     out
+}
+
+/// The statements of a block, comments left out.
+fn statements(block: Node<'_>) -> Vec<Node<'_>> {
+    block
+        .named_children(&mut block.walk())
+        .filter(|c| c.kind() != "comment")
+        .collect()
+}
+
+/// The next statement after `n`, comments skipped.
+fn next_statement(n: Node<'_>) -> Option<Node<'_>> {
+    let mut at = n.next_named_sibling();
+    while let Some(s) = at.filter(|s| s.kind() == "comment") {
+        at = s.next_named_sibling();
+    }
+    at
+}
+
+/// The statement before `n`, comments skipped.
+fn previous_statement(n: Node<'_>) -> Option<Node<'_>> {
+    let mut at = n.prev_named_sibling();
+    while let Some(s) = at.filter(|s| s.kind() == "comment") {
+        at = s.prev_named_sibling();
+    }
+    at
 }
 
 fn range(n: Node<'_>) -> Range<usize> {
@@ -239,7 +287,7 @@ fn dead_code(source: &str, n: Node<'_>, out: &mut Structure) {
         .get(name.end_byte()..bound.start_byte())
         .unwrap_or_default()
         .trim();
-    let Some(previous) = n.prev_named_sibling() else {
+    let Some(previous) = previous_statement(n) else {
         return;
     };
     let assigned = previous
@@ -422,15 +470,15 @@ fn callable_object(source: &str, class: Node<'_>, out: &mut Structure) {
     ) else {
         return;
     };
-    if class.child_by_field_name("superclasses").is_some() || body.named_child_count() != 1 {
-        return;
-    }
-    let Some(method) = body
-        .named_child(0)
-        .filter(|m| m.kind() == "function_definition")
-    else {
+    let members = statements(body);
+    let [method] = members.as_slice() else {
         return;
     };
+    if class.child_by_field_name("superclasses").is_some() || method.kind() != "function_definition"
+    {
+        return;
+    }
+    let method = *method;
     let (Some(call), Some(parameters)) = (
         method.child_by_field_name("name"),
         method.child_by_field_name("parameters"),
@@ -441,7 +489,7 @@ fn callable_object(source: &str, class: Node<'_>, out: &mut Structure) {
         return;
     }
     // The next statement binds the function's name to the only instance: `f = C()`.
-    let Some(binding) = class.next_named_sibling() else {
+    let Some(binding) = next_statement(class) else {
         return;
     };
     let assignment = binding
@@ -488,4 +536,264 @@ fn callable_object(source: &str, class: Node<'_>, out: &mut Structure) {
         .saturating_sub(class.start_position().column);
     out.shifts.push((range(method), shift));
     out.aliases.insert(call.start_byte(), target.start_byte());
+}
+
+/// `s = K0` then `while s:` over `if s == K: … s = NEXT` / `elif s == K: …` reads as the
+/// pieces in the order the states chain them, one level up.
+fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
+    let Some((state, first)) = assigned_constant(source, init) else {
+        return;
+    };
+    let Some(machine) =
+        next_statement(init).filter(|w| w.kind() == "while_statement" && !has_alternative(*w))
+    else {
+        return;
+    };
+    let tests_state = machine
+        .child_by_field_name("condition")
+        .is_some_and(|c| text(source, c) == state);
+    let Some(dispatch) = machine
+        .child_by_field_name("body")
+        .map(statements)
+        .and_then(|s| match s.as_slice() {
+            [only] => Some(*only),
+            _ => None,
+        })
+        .filter(|d| d.kind() == "if_statement")
+    else {
+        return;
+    };
+    if !tests_state {
+        return;
+    }
+    // Each branch: its state, its block, the block's last statement (`s = NEXT`) and NEXT.
+    let mut branches: Vec<(i128, Node<'_>, Node<'_>, i128)> = Vec::new();
+    let mut arms = vec![dispatch];
+    arms.extend(
+        dispatch
+            .named_children(&mut dispatch.walk())
+            .filter(|c| matches!(c.kind(), "elif_clause" | "else_clause")),
+    );
+    for arm in arms {
+        if arm.kind() == "else_clause" {
+            return;
+        }
+        let Some(key) = arm
+            .child_by_field_name("condition")
+            .and_then(|c| state_test(source, c, state))
+        else {
+            return;
+        };
+        let Some(block) = arm.child_by_field_name("consequence").or_else(|| {
+            arm.named_children(&mut arm.walk())
+                .find(|c| c.kind() == "block")
+        }) else {
+            return;
+        };
+        let Some(last) = statements(block).last().copied() else {
+            return;
+        };
+        let Some((name, next)) = assigned_constant(source, last) else {
+            return;
+        };
+        if name != state {
+            return;
+        }
+        branches.push((key, block, last, next));
+    }
+    // Follow the chain from the first state to 0, each piece once.
+    let mut order = Vec::with_capacity(branches.len());
+    let mut at = first;
+    while at != 0 {
+        let Some(&(_, block, _, next)) = branches.iter().find(|b| b.0 == at) else {
+            return;
+        };
+        if order.len() == branches.len() {
+            return;
+        }
+        order.push(block);
+        at = next;
+    }
+    if order.len() != branches.len() {
+        return;
+    }
+    out.dropped.push(range(init));
+    out.dropped
+        .push(machine.start_byte()..dispatch.start_byte());
+    for (_, block, last, _) in &branches {
+        out.dropped.push(range(*last));
+        // The arm's header (`if s == K:` / `elif s == K:`) up to its block.
+        if let Some(arm) = block.parent() {
+            out.dropped.push(arm.start_byte()..block.start_byte());
+        }
+        let shift = block
+            .start_position()
+            .column
+            .saturating_sub(init.start_position().column);
+        out.shifts.push((range(*block), shift));
+    }
+    out.reorders.push(Reorder {
+        span: range(machine),
+        pieces: order.iter().map(|b| range(*b)).collect(),
+    });
+}
+
+/// `target = INT` as a statement: the target as written (a name, or a slot such as `mem[0]`
+/// when `state-pack` keeps the state in a list) and the value.
+fn assigned_constant<'s>(source: &'s str, statement: Node<'_>) -> Option<(&'s str, i128)> {
+    let a = statement
+        .named_child(0)
+        .filter(|a| statement.kind() == "expression_statement" && a.kind() == "assignment")?;
+    let target = a
+        .child_by_field_name("left")
+        .filter(|t| matches!(t.kind(), "identifier" | "subscript" | "attribute"))?;
+    match constant(source, a.child_by_field_name("right")?)? {
+        Constant::Int(v) => Some((text(source, target), v)),
+        Constant::Bool(_) => None,
+    }
+}
+
+/// `state == K`: K.
+fn state_test(source: &str, test: Node<'_>, state: &str) -> Option<i128> {
+    let operands: Vec<Node<'_>> = test.named_children(&mut test.walk()).collect();
+    let [name, key] = operands.as_slice() else {
+        return None;
+    };
+    let op = source.get(name.end_byte()..key.start_byte())?.trim();
+    if test.kind() != "comparison_operator" || op != "==" || text(source, *name) != state {
+        return None;
+    }
+    match constant(source, *key)? {
+        Constant::Int(v) => Some(v),
+        Constant::Bool(_) => None,
+    }
+}
+
+/// A function whose locals `state-pack` moved into slots of containers made first thing
+/// (`s = [None, None]` or `s = {}` among its top-level statements, a slot itself possibly a
+/// container, and every other mention of a container a constant slot): each `s[k]` reads as
+/// a variable of its own, and the containers' creation goes.
+fn packed_state(source: &str, function: Node<'_>, out: &mut Structure) {
+    let Some(body) = function.child_by_field_name("body") else {
+        return;
+    };
+    // Container (as written) → the statement that made it.
+    let mut containers: HashMap<&str, Node<'_>> = HashMap::new();
+    for statement in statements(body) {
+        let Some(a) = statement
+            .named_child(0)
+            .filter(|a| statement.kind() == "expression_statement" && a.kind() == "assignment")
+        else {
+            continue;
+        };
+        let (Some(target), Some(value)) = (
+            a.child_by_field_name("left"),
+            a.child_by_field_name("right"),
+        ) else {
+            continue;
+        };
+        let empty = match value.kind() {
+            "dictionary" => value.named_child_count() == 0,
+            "list" => {
+                value.named_child_count() > 0
+                    && value
+                        .named_children(&mut value.walk())
+                        .all(|e| e.kind() == "none")
+            }
+            _ => false,
+        };
+        let known = target.kind() == "identifier"
+            || (target.kind() == "subscript" && slot(source, target, &containers).is_some());
+        if empty && known && !containers.contains_key(text(source, target)) {
+            containers.insert(text(source, target), statement);
+        }
+    }
+    let mut nodes = Vec::new();
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut n.walk()));
+        nodes.push(n);
+    }
+    // A container mentioned other than by its creation or a constant slot is data: it goes,
+    // and so do the containers made in its slots.
+    loop {
+        let data: Vec<&str> = containers
+            .iter()
+            .filter(|(name, made)| {
+                nodes.iter().any(|n| {
+                    matches!(n.kind(), "identifier" | "subscript")
+                        && text(source, *n) == **name
+                        && !is_target_of(*n, **made)
+                        && !n.parent().is_some_and(|p| {
+                            p.kind() == "subscript"
+                                && p.child_by_field_name("value")
+                                    .is_some_and(|v| v.id() == n.id())
+                                && slot(source, p, &containers).is_some()
+                        })
+                })
+            })
+            .map(|(name, _)| *name)
+            .collect();
+        if data.is_empty() {
+            break;
+        }
+        for name in data {
+            containers.remove(name);
+        }
+        let known: Vec<&str> = containers.keys().copied().collect();
+        containers.retain(|_, made| {
+            made.named_child(0)
+                .and_then(|a| a.child_by_field_name("left"))
+                .is_some_and(|t| {
+                    t.kind() == "identifier"
+                        || t.child_by_field_name("value")
+                            .is_some_and(|v| known.contains(&text(source, v)))
+                })
+        });
+    }
+    if containers.is_empty() {
+        return;
+    }
+    out.dropped
+        .extend(containers.values().map(|made| range(*made)));
+    for n in nodes.into_iter().filter(|n| n.kind() == "subscript") {
+        let Some(key) = slot(source, n, &containers) else {
+            continue;
+        };
+        // A slot that is itself a container is read through its own slots.
+        let outer = n.parent().filter(|p| {
+            p.kind() == "subscript"
+                && p.child_by_field_name("value")
+                    .is_some_and(|v| v.id() == n.id())
+                && slot(source, *p, &containers).is_some()
+        });
+        if outer.is_some() {
+            continue;
+        }
+        // The chain's root name keeps its token; the brackets and keys go.
+        let mut root = n;
+        while let Some(v) = root.child_by_field_name("value") {
+            root = v;
+        }
+        out.dropped.push(root.end_byte()..n.end_byte());
+        out.slots.insert(root.start_byte(), key);
+    }
+}
+
+/// Whether `n` is the target of the assignment statement `made`.
+fn is_target_of(n: Node<'_>, made: Node<'_>) -> bool {
+    made.named_child(0)
+        .and_then(|a| a.child_by_field_name("left"))
+        .is_some_and(|t| t.id() == n.id())
+}
+
+/// `c[k]` where `c` is a known container and `k` an integer: the container and the key.
+fn slot(source: &str, n: Node<'_>, containers: &HashMap<&str, Node<'_>>) -> Option<(usize, i128)> {
+    let value = n.child_by_field_name("value")?;
+    let container = containers.get(text(source, value))?.start_byte();
+    let index = n.child_by_field_name("subscript")?;
+    match constant(source, index)? {
+        Constant::Int(k) => Some((container, k)),
+        Constant::Bool(_) => None,
+    }
 }

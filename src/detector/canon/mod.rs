@@ -79,6 +79,16 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
         .filter(|t| !dropped.iter().any(|r| r.contains(&t.start)))
         .collect();
     let tokens = reordered(tokens, &structure.reorders);
+    let tokens = match language {
+        Language::Python => one_statement_per_line(tokens),
+        Language::Java => tokens,
+    };
+    // Hoisted constants: the name they were bound to → the literal.
+    let constants: HashMap<Name<'s>, &str> = structure
+        .constants
+        .iter()
+        .filter_map(|(start, literal)| Some((*program.get(start)?, literal.as_str())))
+        .collect();
     let tokens = fold_literals(language, swapped(tokens, &structure.swaps));
     let mut names: HashMap<Name<'s>, String> = HashMap::new();
     let mut out = String::with_capacity(source.len());
@@ -107,6 +117,18 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
                 .clone()
         };
         let text: std::borrow::Cow<'_, str> = match (named, t.kind) {
+            (Some(name), _) if constants.contains_key(&name) => constants
+                .get(&name)
+                .map(|l| {
+                    // An alias of a builtin reads as the builtin's name.
+                    if l.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+                        l.to_string()
+                    } else {
+                        canonical_literal(language, l)
+                    }
+                })
+                .unwrap_or_default()
+                .into(),
             (Some(name), _) => number(name).into(),
             (None, TokenKind::Literal) if is_f_string(language, &t.text) => {
                 // Names inside an f-string's replacement fields are the program's names.
@@ -204,6 +226,35 @@ fn reordered(mut tokens: Vec<Token>, reorders: &[structure::Reorder]) -> Vec<Tok
         tokens.splice(first..first, group);
     }
     tokens
+}
+
+/// Python tokens with simple statements that `;` joined on one line each on a line of its
+/// own, at the first one's column (the `;` goes).
+fn one_statement_per_line(tokens: Vec<Token>) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    // (the line as read, its first column, the line it now continues on)
+    let mut current: Option<(usize, usize, usize)> = None;
+    let mut fresh = usize::MAX;
+    let mut split = false;
+    for mut t in tokens {
+        if t.text == ";" {
+            split = true;
+            continue;
+        }
+        match current {
+            Some((line, column, _)) if line == t.line && split => {
+                fresh -= 1;
+                t.column = column;
+                current = Some((line, column, fresh));
+                t.line = fresh;
+            }
+            Some((line, _, now)) if line == t.line => t.line = now,
+            _ => current = Some((t.line, t.column, t.line)),
+        }
+        split = false;
+        out.push(t);
+    }
+    out
 }
 
 /// `tokens` with each swap's operands exchanged around its (mirrored) operator; a swap whose
@@ -480,9 +531,10 @@ mod tests {
         let a = "def add(x, y):\n    \"\"\"Return x plus y.\"\"\"\n    # sum\n    total = x + y\n    return total\n";
         let b = "def combine(harbor,\n            voltage):\n  '''Return x pl''' \"us \\x79.\"\n  result = harbor + \\\n      voltage\n\n  return result  # done\n";
         assert_eq!(canonical(a), canonical(b));
+        // Docstrings read as the comments `comment-edit` may turn them into: left out.
         assert_eq!(
             canonical(a),
-            "def v1(v2, v3):\n    \"Return x plus y.\"\n    v4 = v2 + v3\n    return v4"
+            "def v1(v2, v3):\n    v4 = v2 + v3\n    return v4"
         );
     }
 
@@ -676,9 +728,41 @@ mod tests {
         // Packed twice: a slot that is a container.
         let d = "def fib(n):\n    m = [None, None]\n    m[1] = [None, None]\n    m[1][0] = 0\n    m[1][1] = 1\n    for _ in range(n):\n        m[1][0], m[1][1] = m[1][1], m[1][0] + m[1][1]\n    return m[1][0]\n";
         assert_eq!(canonical(a), canonical(d));
+        // A key hoisted into a module constant is that key.
+        let f = "K = 1\n\n\ndef fib(n):\n    state = [None, None]\n    state[0] = 0\n    state[K] = 1\n    for _ in range(n):\n        state[0], state[1] = state[K], state[0] + state[1]\n    return state[0]\n";
+        assert_eq!(canonical(a), canonical(f));
         // A list the function fills is data.
         let e = "def f(n):\n    xs = [None, None]\n    xs[0] = n\n    return xs\n";
         assert!(canonical(e).contains("return v3"), "{}", canonical(e));
+    }
+
+    #[test]
+    fn joined_lines_flipped_conditions_and_hoisted_constants_read_as_written() {
+        let a = "def f(x):\n    lo = 0\n    hi = x\n    if x > 0:\n        return lo\n    else:\n        return hi + 255\n";
+        let b = "def f(x):\n    lo = 0; hi = x\n    if not (x > 0):\n        return hi + 255\n    else:\n        return lo\n";
+        assert_eq!(canonical(a), canonical(b));
+        let c = "LIMIT = 255\n\n\ndef f(x):\n    lo = 0\n    hi = x\n    if x > 0:\n        return lo\n    else:\n        return hi + LIMIT\n";
+        assert_eq!(canonical(a), canonical(c));
+        // `if c: A` flipped with a `pass` branch.
+        let d = "def g(x):\n    if x:\n        print(x)\n    return 1\n";
+        let e =
+            "def g(x):\n    if not x:\n        pass\n    else:\n        print(x)\n    return 1\n";
+        assert_eq!(canonical(d), canonical(e));
+        // A constant that is rebound is a variable.
+        let f = "LIMIT = 255\nLIMIT += 1\nprint(LIMIT)\n";
+        assert!(canonical(f).contains("print(v1)"), "{}", canonical(f));
+    }
+
+    #[test]
+    fn inner_functions_and_builtin_aliases_read_as_written() {
+        let a = "def total(xs):\n    s = 0\n    for x in xs:\n        s += len(x)\n    return s\n";
+        let b = "def total(xs):\n    s = 0\n    def body():\n        nonlocal s\n        for x in xs:\n            s += len(x)\n        return s\n    return body()\n";
+        assert_eq!(canonical(a), canonical(b));
+        let c = "size_of = len\n\n\ndef total(xs):\n    s = 0\n    for x in xs:\n        s += size_of(x)\n    return s\n";
+        assert_eq!(canonical(a), canonical(c));
+        // An inner function called twice, or taking arguments, is a function.
+        let d = b.replace("    return body()\n", "    body()\n    return body()\n");
+        assert_ne!(canonical(a), canonical(&d));
     }
 
     #[test]

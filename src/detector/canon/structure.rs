@@ -19,6 +19,15 @@
 //! - **state machines** (`state-machine`): `s = K` followed by `while s:` dispatching on
 //!   `s == K` to pieces that each end by naming the next reads as the pieces in the order they
 //!   run;
+//! - **negated conditions** (`if-else-flip`): `if not c: B else: A` reads as `if c: A else:
+//!   B`, and an `else: pass` goes;
+//! - **hoisted constants and aliases** (`constant-hoist`, `call-indirection`): a
+//!   module-level `NAME = literal` or `NAME = builtin` that nothing else binds reads as the
+//!   literal or the builtin wherever the name is read;
+//! - **docstrings** (`comment-edit` turns them into comments): a statement that is only a
+//!   string is left out, as comments are;
+//! - **inner functions** (`nested-function`): `def g():` (no parameters) called once on the
+//!   spot (`return g()` or `g()`) reads as its body, one level up, without its `nonlocal`s;
 //! - **packed state** (`state-pack`): `state = [None, None]` (or `{}`) made first thing in a
 //!   function, whose constant slots `state[1]` stand for variables, reads as those variables.
 
@@ -45,6 +54,11 @@ pub(super) struct Structure {
     /// A container slot standing for a variable, by the start of its first token: the
     /// container (the start of the statement that made it) and the key.
     pub slots: HashMap<usize, (usize, i128)>,
+    /// Module constants read as their literal: the start of the name where it is bound →
+    /// the literal as written.
+    pub constants: HashMap<usize, String>,
+    /// The integer values of those constants, by name (a packed slot's key may be one).
+    named_integers: HashMap<String, i128>,
 }
 
 /// A span whose tokens read piece by piece in the order given.
@@ -78,13 +92,23 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
         stack.extend(n.named_children(&mut cursor));
         match n.kind() {
             "try_statement" => scaffold(n, &mut out),
-            "if_statement" | "while_statement" | "for_statement" => dead_code(source, n, &mut out),
+            "if_statement" | "while_statement" | "for_statement" => {
+                dead_code(source, n, &mut out);
+                flipped_if(n, &mut out);
+            }
             "parenthesized_expression" => redundant_parens(source, n, &mut out),
             "not_operator" => double_not(n, &mut out),
             "comparison_operator" | "binary_operator" => operand_order(source, n, &mut out),
             "class_definition" => callable_object(source, n, &mut out),
-            "expression_statement" => state_machine(source, n, &mut out),
-            "function_definition" => packed_state(source, n, &mut out),
+            "expression_statement" => {
+                state_machine(source, n, &mut out);
+                string_statement(source, n, &mut out);
+            }
+            "function_definition" => {
+                packed_state(source, n, &mut out);
+                inner_function(source, n, &mut out);
+            }
+            "module" => hoisted_constants(source, n, &mut out),
             _ => {}
         }
     }
@@ -336,7 +360,7 @@ fn redundant_parens(source: &str, n: Node<'_>, out: &mut Structure) {
             .is_some_and(|r| r.id() == n.id()),
         "expression_statement" => true,
         // A call argument, a keyword argument's or a dict entry's value.
-        "argument_list" | "list" => true,
+        "argument_list" | "list" | "if_clause" => true,
         "keyword_argument" | "pair" => parent
             .child_by_field_name("value")
             .is_some_and(|v| v.id() == n.id()),
@@ -376,7 +400,7 @@ fn double_not(n: Node<'_>, out: &mut Structure) {
     let condition = n.parent().is_some_and(|p| {
         matches!(
             p.kind(),
-            "if_statement" | "elif_clause" | "while_statement" | "assert_statement"
+            "if_statement" | "elif_clause" | "while_statement" | "assert_statement" | "if_clause"
         )
     });
     if let (true, "parenthesized_expression", Some(c)) =
@@ -703,7 +727,8 @@ fn packed_state(source: &str, function: Node<'_>, out: &mut Structure) {
             _ => false,
         };
         let known = target.kind() == "identifier"
-            || (target.kind() == "subscript" && slot(source, target, &containers).is_some());
+            || (target.kind() == "subscript"
+                && slot(source, target, &containers, &out.named_integers).is_some());
         if empty && known && !containers.contains_key(text(source, target)) {
             containers.insert(text(source, target), statement);
         }
@@ -728,7 +753,7 @@ fn packed_state(source: &str, function: Node<'_>, out: &mut Structure) {
                             p.kind() == "subscript"
                                 && p.child_by_field_name("value")
                                     .is_some_and(|v| v.id() == n.id())
-                                && slot(source, p, &containers).is_some()
+                                && slot(source, p, &containers, &out.named_integers).is_some()
                         })
                 })
             })
@@ -757,7 +782,7 @@ fn packed_state(source: &str, function: Node<'_>, out: &mut Structure) {
     out.dropped
         .extend(containers.values().map(|made| range(*made)));
     for n in nodes.into_iter().filter(|n| n.kind() == "subscript") {
-        let Some(key) = slot(source, n, &containers) else {
+        let Some(key) = slot(source, n, &containers, &out.named_integers) else {
             continue;
         };
         // A slot that is itself a container is read through its own slots.
@@ -765,7 +790,7 @@ fn packed_state(source: &str, function: Node<'_>, out: &mut Structure) {
             p.kind() == "subscript"
                 && p.child_by_field_name("value")
                     .is_some_and(|v| v.id() == n.id())
-                && slot(source, *p, &containers).is_some()
+                && slot(source, *p, &containers, &out.named_integers).is_some()
         });
         if outer.is_some() {
             continue;
@@ -788,12 +813,265 @@ fn is_target_of(n: Node<'_>, made: Node<'_>) -> bool {
 }
 
 /// `c[k]` where `c` is a known container and `k` an integer: the container and the key.
-fn slot(source: &str, n: Node<'_>, containers: &HashMap<&str, Node<'_>>) -> Option<(usize, i128)> {
+fn slot(
+    source: &str,
+    n: Node<'_>,
+    containers: &HashMap<&str, Node<'_>>,
+    integers: &HashMap<String, i128>,
+) -> Option<(usize, i128)> {
     let value = n.child_by_field_name("value")?;
     let container = containers.get(text(source, value))?.start_byte();
     let index = n.child_by_field_name("subscript")?;
+    // A key hoisted into a module constant (`s[BOUND]`) is that constant's value.
+    if let Some(&k) = integers.get(text(source, index)) {
+        return Some((container, k));
+    }
     match constant(source, index)? {
         Constant::Int(k) => Some((container, k)),
         Constant::Bool(_) => None,
     }
+}
+
+/// `if not c: B else: A` reads as `if c: A else: B` (what `if-else-flip` makes of `if c: A
+/// else: B`); `if not c: pass else: A` as `if c: A`; `else: pass` goes.
+fn flipped_if(n: Node<'_>, out: &mut Structure) {
+    if n.kind() != "if_statement" {
+        return;
+    }
+    let arms: Vec<Node<'_>> = n
+        .named_children(&mut n.walk())
+        .filter(|c| matches!(c.kind(), "elif_clause" | "else_clause"))
+        .collect();
+    let [alternative] = arms.as_slice() else {
+        return;
+    };
+    if alternative.kind() != "else_clause" {
+        return;
+    }
+    let alternative = *alternative;
+    if is_no_op(alternative) {
+        out.dropped.push(range(alternative));
+        return;
+    }
+    let (Some(test), Some(then), Some(otherwise)) = (
+        n.child_by_field_name("condition"),
+        n.child_by_field_name("consequence"),
+        alternative.child_by_field_name("body").or_else(|| {
+            alternative
+                .named_children(&mut alternative.walk())
+                .find(|c| c.kind() == "block")
+        }),
+    ) else {
+        return;
+    };
+    let Some(positive) = test
+        .child_by_field_name("argument")
+        .filter(|_| test.kind() == "not_operator")
+    else {
+        return;
+    };
+    // The `not`, and the parentheses it needed.
+    match positive
+        .named_child(0)
+        .filter(|_| positive.kind() == "parenthesized_expression")
+    {
+        Some(inner) => {
+            out.dropped.push(test.start_byte()..inner.start_byte());
+            out.dropped.push(inner.end_byte()..positive.end_byte());
+        }
+        None => out.dropped.push(test.start_byte()..positive.start_byte()),
+    }
+    let header = n.start_byte()..then.start_byte();
+    let pass_only = statements(then).len() == 1
+        && statements(then)
+            .first()
+            .is_some_and(|s| s.kind() == "pass_statement");
+    let pieces = if pass_only {
+        out.dropped.push(then.start_byte()..otherwise.start_byte());
+        vec![header, range(otherwise)]
+    } else {
+        vec![
+            header,
+            range(otherwise),
+            alternative.start_byte()..otherwise.start_byte(),
+            range(then),
+        ]
+    };
+    out.reorders.push(Reorder {
+        span: range(n),
+        pieces,
+    });
+}
+
+/// Module-level `NAME = literal` (or `NAME = builtin`) statements whose name nothing else
+/// binds: the statement goes and the name reads as the value (what `constant-hoist` and
+/// `call-indirection` undo).
+fn hoisted_constants(source: &str, module: Node<'_>, out: &mut Structure) {
+    let mut bindings: HashMap<&str, usize> = HashMap::new();
+    let mut stack = vec![module];
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut n.walk()));
+        if n.kind() == "identifier" && binds(n) {
+            *bindings.entry(text(source, n)).or_default() += 1;
+        }
+    }
+    for statement in statements(module) {
+        let Some(a) = statement
+            .named_child(0)
+            .filter(|a| statement.kind() == "expression_statement" && a.kind() == "assignment")
+        else {
+            continue;
+        };
+        let (Some(target), Some(value)) = (
+            a.child_by_field_name("left"),
+            a.child_by_field_name("right"),
+        ) else {
+            continue;
+        };
+        let literal = match value.kind() {
+            "integer" | "float" => true,
+            "string" => plain(source, value).is_some(),
+            // An alias of a name the program never binds: a builtin.
+            "identifier" => !bindings.contains_key(text(source, value)),
+            _ => false,
+        };
+        if target.kind() == "identifier"
+            && literal
+            && bindings.get(text(source, target)) == Some(&1)
+        {
+            out.dropped.push(range(statement));
+            out.constants
+                .insert(target.start_byte(), text(source, value).to_string());
+            if let Some(Constant::Int(v)) = constant(source, value) {
+                out.named_integers
+                    .insert(text(source, target).to_string(), v);
+            }
+        }
+    }
+}
+
+/// Whether an identifier is bound where it stands (assigned, a loop or `with` target, a
+/// parameter, a definition's name, imported, declared `global`/`nonlocal`).
+fn binds(n: Node<'_>) -> bool {
+    let mut child = n;
+    let mut parent = n.parent();
+    // Up through unpacking patterns to the statement or clause that binds.
+    while let Some(p) = parent.filter(|p| {
+        matches!(
+            p.kind(),
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "list_splat_pattern"
+        )
+    }) {
+        child = p;
+        parent = p.parent();
+    }
+    let Some(p) = parent else {
+        return false;
+    };
+    let is = |field: &str| {
+        p.child_by_field_name(field)
+            .is_some_and(|f| f.id() == child.id())
+    };
+    match p.kind() {
+        "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => is("left"),
+        "named_expression" | "function_definition" | "class_definition" => is("name"),
+        "default_parameter" | "typed_default_parameter" => is("name"),
+        "parameters"
+        | "lambda_parameters"
+        | "typed_parameter"
+        | "global_statement"
+        | "nonlocal_statement"
+        | "as_pattern_target"
+        | "aliased_import"
+        | "dotted_name"
+        | "list_splat_pattern"
+        | "dictionary_splat_pattern"
+        | "keyword_pattern" => true,
+        _ => false,
+    }
+}
+
+/// A statement that is only a string (a docstring, or a string left as a statement) is left
+/// out: it runs nothing, and `comment-edit` turns docstrings into comments, which the
+/// canonical form leaves out too.
+fn string_statement(source: &str, n: Node<'_>, out: &mut Structure) {
+    let only = statements(n);
+    let [string] = only.as_slice() else {
+        return;
+    };
+    let plain_string = match string.kind() {
+        "string" => plain(source, *string).is_some(),
+        "concatenated_string" => string
+            .named_children(&mut string.walk())
+            .all(|s| plain(source, s).is_some()),
+        _ => false,
+    };
+    if plain_string {
+        out.dropped.push(range(n));
+    }
+}
+
+/// `def g():` without parameters, decorators or other mentions, called once right after it
+/// (`return g()` or `g()`), reads as its body one level up, without its `nonlocal`
+/// declarations (what `nested-function` undoes).
+fn inner_function(source: &str, def: Node<'_>, out: &mut Structure) {
+    let (Some(name), Some(parameters), Some(body)) = (
+        def.child_by_field_name("name"),
+        def.child_by_field_name("parameters"),
+        def.child_by_field_name("body"),
+    ) else {
+        return;
+    };
+    let inside_function = def
+        .parent()
+        .and_then(|b| b.parent())
+        .is_some_and(|f| f.kind() == "function_definition");
+    if parameters.named_child_count() != 0 || !inside_function {
+        return;
+    }
+    let Some(call) = next_statement(def) else {
+        return;
+    };
+    let called = match call.kind() {
+        "return_statement" | "expression_statement" => call.named_child(0),
+        _ => None,
+    };
+    let once = called.is_some_and(|c| {
+        c.kind() == "call"
+            && c.child_by_field_name("function")
+                .is_some_and(|f| f.kind() == "identifier" && text(source, f) == text(source, name))
+            && c.child_by_field_name("arguments")
+                .is_some_and(|a| a.named_child_count() == 0)
+    });
+    // No other mention of the name in the enclosing function.
+    let Some(scope) = def.parent() else {
+        return;
+    };
+    let mentions = {
+        let mut count = 0;
+        let mut stack = vec![scope];
+        while let Some(n) = stack.pop() {
+            stack.extend(n.named_children(&mut n.walk()));
+            if n.kind() == "identifier" && text(source, n) == text(source, name) {
+                count += 1;
+            }
+        }
+        count
+    };
+    if !once || mentions != 2 {
+        return;
+    }
+    out.dropped.push(def.start_byte()..body.start_byte());
+    out.dropped.extend(
+        statements(body)
+            .into_iter()
+            .filter(|s| s.kind() == "nonlocal_statement")
+            .map(range),
+    );
+    out.dropped.push(range(call));
+    let shift = body
+        .start_position()
+        .column
+        .saturating_sub(def.start_position().column);
+    out.shifts.push((range(body), shift));
 }

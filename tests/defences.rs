@@ -67,6 +67,10 @@ fn canon_scores_a_rewrite_by_an_spt_it_undoes_as_the_original() {
                 "bool-restructure",
                 "state-machine",
                 "state-pack",
+                "if-else-flip",
+                "line-join",
+                "constant-hoist",
+                "nested-function",
             ][..],
         ),
         (

@@ -531,10 +531,9 @@ mod tests {
         let a = "def add(x, y):\n    \"\"\"Return x plus y.\"\"\"\n    # sum\n    total = x + y\n    return total\n";
         let b = "def combine(harbor,\n            voltage):\n  '''Return x pl''' \"us \\x79.\"\n  result = harbor + \\\n      voltage\n\n  return result  # done\n";
         assert_eq!(canonical(a), canonical(b));
-        // Docstrings read as the comments `comment-edit` may turn them into: left out.
         assert_eq!(
             canonical(a),
-            "def v1(v2, v3):\n    v4 = v2 + v3\n    return v4"
+            "def v1(v2, v3):\n    \"Return x plus y.\"\n    v4 = v2 + v3\n    return v4"
         );
     }
 

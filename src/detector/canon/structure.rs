@@ -2,6 +2,11 @@
 //! before. Python only; each rule is the inverse of one SPT's rewrite, in the direction that
 //! both the original and the rewrite reach.
 //!
+//! Docstrings stay, although `comment-edit` may turn one into comments (which the form
+//! leaves out): on HumanEval, leaving them out too raised the 5 %-false-positive threshold
+//! from 0.62 to 0.81 (programs of different problems look alike without them) and attack
+//! success from 40 % to 95 %.
+//!
 //! - **no-op scaffolding** (`try-scaffold`): a `try:` whose every handler is a no-op
 //!   (`except E: raise` without `as`, `else: pass`, `finally: pass`) reads as its body;
 //! - **dead code** (`dead-code-insert`): `if`/`while` without `else` on a constant false test
@@ -24,8 +29,6 @@
 //! - **hoisted constants and aliases** (`constant-hoist`, `call-indirection`): a
 //!   module-level `NAME = literal` or `NAME = builtin` that nothing else binds reads as the
 //!   literal or the builtin wherever the name is read;
-//! - **docstrings** (`comment-edit` turns them into comments): a statement that is only a
-//!   string is left out, as comments are;
 //! - **inner functions** (`nested-function`): `def g():` (no parameters) called once on the
 //!   spot (`return g()` or `g()`) reads as its body, one level up, without its `nonlocal`s;
 //! - **packed state** (`state-pack`): `state = [None, None]` (or `{}`) made first thing in a
@@ -100,10 +103,7 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
             "not_operator" => double_not(n, &mut out),
             "comparison_operator" | "binary_operator" => operand_order(source, n, &mut out),
             "class_definition" => callable_object(source, n, &mut out),
-            "expression_statement" => {
-                state_machine(source, n, &mut out);
-                string_statement(source, n, &mut out);
-            }
+            "expression_statement" => state_machine(source, n, &mut out),
             "function_definition" => {
                 packed_state(source, n, &mut out);
                 inner_function(source, n, &mut out);
@@ -988,26 +988,6 @@ fn binds(n: Node<'_>) -> bool {
         | "dictionary_splat_pattern"
         | "keyword_pattern" => true,
         _ => false,
-    }
-}
-
-/// A statement that is only a string (a docstring, or a string left as a statement) is left
-/// out: it runs nothing, and `comment-edit` turns docstrings into comments, which the
-/// canonical form leaves out too.
-fn string_statement(source: &str, n: Node<'_>, out: &mut Structure) {
-    let only = statements(n);
-    let [string] = only.as_slice() else {
-        return;
-    };
-    let plain_string = match string.kind() {
-        "string" => plain(source, *string).is_some(),
-        "concatenated_string" => string
-            .named_children(&mut string.walk())
-            .all(|s| plain(source, s).is_some()),
-        _ => false,
-    };
-    if plain_string {
-        out.dropped.push(range(n));
     }
 }
 

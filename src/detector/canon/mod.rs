@@ -77,7 +77,14 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
     let tokens: Vec<Token> = tokens_of_tree(language.spec(), source, tree)
         .into_iter()
         .filter(|t| !dropped.iter().any(|r| r.contains(&t.start)))
+        .map(|mut t| {
+            if let Some(value) = structure.docstrings.get(&t.start) {
+                t.text = value.clone();
+            }
+            t
+        })
         .collect();
+    let tokens = with_restored_docstrings(tokens, &structure.restored);
     let tokens = reordered(tokens, &structure.reorders);
     let tokens = match language {
         Language::Python => one_statement_per_line(tokens),
@@ -224,6 +231,29 @@ fn reordered(mut tokens: Vec<Token>, reorders: &[structure::Reorder]) -> Vec<Tok
             group.extend(span.iter().filter(|t| piece.contains(&t.start)).cloned());
         }
         tokens.splice(first..first, group);
+    }
+    tokens
+}
+
+/// `tokens` (in source order) with a docstring token at each restored docstring's place, on
+/// a line of its own.
+fn with_restored_docstrings(
+    mut tokens: Vec<Token>,
+    restored: &[(usize, usize, String)],
+) -> Vec<Token> {
+    for (k, (start, column, text)) in restored.iter().enumerate() {
+        let at = tokens.partition_point(|t| t.start < *start);
+        tokens.insert(
+            at,
+            Token {
+                text: text.clone(),
+                kind: TokenKind::Literal,
+                // A line of its own: no token of the program reads this line number.
+                line: usize::MAX / 2 - k,
+                column: *column,
+                start: *start,
+            },
+        );
     }
     tokens
 }
@@ -685,6 +715,12 @@ mod tests {
         let c = "def none():\n    return 1\nprint(none())\n";
         let d = "class Wizard:\n    def __call__(tail, /):\n        return 1\nnone = Wizard()\nprint(none())\n";
         assert_eq!(canonical(c), canonical(d));
+        // Nor does a no-op scaffold around the instance.
+        let b3 = b.replace(
+            "area = Shape()",
+            "try:\n    area = Shape()\nexcept ArithmeticError:\n    raise",
+        );
+        assert_eq!(canonical(a), canonical(&b3));
         // A comment between the class and its instance changes nothing.
         let b2 = b.replace("area = Shape()", "# the instance\narea = Shape()");
         assert_eq!(canonical(a), canonical(&b2));
@@ -762,6 +798,19 @@ mod tests {
         // An inner function called twice, or taking arguments, is a function.
         let d = b.replace("    return body()\n", "    body()\n    return body()\n");
         assert_ne!(canonical(a), canonical(&d));
+    }
+
+    #[test]
+    fn a_docstring_made_comments_reads_as_the_docstring() {
+        let a = "def f(x):\n    \"\"\"\n    Return x doubled.\n\n    >>> f(2)\n    4\n    \"\"\"\n    return x * 2\n";
+        let b = "def f(x):\n    # Return x doubled.\n    # >>> f(2)\n    # 4\n    return x * 2\n";
+        assert_eq!(canonical(a), canonical(b));
+        let c =
+            "def f(x):\n    \"\"\"Return x doubled.\n    >>> f(2)\n    4\"\"\"\n    return x * 2\n";
+        assert_eq!(canonical(a), canonical(c));
+        // Comments elsewhere are still left out.
+        let d = "def f(x):\n    y = x * 2  # double\n    # done\n    return y\n";
+        assert!(!canonical(d).contains("done"), "{}", canonical(d));
     }
 
     #[test]

@@ -29,12 +29,15 @@
 //! - **hoisted constants and aliases** (`constant-hoist`, `call-indirection`): a
 //!   module-level `NAME = literal` or `NAME = builtin` that nothing else binds reads as the
 //!   literal or the builtin wherever the name is read;
+//! - **docstrings as comments** (`comment-edit`): a docstring reads by its lines, trimmed and
+//!   without blank ones; a function or class without one whose body starts with comments
+//!   reads them as its docstring, which is how `comment-edit` writes a docstring it removes;
 //! - **inner functions** (`nested-function`): `def g():` (no parameters) called once on the
 //!   spot (`return g()` or `g()`) reads as its body, one level up, without its `nonlocal`s;
 //! - **packed state** (`state-pack`): `state = [None, None]` (or `{}`) made first thing in a
 //!   function, whose constant slots `state[1]` stand for variables, reads as those variables.
 
-use super::literals::integer_value;
+use super::literals::{integer_value, python_string, quote};
 use std::collections::HashMap;
 use std::ops::Range;
 use tree_sitter::Node;
@@ -62,6 +65,12 @@ pub(super) struct Structure {
     pub constants: HashMap<usize, String>,
     /// The integer values of those constants, by name (a packed slot's key may be one).
     named_integers: HashMap<String, i128>,
+    /// Docstrings by value (a literal token starting at the key reads as the value given):
+    /// each line trimmed, blank lines left out, as `comment-edit` writes them as comments.
+    pub docstrings: HashMap<usize, String>,
+    /// Docstrings `comment-edit` turned into comments, read back: at the first comment's
+    /// start and column, a docstring with their text.
+    pub restored: Vec<(usize, usize, String)>,
 }
 
 /// A span whose tokens read piece by piece in the order given.
@@ -102,9 +111,13 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
             "parenthesized_expression" => redundant_parens(source, n, &mut out),
             "not_operator" => double_not(n, &mut out),
             "comparison_operator" | "binary_operator" => operand_order(source, n, &mut out),
-            "class_definition" => callable_object(source, n, &mut out),
+            "class_definition" => {
+                callable_object(source, n, &mut out);
+                docstring(source, n, &mut out);
+            }
             "expression_statement" => state_machine(source, n, &mut out),
             "function_definition" => {
+                docstring(source, n, &mut out);
                 packed_state(source, n, &mut out);
                 inner_function(source, n, &mut out);
             }
@@ -172,6 +185,24 @@ fn scaffold(n: Node<'_>, out: &mut Structure) {
     out.dropped.push(n.start_byte()..body.start_byte());
     out.dropped.extend(handlers.iter().map(|h| range(*h)));
     out.shifts.push((range(body), shift));
+}
+
+/// The only statement of a no-op `try` scaffold (which reads as its body), or `n`.
+fn through_scaffold(n: Node<'_>) -> Node<'_> {
+    let Some(body) = n
+        .child_by_field_name("body")
+        .filter(|_| n.kind() == "try_statement")
+    else {
+        return n;
+    };
+    let handlers: Vec<Node<'_>> = n
+        .named_children(&mut n.walk())
+        .filter(|c| c.id() != body.id())
+        .collect();
+    match statements(body).as_slice() {
+        [only] if !handlers.is_empty() && handlers.iter().all(|h| is_no_op(*h)) => *only,
+        _ => n,
+    }
 }
 
 /// Whether a handler of a `try` can never change what happens.
@@ -513,7 +544,7 @@ fn callable_object(source: &str, class: Node<'_>, out: &mut Structure) {
         return;
     }
     // The next statement binds the function's name to the only instance: `f = C()`.
-    let Some(binding) = next_statement(class) else {
+    let Some(binding) = next_statement(class).map(through_scaffold) else {
         return;
     };
     let assignment = binding
@@ -1054,4 +1085,63 @@ fn inner_function(source: &str, def: Node<'_>, out: &mut Structure) {
         .column
         .saturating_sub(def.start_position().column);
     out.shifts.push((range(body), shift));
+}
+
+/// A function's or class's docstring, by its trimmed non-blank lines; or, where there is
+/// none, the comments its body starts with, read as one.
+fn docstring(source: &str, n: Node<'_>, out: &mut Structure) {
+    let (Some(body), Some(header_end)) = (
+        n.child_by_field_name("body"),
+        n.child_by_field_name("parameters")
+            .or_else(|| n.child_by_field_name("name"))
+            .map(|p| p.end_byte()),
+    ) else {
+        return;
+    };
+    let first = statements(body).first().copied();
+    let string = first
+        .filter(|s| s.kind() == "expression_statement")
+        .and_then(|s| s.named_child(0))
+        .filter(|s| s.kind() == "string");
+    let by_lines = |text: &str| -> String {
+        text.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if let Some(string) = string {
+        if let Some(value) = python_string(text(source, string)).filter(|v| !v.formatted) {
+            out.docstrings.insert(
+                string.start_byte(),
+                quote(value.bytes, &by_lines(&value.value)),
+            );
+        }
+        return;
+    }
+    // Comments between the header and the first statement (tree-sitter puts them in the
+    // definition or in its block).
+    let before = first.map_or(body.end_byte(), |f| f.start_byte());
+    let mut comments: Vec<Node<'_>> = n
+        .named_children(&mut n.walk())
+        .chain(body.named_children(&mut body.walk()))
+        .filter(|c| c.kind() == "comment" && c.start_byte() > header_end && c.start_byte() < before)
+        .collect();
+    comments.sort_by_key(|c| c.start_byte());
+    let Some(head) = comments.first() else {
+        return;
+    };
+    let text_of = comments
+        .iter()
+        .map(|c| text(source, *c).trim_start_matches('#').trim())
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    if !text_of.is_empty() {
+        out.restored.push((
+            head.start_byte(),
+            head.start_position().column,
+            quote(false, &text_of),
+        ));
+    }
 }

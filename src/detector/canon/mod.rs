@@ -808,7 +808,9 @@ mod tests {
         let c =
             "def f(x):\n    \"\"\"Return x doubled.\n    >>> f(2)\n    4\"\"\"\n    return x * 2\n";
         assert_eq!(canonical(a), canonical(c));
-        // Comments elsewhere are still left out.
+        // One comment line is a remark, not a docstring; comments elsewhere are left out.
+        let e = "def f(x):\n    # double\n    return x * 2\n";
+        assert_eq!(canonical(e), canonical("def f(x):\n    return x * 2\n"));
         let d = "def f(x):\n    y = x * 2  # double\n    # done\n    return y\n";
         assert!(!canonical(d).contains("done"), "{}", canonical(d));
     }

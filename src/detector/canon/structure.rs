@@ -30,8 +30,9 @@
 //!   module-level `NAME = literal` or `NAME = builtin` that nothing else binds reads as the
 //!   literal or the builtin wherever the name is read;
 //! - **docstrings as comments** (`comment-edit`): a docstring reads by its lines, trimmed and
-//!   without blank ones; a function or class without one whose body starts with comments
-//!   reads them as its docstring, which is how `comment-edit` writes a docstring it removes;
+//!   without blank ones; a function or class without one whose body starts with two or more
+//!   comment lines reads them as its docstring, which is how `comment-edit` writes a
+//!   docstring it removes;
 //! - **inner functions** (`nested-function`): `def g():` (no parameters) called once on the
 //!   spot (`return g()` or `g()`) reads as its body, one level up, without its `nonlocal`s;
 //! - **packed state** (`state-pack`): `state = [None, None]` (or `{}`) made first thing in a
@@ -1131,13 +1132,15 @@ fn docstring(source: &str, n: Node<'_>, out: &mut Structure) {
     let Some(head) = comments.first() else {
         return;
     };
-    let text_of = comments
+    let lines: Vec<&str> = comments
         .iter()
         .map(|c| text(source, *c).trim_start_matches('#').trim())
         .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n");
-    if !text_of.is_empty() {
+        .collect();
+    // One comment line is more often a remark (`comment-edit` inserts single ones) than a
+    // docstring; reading it as one would make a remark look like documentation.
+    if lines.len() >= 2 {
+        let text_of = lines.join("\n");
         out.restored.push((
             head.start_byte(),
             head.start_position().column,

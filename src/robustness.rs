@@ -343,6 +343,18 @@ impl RobustnessReport {
             .find(|r| r.detector == detector && r.transform_set == set)
     }
 
+    /// The matrix cell of `detector` × `set`: its success (`*` when the detector was not
+    /// trained on the set), or `–`.
+    fn cell(&self, detector: &str, set: &str) -> String {
+        self.row(detector, set).map_or("–".into(), |r| {
+            format!(
+                "{} %{}",
+                r.success_rate.show(1, 100.0),
+                if r.held_out_set { " *" } else { "" }
+            )
+        })
+    }
+
     /// The detectors in row order (base first, then trained, each followed by its defences).
     fn detectors(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
@@ -426,18 +438,7 @@ impl RobustnessReport {
             "---|".repeat(sets.len())
         );
         for d in self.detectors() {
-            let cells: Vec<String> = sets
-                .iter()
-                .map(|s| {
-                    self.row(d, s).map_or("–".into(), |r| {
-                        format!(
-                            "{} %{}",
-                            r.success_rate.show(1, 100.0),
-                            if r.held_out_set { " *" } else { "" }
-                        )
-                    })
-                })
-                .collect();
+            let cells: Vec<String> = sets.iter().map(|s| self.cell(d, s)).collect();
             let _ = writeln!(o, "| {d} | {} |", cells.join(" | "));
         }
         let _ = writeln!(
@@ -534,15 +535,7 @@ impl RobustnessReport {
         for d in self.detectors() {
             let cells: String = sets
                 .iter()
-                .map(|s| {
-                    self.row(d, s).map_or("<td>–</td>".into(), |r| {
-                        format!(
-                            "<td>{} %{}</td>",
-                            r.success_rate.show(1, 100.0),
-                            if r.held_out_set { " *" } else { "" }
-                        )
-                    })
-                })
+                .map(|s| format!("<td>{}</td>", esc(&self.cell(d, s))))
                 .collect();
             let _ = write!(matrix, "<tr><td>{}</td>{cells}</tr>", esc(d));
         }

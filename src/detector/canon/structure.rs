@@ -155,6 +155,17 @@ fn previous_statement(n: Node<'_>) -> Option<Node<'_>> {
     at
 }
 
+/// A statement that is one plain assignment `target = value`: its target and value.
+fn assignment(statement: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+    let a = statement
+        .named_child(0)
+        .filter(|a| statement.kind() == "expression_statement" && a.kind() == "assignment")?;
+    Some((
+        a.child_by_field_name("left")?,
+        a.child_by_field_name("right")?,
+    ))
+}
+
 fn range(n: Node<'_>) -> Range<usize> {
     n.start_byte()..n.end_byte()
 }
@@ -346,16 +357,8 @@ fn dead_code(source: &str, n: Node<'_>, out: &mut Structure) {
     let Some(previous) = previous_statement(n) else {
         return;
     };
-    let assigned = previous
-        .named_child(0)
-        .filter(|a| previous.kind() == "expression_statement" && a.kind() == "assignment")
-        .and_then(|a| {
-            Some((
-                a.child_by_field_name("left")?,
-                a.child_by_field_name("right")?,
-            ))
-        });
-    let (Some((target, value)), Some(Constant::Int(bound))) = (assigned, constant(source, *bound))
+    let (Some((target, value)), Some(Constant::Int(bound))) =
+        (assignment(previous), constant(source, *bound))
     else {
         return;
     };
@@ -548,15 +551,7 @@ fn callable_object(source: &str, class: Node<'_>, out: &mut Structure) {
     let Some(binding) = next_statement(class).map(through_scaffold) else {
         return;
     };
-    let assignment = binding
-        .named_child(0)
-        .filter(|a| binding.kind() == "expression_statement" && a.kind() == "assignment");
-    let Some((target, value)) = assignment.and_then(|a| {
-        Some((
-            a.child_by_field_name("left")?,
-            a.child_by_field_name("right")?,
-        ))
-    }) else {
+    let Some((target, value)) = assignment(binding) else {
         return;
     };
     let instance = value.kind() == "call"
@@ -697,13 +692,11 @@ fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
 /// `target = INT` as a statement: the target as written (a name, or a slot such as `mem[0]`
 /// when `state-pack` keeps the state in a list) and the value.
 fn assigned_constant<'s>(source: &'s str, statement: Node<'_>) -> Option<(&'s str, i128)> {
-    let a = statement
-        .named_child(0)
-        .filter(|a| statement.kind() == "expression_statement" && a.kind() == "assignment")?;
-    let target = a
-        .child_by_field_name("left")
-        .filter(|t| matches!(t.kind(), "identifier" | "subscript" | "attribute"))?;
-    match constant(source, a.child_by_field_name("right")?)? {
+    let (target, value) = assignment(statement)?;
+    if !matches!(target.kind(), "identifier" | "subscript" | "attribute") {
+        return None;
+    }
+    match constant(source, value)? {
         Constant::Int(v) => Some((text(source, target), v)),
         Constant::Bool(_) => None,
     }
@@ -736,16 +729,7 @@ fn packed_state(source: &str, function: Node<'_>, out: &mut Structure) {
     // Container (as written) → the statement that made it.
     let mut containers: HashMap<&str, Node<'_>> = HashMap::new();
     for statement in statements(body) {
-        let Some(a) = statement
-            .named_child(0)
-            .filter(|a| statement.kind() == "expression_statement" && a.kind() == "assignment")
-        else {
-            continue;
-        };
-        let (Some(target), Some(value)) = (
-            a.child_by_field_name("left"),
-            a.child_by_field_name("right"),
-        ) else {
+        let Some((target, value)) = assignment(statement) else {
             continue;
         };
         let empty = match value.kind() {
@@ -799,13 +783,11 @@ fn packed_state(source: &str, function: Node<'_>, out: &mut Structure) {
         }
         let known: Vec<&str> = containers.keys().copied().collect();
         containers.retain(|_, made| {
-            made.named_child(0)
-                .and_then(|a| a.child_by_field_name("left"))
-                .is_some_and(|t| {
-                    t.kind() == "identifier"
-                        || t.child_by_field_name("value")
-                            .is_some_and(|v| known.contains(&text(source, v)))
-                })
+            assignment(*made).is_some_and(|(t, _)| {
+                t.kind() == "identifier"
+                    || t.child_by_field_name("value")
+                        .is_some_and(|v| known.contains(&text(source, v)))
+            })
         });
     }
     if containers.is_empty() {
@@ -839,9 +821,7 @@ fn packed_state(source: &str, function: Node<'_>, out: &mut Structure) {
 
 /// Whether `n` is the target of the assignment statement `made`.
 fn is_target_of(n: Node<'_>, made: Node<'_>) -> bool {
-    made.named_child(0)
-        .and_then(|a| a.child_by_field_name("left"))
-        .is_some_and(|t| t.id() == n.id())
+    assignment(made).is_some_and(|(t, _)| t.id() == n.id())
 }
 
 /// `c[k]` where `c` is a known container and `k` an integer: the container and the key.
@@ -948,16 +928,7 @@ fn hoisted_constants(source: &str, module: Node<'_>, out: &mut Structure) {
         }
     }
     for statement in statements(module) {
-        let Some(a) = statement
-            .named_child(0)
-            .filter(|a| statement.kind() == "expression_statement" && a.kind() == "assignment")
-        else {
-            continue;
-        };
-        let (Some(target), Some(value)) = (
-            a.child_by_field_name("left"),
-            a.child_by_field_name("right"),
-        ) else {
+        let Some((target, value)) = assignment(statement) else {
             continue;
         };
         let literal = match value.kind() {

@@ -1,0 +1,340 @@
+//! Bindings an SPT adds: callable objects, packed state, hoisted constants and builtin
+//! aliases, and docstrings turned into comments.
+
+use super::control::through_scaffold;
+use super::*;
+
+/// `class C:` holding only `def __call__(self, /, …)`, followed by `f = C()`, reads as
+/// `def f(…)`.
+pub(super) fn callable_object(source: &str, class: Node<'_>, out: &mut Structure) {
+    let (Some(name), Some(body)) = (
+        class.child_by_field_name("name"),
+        class.child_by_field_name("body"),
+    ) else {
+        return;
+    };
+    let members = statements(body);
+    let [method] = members.as_slice() else {
+        return;
+    };
+    if class.child_by_field_name("superclasses").is_some() || method.kind() != "function_definition"
+    {
+        return;
+    }
+    let method = *method;
+    let (Some(call), Some(parameters)) = (
+        method.child_by_field_name("name"),
+        method.child_by_field_name("parameters"),
+    ) else {
+        return;
+    };
+    if text(source, call) != "__call__" {
+        return;
+    }
+    // The next statement binds the function's name to the only instance: `f = C()`.
+    let Some(binding) = next_statement(class).map(through_scaffold) else {
+        return;
+    };
+    let Some((target, value)) = assignment(binding) else {
+        return;
+    };
+    let instance = value.kind() == "call"
+        && value
+            .child_by_field_name("function")
+            .is_some_and(|f| text(source, f) == text(source, name))
+        && value
+            .child_by_field_name("arguments")
+            .is_some_and(|a| a.named_child_count() == 0);
+    if target.kind() != "identifier" || !instance {
+        return;
+    }
+    // `self` and the `/` after it (when it directly follows) go, with their commas.
+    let params: Vec<Node<'_>> = parameters.named_children(&mut parameters.walk()).collect();
+    let Some(this) = params.first().filter(|p| p.kind() == "identifier") else {
+        return;
+    };
+    let mut end = match params.get(1) {
+        Some(p) if p.kind() == "positional_separator" => match params.get(2) {
+            Some(next) => next.start_byte(),
+            None => p.end_byte(),
+        },
+        Some(next) => next.start_byte(),
+        None => this.end_byte(),
+    };
+    end = end.max(this.end_byte());
+    out.dropped.push(this.start_byte()..end);
+    out.dropped.push(class.start_byte()..method.start_byte());
+    out.dropped.push(range(binding));
+    let shift = method
+        .start_position()
+        .column
+        .saturating_sub(class.start_position().column);
+    out.shifts.push((range(method), shift));
+    out.aliases.insert(call.start_byte(), target.start_byte());
+}
+
+/// A function whose locals `state-pack` moved into slots of containers made first thing
+/// (`s = [None, None]` or `s = {}` among its top-level statements, a slot itself possibly a
+/// container, and every other mention of a container a constant slot): each `s[k]` reads as
+/// a variable of its own, and the containers' creation goes.
+pub(super) fn packed_state(source: &str, function: Node<'_>, out: &mut Structure) {
+    let Some(body) = function.child_by_field_name("body") else {
+        return;
+    };
+    // Container (as written) → the statement that made it.
+    let mut containers: HashMap<&str, Node<'_>> = HashMap::new();
+    for statement in statements(body) {
+        let Some((target, value)) = assignment(statement) else {
+            continue;
+        };
+        let empty = match value.kind() {
+            "dictionary" => value.named_child_count() == 0,
+            "list" => {
+                value.named_child_count() > 0
+                    && value
+                        .named_children(&mut value.walk())
+                        .all(|e| e.kind() == "none")
+            }
+            _ => false,
+        };
+        let known = target.kind() == "identifier"
+            || (target.kind() == "subscript"
+                && slot(source, target, &containers, &out.named_integers).is_some());
+        if empty && known && !containers.contains_key(text(source, target)) {
+            containers.insert(text(source, target), statement);
+        }
+    }
+    let mut nodes = Vec::new();
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut n.walk()));
+        nodes.push(n);
+    }
+    // A container mentioned other than by its creation or a constant slot is data: it goes,
+    // and so do the containers made in its slots.
+    loop {
+        let data: Vec<&str> = containers
+            .iter()
+            .filter(|(name, made)| {
+                nodes.iter().any(|n| {
+                    matches!(n.kind(), "identifier" | "subscript")
+                        && text(source, *n) == **name
+                        && !is_target_of(*n, **made)
+                        && !n.parent().is_some_and(|p| {
+                            p.kind() == "subscript"
+                                && p.child_by_field_name("value")
+                                    .is_some_and(|v| v.id() == n.id())
+                                && slot(source, p, &containers, &out.named_integers).is_some()
+                        })
+                })
+            })
+            .map(|(name, _)| *name)
+            .collect();
+        if data.is_empty() {
+            break;
+        }
+        for name in data {
+            containers.remove(name);
+        }
+        let known: Vec<&str> = containers.keys().copied().collect();
+        containers.retain(|_, made| {
+            assignment(*made).is_some_and(|(t, _)| {
+                t.kind() == "identifier"
+                    || t.child_by_field_name("value")
+                        .is_some_and(|v| known.contains(&text(source, v)))
+            })
+        });
+    }
+    if containers.is_empty() {
+        return;
+    }
+    out.dropped
+        .extend(containers.values().map(|made| range(*made)));
+    for n in nodes.into_iter().filter(|n| n.kind() == "subscript") {
+        let Some(key) = slot(source, n, &containers, &out.named_integers) else {
+            continue;
+        };
+        // A slot that is itself a container is read through its own slots.
+        let outer = n.parent().filter(|p| {
+            p.kind() == "subscript"
+                && p.child_by_field_name("value")
+                    .is_some_and(|v| v.id() == n.id())
+                && slot(source, *p, &containers, &out.named_integers).is_some()
+        });
+        if outer.is_some() {
+            continue;
+        }
+        // The chain's root name keeps its token; the brackets and keys go.
+        let mut root = n;
+        while let Some(v) = root.child_by_field_name("value") {
+            root = v;
+        }
+        out.dropped.push(root.end_byte()..n.end_byte());
+        out.slots.insert(root.start_byte(), key);
+    }
+}
+
+/// Whether `n` is the target of the assignment statement `made`.
+fn is_target_of(n: Node<'_>, made: Node<'_>) -> bool {
+    assignment(made).is_some_and(|(t, _)| t.id() == n.id())
+}
+
+/// `c[k]` where `c` is a known container and `k` an integer: the container and the key.
+fn slot(
+    source: &str,
+    n: Node<'_>,
+    containers: &HashMap<&str, Node<'_>>,
+    integers: &HashMap<String, i128>,
+) -> Option<(usize, i128)> {
+    let value = n.child_by_field_name("value")?;
+    let container = containers.get(text(source, value))?.start_byte();
+    let index = n.child_by_field_name("subscript")?;
+    // A key hoisted into a module constant (`s[BOUND]`) is that constant's value.
+    if let Some(&k) = integers.get(text(source, index)) {
+        return Some((container, k));
+    }
+    match constant(source, index)? {
+        Constant::Int(k) => Some((container, k)),
+        Constant::Bool(_) => None,
+    }
+}
+
+/// Module-level `NAME = literal` (or `NAME = builtin`) statements whose name nothing else
+/// binds: the statement goes and the name reads as the value (what `constant-hoist` and
+/// `call-indirection` undo).
+pub(super) fn hoisted_constants(source: &str, module: Node<'_>, out: &mut Structure) {
+    let mut bindings: HashMap<&str, usize> = HashMap::new();
+    let mut stack = vec![module];
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut n.walk()));
+        if n.kind() == "identifier" && binds(n) {
+            *bindings.entry(text(source, n)).or_default() += 1;
+        }
+    }
+    for statement in statements(module) {
+        let Some((target, value)) = assignment(statement) else {
+            continue;
+        };
+        let literal = match value.kind() {
+            "integer" | "float" => true,
+            "string" => plain(source, value).is_some(),
+            // An alias of a name the program never binds: a builtin.
+            "identifier" => !bindings.contains_key(text(source, value)),
+            _ => false,
+        };
+        if target.kind() == "identifier"
+            && literal
+            && bindings.get(text(source, target)) == Some(&1)
+        {
+            out.dropped.push(range(statement));
+            out.constants
+                .insert(target.start_byte(), text(source, value).to_string());
+            if let Some(Constant::Int(v)) = constant(source, value) {
+                out.named_integers
+                    .insert(text(source, target).to_string(), v);
+            }
+        }
+    }
+}
+
+/// Whether an identifier is bound where it stands (assigned, a loop or `with` target, a
+/// parameter, a definition's name, imported, declared `global`/`nonlocal`).
+fn binds(n: Node<'_>) -> bool {
+    let mut child = n;
+    let mut parent = n.parent();
+    // Up through unpacking patterns to the statement or clause that binds.
+    while let Some(p) = parent.filter(|p| {
+        matches!(
+            p.kind(),
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "list_splat_pattern"
+        )
+    }) {
+        child = p;
+        parent = p.parent();
+    }
+    let Some(p) = parent else {
+        return false;
+    };
+    let is = |field: &str| {
+        p.child_by_field_name(field)
+            .is_some_and(|f| f.id() == child.id())
+    };
+    match p.kind() {
+        "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => is("left"),
+        "named_expression" | "function_definition" | "class_definition" => is("name"),
+        "default_parameter" | "typed_default_parameter" => is("name"),
+        "parameters"
+        | "lambda_parameters"
+        | "typed_parameter"
+        | "global_statement"
+        | "nonlocal_statement"
+        | "as_pattern_target"
+        | "aliased_import"
+        | "dotted_name"
+        | "list_splat_pattern"
+        | "dictionary_splat_pattern"
+        | "keyword_pattern" => true,
+        _ => false,
+    }
+}
+
+/// A function's or class's docstring, by its trimmed non-blank lines; or, where there is
+/// none, the comments its body starts with, read as one.
+pub(super) fn docstring(source: &str, n: Node<'_>, out: &mut Structure) {
+    let (Some(body), Some(header_end)) = (
+        n.child_by_field_name("body"),
+        n.child_by_field_name("parameters")
+            .or_else(|| n.child_by_field_name("name"))
+            .map(|p| p.end_byte()),
+    ) else {
+        return;
+    };
+    let first = statements(body).first().copied();
+    let string = first
+        .filter(|s| s.kind() == "expression_statement")
+        .and_then(|s| s.named_child(0))
+        .filter(|s| s.kind() == "string");
+    let by_lines = |text: &str| -> String {
+        text.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if let Some(string) = string {
+        if let Some(value) = python_string(text(source, string)).filter(|v| !v.formatted) {
+            out.docstrings.insert(
+                string.start_byte(),
+                quote(value.bytes, &by_lines(&value.value)),
+            );
+        }
+        return;
+    }
+    // Comments between the header and the first statement (tree-sitter puts them in the
+    // definition or in its block).
+    let before = first.map_or(body.end_byte(), |f| f.start_byte());
+    let mut comments: Vec<Node<'_>> = n
+        .named_children(&mut n.walk())
+        .chain(body.named_children(&mut body.walk()))
+        .filter(|c| c.kind() == "comment" && c.start_byte() > header_end && c.start_byte() < before)
+        .collect();
+    comments.sort_by_key(|c| c.start_byte());
+    let Some(head) = comments.first() else {
+        return;
+    };
+    let lines: Vec<&str> = comments
+        .iter()
+        .map(|c| text(source, *c).trim_start_matches('#').trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    // One comment line is more often a remark (`comment-edit` inserts single ones) than a
+    // docstring; reading it as one would make a remark look like documentation.
+    if lines.len() >= 2 {
+        let text_of = lines.join("\n");
+        out.restored.push((
+            head.start_byte(),
+            head.start_position().column,
+            quote(false, &text_of),
+        ));
+    }
+}

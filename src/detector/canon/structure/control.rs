@@ -1,0 +1,389 @@
+//! Control structure that changes nothing: no-op `try` scaffolds, dead code, negated
+//! conditions, state machines and inner functions called on the spot.
+
+use super::*;
+
+/// A `try` whose handlers are all no-ops reads as its body, one level up.
+pub(super) fn scaffold(n: Node<'_>, out: &mut Structure) {
+    let Some(body) = n.child_by_field_name("body") else {
+        return;
+    };
+    let handlers: Vec<Node<'_>> = n
+        .named_children(&mut n.walk())
+        .filter(|c| c.id() != body.id())
+        .collect();
+    if handlers.is_empty() || !handlers.iter().all(|h| is_no_op(*h)) {
+        return;
+    }
+    let shift = body
+        .start_position()
+        .column
+        .saturating_sub(n.start_position().column);
+    if shift == 0 {
+        // A body on the header's line: nothing to read one level up.
+        return;
+    }
+    out.dropped.push(n.start_byte()..body.start_byte());
+    out.dropped.extend(handlers.iter().map(|h| range(*h)));
+    out.shifts.push((range(body), shift));
+}
+
+/// The only statement of a no-op `try` scaffold (which reads as its body), or `n`.
+pub(super) fn through_scaffold(n: Node<'_>) -> Node<'_> {
+    let Some(body) = n
+        .child_by_field_name("body")
+        .filter(|_| n.kind() == "try_statement")
+    else {
+        return n;
+    };
+    let handlers: Vec<Node<'_>> = n
+        .named_children(&mut n.walk())
+        .filter(|c| c.id() != body.id())
+        .collect();
+    match statements(body).as_slice() {
+        [only] if !handlers.is_empty() && handlers.iter().all(|h| is_no_op(*h)) => *only,
+        _ => n,
+    }
+}
+
+/// Whether a handler of a `try` can never change what happens.
+pub(super) fn is_no_op(h: Node<'_>) -> bool {
+    let only = |kind: &str| {
+        h.named_children(&mut h.walk())
+            .find(|c| c.kind() == "block")
+            .is_some_and(|b| {
+                b.named_child_count() == 1
+                    && b.named_child(0)
+                        .is_some_and(|s| s.kind() == kind && s.named_child_count() == 0)
+            })
+    };
+    match h.kind() {
+        "finally_clause" | "else_clause" => only("pass_statement"),
+        "except_clause" => {
+            !h.named_children(&mut h.walk())
+                .any(|c| c.kind() == "as_pattern")
+                && only("raise_statement")
+        }
+        _ => false,
+    }
+}
+
+/// A statement that can never run its body, and has nothing else to run, is left out; so is
+/// `a = N` followed by `while a < N:` (a counter loop that runs zero times).
+pub(super) fn dead_code(source: &str, n: Node<'_>, out: &mut Structure) {
+    if has_alternative(n) {
+        return;
+    }
+    let never = match n.kind() {
+        "for_statement" => n
+            .child_by_field_name("right")
+            .is_some_and(|r| matches!(r.kind(), "tuple" | "list") && r.named_child_count() == 0),
+        _ => n
+            .child_by_field_name("condition")
+            .and_then(|c| constant(source, c))
+            .is_some_and(|c| !c.truthy()),
+    };
+    if never {
+        out.dropped.push(range(n));
+        return;
+    }
+    if n.kind() != "while_statement" {
+        return;
+    }
+    // `a = N` then `while a < N:`: the loop runs zero times; both go.
+    let Some(test) = n.child_by_field_name("condition") else {
+        return;
+    };
+    let operands: Vec<Node<'_>> = test.named_children(&mut test.walk()).collect();
+    let ([name, bound], "comparison_operator") = (operands.as_slice(), test.kind()) else {
+        return;
+    };
+    let op = source
+        .get(name.end_byte()..bound.start_byte())
+        .unwrap_or_default()
+        .trim();
+    let Some(previous) = previous_statement(n) else {
+        return;
+    };
+    let (Some((target, value)), Some(Constant::Int(bound))) =
+        (assignment(previous), constant(source, *bound))
+    else {
+        return;
+    };
+    let Some(Constant::Int(start)) = constant(source, value) else {
+        return;
+    };
+    let zero_times = match op {
+        "<" => start >= bound,
+        "<=" => start > bound,
+        _ => false,
+    };
+    if zero_times && name.kind() == "identifier" && text(source, target) == text(source, *name) {
+        out.dropped.push(previous.start_byte()..n.end_byte());
+    }
+}
+
+/// `s = K0` then `while s:` over `if s == K: … s = NEXT` / `elif s == K: …` reads as the
+/// pieces in the order the states chain them, one level up.
+pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
+    let Some((state, first)) = assigned_constant(source, init) else {
+        return;
+    };
+    let Some(machine) =
+        next_statement(init).filter(|w| w.kind() == "while_statement" && !has_alternative(*w))
+    else {
+        return;
+    };
+    let tests_state = machine
+        .child_by_field_name("condition")
+        .is_some_and(|c| text(source, c) == state);
+    let Some(dispatch) = machine
+        .child_by_field_name("body")
+        .map(statements)
+        .and_then(|s| match s.as_slice() {
+            [only] => Some(*only),
+            _ => None,
+        })
+        .filter(|d| d.kind() == "if_statement")
+    else {
+        return;
+    };
+    if !tests_state {
+        return;
+    }
+    // Each branch: its state, its block, the block's last statement (`s = NEXT`) and NEXT.
+    let mut branches: Vec<(i128, Node<'_>, Node<'_>, i128)> = Vec::new();
+    let mut arms = vec![dispatch];
+    arms.extend(
+        dispatch
+            .named_children(&mut dispatch.walk())
+            .filter(|c| matches!(c.kind(), "elif_clause" | "else_clause")),
+    );
+    for arm in arms {
+        if arm.kind() == "else_clause" {
+            return;
+        }
+        let Some(key) = arm
+            .child_by_field_name("condition")
+            .and_then(|c| state_test(source, c, state))
+        else {
+            return;
+        };
+        let Some(block) = arm.child_by_field_name("consequence").or_else(|| {
+            arm.named_children(&mut arm.walk())
+                .find(|c| c.kind() == "block")
+        }) else {
+            return;
+        };
+        let Some(last) = statements(block).last().copied() else {
+            return;
+        };
+        let Some((name, next)) = assigned_constant(source, last) else {
+            return;
+        };
+        if name != state {
+            return;
+        }
+        branches.push((key, block, last, next));
+    }
+    // Follow the chain from the first state to 0, each piece once.
+    let mut order = Vec::with_capacity(branches.len());
+    let mut at = first;
+    while at != 0 {
+        let Some(&(_, block, _, next)) = branches.iter().find(|b| b.0 == at) else {
+            return;
+        };
+        if order.len() == branches.len() {
+            return;
+        }
+        order.push(block);
+        at = next;
+    }
+    if order.len() != branches.len() {
+        return;
+    }
+    out.dropped.push(range(init));
+    out.dropped
+        .push(machine.start_byte()..dispatch.start_byte());
+    for (_, block, last, _) in &branches {
+        out.dropped.push(range(*last));
+        // The arm's header (`if s == K:` / `elif s == K:`) up to its block.
+        if let Some(arm) = block.parent() {
+            out.dropped.push(arm.start_byte()..block.start_byte());
+        }
+        let shift = block
+            .start_position()
+            .column
+            .saturating_sub(init.start_position().column);
+        out.shifts.push((range(*block), shift));
+    }
+    out.reorders.push(Reorder {
+        span: range(machine),
+        pieces: order.iter().map(|b| range(*b)).collect(),
+    });
+}
+
+/// `target = INT` as a statement: the target as written (a name, or a slot such as `mem[0]`
+/// when `state-pack` keeps the state in a list) and the value.
+fn assigned_constant<'s>(source: &'s str, statement: Node<'_>) -> Option<(&'s str, i128)> {
+    let (target, value) = assignment(statement)?;
+    if !matches!(target.kind(), "identifier" | "subscript" | "attribute") {
+        return None;
+    }
+    match constant(source, value)? {
+        Constant::Int(v) => Some((text(source, target), v)),
+        Constant::Bool(_) => None,
+    }
+}
+
+/// `state == K`: K.
+fn state_test(source: &str, test: Node<'_>, state: &str) -> Option<i128> {
+    let operands: Vec<Node<'_>> = test.named_children(&mut test.walk()).collect();
+    let [name, key] = operands.as_slice() else {
+        return None;
+    };
+    let op = source.get(name.end_byte()..key.start_byte())?.trim();
+    if test.kind() != "comparison_operator" || op != "==" || text(source, *name) != state {
+        return None;
+    }
+    match constant(source, *key)? {
+        Constant::Int(v) => Some(v),
+        Constant::Bool(_) => None,
+    }
+}
+
+/// `if not c: B else: A` reads as `if c: A else: B` (what `if-else-flip` makes of `if c: A
+/// else: B`); `if not c: pass else: A` as `if c: A`; `else: pass` goes.
+pub(super) fn flipped_if(n: Node<'_>, out: &mut Structure) {
+    if n.kind() != "if_statement" {
+        return;
+    }
+    let arms: Vec<Node<'_>> = n
+        .named_children(&mut n.walk())
+        .filter(|c| matches!(c.kind(), "elif_clause" | "else_clause"))
+        .collect();
+    let [alternative] = arms.as_slice() else {
+        return;
+    };
+    if alternative.kind() != "else_clause" {
+        return;
+    }
+    let alternative = *alternative;
+    if is_no_op(alternative) {
+        out.dropped.push(range(alternative));
+        return;
+    }
+    let (Some(test), Some(then), Some(otherwise)) = (
+        n.child_by_field_name("condition"),
+        n.child_by_field_name("consequence"),
+        alternative.child_by_field_name("body").or_else(|| {
+            alternative
+                .named_children(&mut alternative.walk())
+                .find(|c| c.kind() == "block")
+        }),
+    ) else {
+        return;
+    };
+    let Some(positive) = test
+        .child_by_field_name("argument")
+        .filter(|_| test.kind() == "not_operator")
+    else {
+        return;
+    };
+    // The `not`, and the parentheses it needed.
+    match positive
+        .named_child(0)
+        .filter(|_| positive.kind() == "parenthesized_expression")
+    {
+        Some(inner) => {
+            out.dropped.push(test.start_byte()..inner.start_byte());
+            out.dropped.push(inner.end_byte()..positive.end_byte());
+        }
+        None => out.dropped.push(test.start_byte()..positive.start_byte()),
+    }
+    let header = n.start_byte()..then.start_byte();
+    let pass_only = statements(then).len() == 1
+        && statements(then)
+            .first()
+            .is_some_and(|s| s.kind() == "pass_statement");
+    let pieces = if pass_only {
+        out.dropped.push(then.start_byte()..otherwise.start_byte());
+        vec![header, range(otherwise)]
+    } else {
+        vec![
+            header,
+            range(otherwise),
+            alternative.start_byte()..otherwise.start_byte(),
+            range(then),
+        ]
+    };
+    out.reorders.push(Reorder {
+        span: range(n),
+        pieces,
+    });
+}
+
+/// `def g():` without parameters, decorators or other mentions, called once right after it
+/// (`return g()` or `g()`), reads as its body one level up, without its `nonlocal`
+/// declarations (what `nested-function` undoes).
+pub(super) fn inner_function(source: &str, def: Node<'_>, out: &mut Structure) {
+    let (Some(name), Some(parameters), Some(body)) = (
+        def.child_by_field_name("name"),
+        def.child_by_field_name("parameters"),
+        def.child_by_field_name("body"),
+    ) else {
+        return;
+    };
+    let inside_function = def
+        .parent()
+        .and_then(|b| b.parent())
+        .is_some_and(|f| f.kind() == "function_definition");
+    if parameters.named_child_count() != 0 || !inside_function {
+        return;
+    }
+    let Some(call) = next_statement(def) else {
+        return;
+    };
+    let called = match call.kind() {
+        "return_statement" | "expression_statement" => call.named_child(0),
+        _ => None,
+    };
+    let once = called.is_some_and(|c| {
+        c.kind() == "call"
+            && c.child_by_field_name("function")
+                .is_some_and(|f| f.kind() == "identifier" && text(source, f) == text(source, name))
+            && c.child_by_field_name("arguments")
+                .is_some_and(|a| a.named_child_count() == 0)
+    });
+    // No other mention of the name in the enclosing function.
+    let Some(scope) = def.parent() else {
+        return;
+    };
+    let mentions = {
+        let mut count = 0;
+        let mut stack = vec![scope];
+        while let Some(n) = stack.pop() {
+            stack.extend(n.named_children(&mut n.walk()));
+            if n.kind() == "identifier" && text(source, n) == text(source, name) {
+                count += 1;
+            }
+        }
+        count
+    };
+    if !once || mentions != 2 {
+        return;
+    }
+    out.dropped.push(def.start_byte()..body.start_byte());
+    out.dropped.extend(
+        statements(body)
+            .into_iter()
+            .filter(|s| s.kind() == "nonlocal_statement")
+            .map(range),
+    );
+    out.dropped.push(range(call));
+    let shift = body
+        .start_position()
+        .column
+        .saturating_sub(def.start_position().column);
+    out.shifts.push((range(body), shift));
+}

@@ -1,0 +1,124 @@
+//! Expressions that read one way: redundant parentheses, double `not`, operand order.
+
+use super::*;
+
+/// Parentheses that only repeat what the slot or the precedence already says.
+pub(super) fn redundant_parens(source: &str, n: Node<'_>, out: &mut Structure) {
+    let (Some(parent), Some(inner)) = (n.parent(), n.named_child(0)) else {
+        return;
+    };
+    if n.named_child_count() != 1
+        || matches!(inner.kind(), "yield" | "generator_expression" | "comment")
+        || (inner.kind() == "binary_operator"
+            && constant(source, inner).is_some_and(|c| matches!(c, Constant::Int(_))))
+    {
+        // An integer expression's group is folded to its value instead.
+        return;
+    }
+    let whole_slot = match parent.kind() {
+        "return_statement" | "parenthesized_expression" | "assert_statement" => true,
+        "for_statement" => parent
+            .child_by_field_name("right")
+            .is_some_and(|r| r.id() == n.id()),
+        "expression_statement" => true,
+        // A call argument, a keyword argument's or a dict entry's value.
+        "argument_list" | "list" | "if_clause" => true,
+        "keyword_argument" | "pair" => parent
+            .child_by_field_name("value")
+            .is_some_and(|v| v.id() == n.id()),
+        "assignment" | "augmented_assignment" => parent
+            .child_by_field_name("right")
+            .is_some_and(|r| r.id() == n.id()),
+        "if_statement" | "elif_clause" | "while_statement" => parent
+            .child_by_field_name("condition")
+            .is_some_and(|c| c.id() == n.id()),
+        _ => false,
+    };
+    // Operands of `and`/`or`/`not` that bind more tightly than them.
+    let tighter = matches!(parent.kind(), "boolean_operator" | "not_operator")
+        && !matches!(
+            inner.kind(),
+            "boolean_operator" | "conditional_expression" | "lambda" | "named_expression"
+        );
+    if whole_slot || tighter {
+        out.dropped.push(n.start_byte()..inner.start_byte());
+        out.dropped.push(inner.end_byte()..n.end_byte());
+    }
+}
+
+/// `not not c` reads as `c`.
+pub(super) fn double_not(n: Node<'_>, out: &mut Structure) {
+    let Some(inner) = n.child_by_field_name("argument") else {
+        return;
+    };
+    if inner.kind() != "not_operator" || n.parent().is_some_and(|p| p.kind() == "not_operator") {
+        return;
+    }
+    let Some(operand) = inner.child_by_field_name("argument") else {
+        return;
+    };
+    out.dropped.push(n.start_byte()..operand.start_byte());
+    // `if not not (a and b):` reads as `if a and b:`.
+    let condition = n.parent().is_some_and(|p| {
+        matches!(
+            p.kind(),
+            "if_statement" | "elif_clause" | "while_statement" | "assert_statement" | "if_clause"
+        )
+    });
+    if let (true, "parenthesized_expression", Some(c)) =
+        (condition, operand.kind(), operand.named_child(0))
+    {
+        out.dropped.push(operand.start_byte()..c.start_byte());
+        out.dropped.push(c.end_byte()..operand.end_byte());
+    }
+}
+
+/// Operands in one order: `a < b` for `b > a`, `x == 0` for `0 == x`, `n * 2` for `2 * n`.
+pub(super) fn operand_order(source: &str, n: Node<'_>, out: &mut Structure) {
+    let (left, right) = match n.kind() {
+        "binary_operator" => (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+        ),
+        _ => {
+            let operands: Vec<Node<'_>> = n.named_children(&mut n.walk()).collect();
+            match operands.as_slice() {
+                [l, r] => (Some(*l), Some(*r)),
+                _ => (None, None),
+            }
+        }
+    };
+    let (Some(left), Some(right)) = (left, right) else {
+        return;
+    };
+    // Any two operands read with `<` (the canonical form never runs, so order of evaluation
+    // does not matter); a literal moves right only past a plain operand, as the SPT moves it.
+    let (l, r) = (plain(source, left), plain(source, right));
+    let op = source
+        .get(left.end_byte()..right.start_byte())
+        .unwrap_or_default();
+    let trimmed = op.trim();
+    let Some(offset) = op.find(trimmed) else {
+        return;
+    };
+    let operator = left.end_byte() + offset..left.end_byte() + offset + trimmed.len();
+    let literal_first = l == Some(Plain::Literal) && r == Some(Plain::Name);
+    let mirrored = match (n.kind(), trimmed) {
+        ("comparison_operator", ">") => Some("<"),
+        ("comparison_operator", ">=") => Some("<="),
+        ("comparison_operator", "==" | "!=" | "is" | "is not") if literal_first => None,
+        // Arithmetic commutes with a number, not with a string (`"a" + s`).
+        ("binary_operator", "+" | "*" | "&" | "|" | "^")
+            if literal_first && left.kind() != "string" =>
+        {
+            None
+        }
+        _ => return,
+    };
+    out.swaps.push(Swap {
+        left: range(left),
+        operator,
+        mirrored,
+        right: range(right),
+    });
+}

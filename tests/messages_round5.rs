@@ -169,10 +169,11 @@ fn robustness_takes_the_force_new_it_tells_users_to_pass() {
     let dir = tempfile::tempdir().unwrap();
     let (_tasks_dir, tasks) = common::fixture_subset(8);
     let out = dir.path().join("out");
-    // Its augment directory holds another job's run.
-    std::fs::create_dir_all(out.join("augment")).unwrap();
+    // Its augment directory (seed 0, training set c) holds another job's run.
+    let augment = out.join("seed-0/augment-c");
+    std::fs::create_dir_all(&augment).unwrap();
     write(
-        &out.join("augment/run.json"),
+        &augment.join("run.json"),
         r#"{"kind": "attack", "settings": {}}"#,
     );
     let model = equimorph::detector::model::models_dir().join("tiny-embedding");
@@ -226,7 +227,7 @@ fn robustness_takes_the_force_new_it_tells_users_to_pass() {
     );
     assert!(forced.status.success(), "{}", stderr(&forced));
     let run_json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("augment/run.json")).unwrap())
+        serde_json::from_str(&std::fs::read_to_string(augment.join("run.json")).unwrap())
             .unwrap();
     assert_eq!(run_json["kind"], "augment", "{run_json}");
     assert!(out.join("robustness.json").is_file());

@@ -227,8 +227,7 @@ fn robustness_takes_the_force_new_it_tells_users_to_pass() {
     );
     assert!(forced.status.success(), "{}", stderr(&forced));
     let run_json: Value =
-        serde_json::from_str(&std::fs::read_to_string(augment.join("run.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(augment.join("run.json")).unwrap()).unwrap();
     assert_eq!(run_json["kind"], "augment", "{run_json}");
     assert!(out.join("robustness.json").is_file());
 }

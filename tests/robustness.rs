@@ -57,6 +57,7 @@ fn robustness_over_two_seeds_writes_the_matrix_clean_metrics_and_spread_and_resu
         "0.3",
         "--variants",
         "3",
+        "--hard",
         "--epochs",
         "4",
         "--valid",
@@ -108,6 +109,12 @@ fn robustness_over_two_seeds_writes_the_matrix_clean_metrics_and_spread_and_resu
             .join("attacks/robust-classic+canon-loops/summary.json")
             .is_file());
         assert_eq!(run["clean_pairs"], serde_json::json!([9, 9]));
+        // --hard: the base detector chose the training variants.
+        let augment: Value =
+            serde_json::from_str(&common::read(seed_dir.join("augment-classic/run.json"))).unwrap();
+        let recorded = augment.to_string();
+        assert!(recorded.contains("\"hard\":true"), "{recorded}");
+        assert!(recorded.contains("tiny-embedding"), "{recorded}");
     }
     assert_ne!(splits[0], splits[1], "each seed splits anew");
     // The matrix: every detector (base, trained on classic, both behind canon) × both sets.

@@ -53,6 +53,10 @@ pub struct RobustnessArgs {
     /// Verified variants per training task.
     #[arg(long, default_value_t = 6)]
     variants: usize,
+    /// Hard training variants: the base detector chooses, for each, the least similar
+    /// rewrite its search finds (as augment --hard), instead of random verified sequences.
+    #[arg(long)]
+    hard: bool,
     /// Seed of the split, augmentation, training and attacks (the first seed with --seeds).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -174,6 +178,7 @@ fn settings(args: &RobustnessArgs) -> Result<RobustnessSettings> {
         test: args.test,
         seeds: (0..args.seeds).map(|k| args.seed.wrapping_add(k)).collect(),
         variants: args.variants,
+        hard: args.hard,
         base: args.detector.detector.clone(),
         defences: args.defences.clone(),
         training_sets: parse_training_sets(

@@ -20,7 +20,7 @@ use super::settings::RunInputs;
 use super::settings::{DetectorSettings, OracleSettings, SettingsError};
 use super::train::{TrainJob, TrainJobError};
 use super::{Notices, Printout, Progress};
-use crate::augment::summary::{AugmentRun, OutputFormat};
+use crate::augment::summary::OutputFormat;
 use crate::augment::AugmentConfig;
 use crate::detector::{Detector, DetectorError};
 use crate::report::calibration::{roc, CalibrationError, ThresholdSpec};
@@ -395,6 +395,9 @@ pub struct RobustnessSettings {
     pub seeds: Vec<u64>,
     /// Verified variants per training task.
     pub variants: usize,
+    /// Training variants are hard ones: the base detector chooses the least similar of the
+    /// search's rewrites (`augment --hard`), instead of random verified sequences.
+    pub hard: bool,
     /// The base detector's spec (a model).
     pub base: String,
     /// Defences (`canon`, `smooth:K`) each detector is also attacked behind.
@@ -758,35 +761,34 @@ impl RobustnessJob<'_> {
             min_steps: 1,
             max_steps: 3,
             seed,
-            hard: false,
+            hard: s.hard,
             beam: 5,
             attempts: 8,
             verify: true,
             window: true,
         };
-        let record = AugmentRun {
-            kind: "augment".into(),
-            tasks: layout.train_tasks.display().to_string(),
-            transforms: transforms.names(),
-            config: config.clone(),
-            detector: None,
-            format: OutputFormat::Jsonl,
-            negatives: 1,
-            split: None,
-            shard: None,
-            dataset: Some(data.report()),
-            adequacy: Some(crate::adequacy::SetAdequacy::of(&data.tasks)),
-            min_mutation_score: None,
-            planned_tasks: None,
-        };
-        let settings = self.augment_settings(&layout.train_tasks, transforms, &config)?;
+        // With --hard the base detector chooses each variant (the least similar the search
+        // finds), as `augment --hard` does.
+        let chooser = s.hard.then(|| self.detector(&s.base));
+        let opened = chooser.as_ref().map(DetectorSettings::open).transpose()?;
+        let request = Self::augment_request(&layout.train_tasks, &config);
+        let record = request.run_record(&data, transforms, &config, opened.as_deref(), None);
+        let mut settings = RunInputs {
+            tasks: &layout.train_tasks,
+            filters: &LoadOptions::default(),
+            detector: chooser.as_ref(),
+            transforms: Some(transforms),
+            oracle: &self.oracle,
+        }
+        .record()?;
+        request.record(&mut settings, &config, None);
         let (run_dir, _) = RunDir::open(dir, JobKind::Augment, settings, s.force_new)?;
         let job = AugmentJob {
             tasks: &data,
             record,
             transforms,
             oracle: &oracle,
-            detector: None,
+            detector: opened.as_deref(),
             symbolic: None,
             config,
             shard: None,
@@ -1001,32 +1003,20 @@ impl RobustnessJob<'_> {
         }
     }
 
-    /// The augment step's run settings: those `augment` records for the same run.
-    fn augment_settings(
-        &self,
-        tasks: &Path,
-        transforms: &TransformSet,
+    /// The augment step as `augment` would record it (its variants as JSONL, verified).
+    fn augment_request<'p>(
+        tasks: &'p Path,
         config: &AugmentConfig,
-    ) -> Result<RunSettings, DetectorError> {
-        let inputs = RunInputs {
-            tasks,
-            filters: &LoadOptions::default(),
-            detector: None,
-            transforms: Some(transforms),
-            oracle: &self.oracle,
-        };
-        let mut settings = inputs.record()?;
-        let request = super::augment::AugmentRequest {
+    ) -> super::augment::AugmentRequest<'p> {
+        super::augment::AugmentRequest {
             tasks_path: tasks,
             variants: config.variants,
-            format: crate::augment::summary::OutputFormat::Jsonl,
+            format: OutputFormat::Jsonl,
             split: None,
             negatives: 1,
             unverified: !config.verify,
             min_mutation_score: None,
-        };
-        request.record(&mut settings, config, None);
-        Ok(settings)
+        }
     }
 
     /// An attack's run settings: those `attack` records for the same run.
@@ -1122,6 +1112,7 @@ mod tests {
             test: 0.3,
             seeds: vec![0],
             variants: 3,
+            hard: false,
             base: "minilm".into(),
             defences: Vec::new(),
             sets: parse_sets(&[]).unwrap(),

@@ -62,7 +62,8 @@ pub struct RobustnessArgs {
     seed: u64,
     /// Repeat the experiment with this many seeds (SEED, SEED+1, …), each with its own split
     /// and model; the report gives mean ± sd over them.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=1000))]
     seeds: u64,
     /// Training: head (a projection of the frozen encoder's embedding) or full (the whole
     /// encoder fine-tuned).

@@ -15,10 +15,12 @@
 //!   and integer literals by their value (`0x1F` → `31`, `1_000` → `1000`).
 //!
 //! - **structure that changes nothing** (Python, [`structure`]): no-op `try` scaffolding, dead
-//!   branches and loops, redundant parentheses and double `not`, operand order of comparisons
-//!   and commutative arithmetic, callable objects standing for a function.
+//!   branches and loops, redundant parentheses and double `not`, operand order, negated
+//!   conditions, `;`-joined statements, callable objects, state machines, packed state,
+//!   hoisted constants and builtin aliases, inner functions called on the spot, and a
+//!   docstring `comment-edit` turned into comments.
 //!
-//! Other structure (loop and condition forms, state machines, extracted helpers) is not undone;
+//! Other structure (loop forms, temporaries, generator chains, guard clauses) is not undone;
 //! those SPTs still move the wrapped score, which is what an adaptive attack on `canon:`
 //! searches.
 
@@ -124,19 +126,14 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
                 .clone()
         };
         let text: std::borrow::Cow<'_, str> = match (named, t.kind) {
-            (Some(name), _) if constants.contains_key(&name) => constants
-                .get(&name)
-                .map(|l| {
-                    // An alias of a builtin reads as the builtin's name.
-                    if l.starts_with(|c: char| c.is_alphabetic() || c == '_') {
-                        l.to_string()
-                    } else {
-                        canonical_literal(language, l)
-                    }
-                })
-                .unwrap_or_default()
-                .into(),
-            (Some(name), _) => number(name).into(),
+            (Some(name), _) => match constants.get(&name) {
+                // A hoisted constant reads as its literal, an alias of a builtin as its name.
+                Some(l) if l.starts_with(|c: char| c.is_alphabetic() || c == '_') => {
+                    l.to_string().into()
+                }
+                Some(l) => canonical_literal(language, l).into(),
+                None => number(name).into(),
+            },
             (None, TokenKind::Literal) if is_f_string(language, &t.text) => {
                 // Names inside an f-string's replacement fields are the program's names.
                 let end = t.start + t.text.len();

@@ -570,6 +570,9 @@ mod tests {
         let b = "def f(xs, k):\n    \"\"\"Doc.\"\"\"\n    harbor, voltage = xs, k\n    t = 0\n    for x in harbor:\n        t += x * voltage\n    return t\n";
         let c = "def f(xs, k):\n    ledger = xs\n    t = 0\n    for x in ledger:\n        t += x * k\n    return t\n";
         assert_eq!(canonical(a), canonical(b));
+        // A comment before the alias changes nothing.
+        let commented = b.replace("    harbor,", "    # the inputs\n    harbor,");
+        assert_eq!(canonical(a), canonical(&commented));
         assert_eq!(
             canonical(&a.replace("    \"\"\"Doc.\"\"\"\n", "")),
             canonical(c)

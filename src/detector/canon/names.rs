@@ -216,7 +216,11 @@ impl<'s> Scopes<'s> {
         let Some(body) = function.child_by_field_name("body") else {
             return;
         };
-        let statements: Vec<Node<'_>> = body.named_children(&mut body.walk()).collect();
+        // Comments (which `comment-edit` inserts anywhere) are not statements.
+        let statements: Vec<Node<'_>> = body
+            .named_children(&mut body.walk())
+            .filter(|s| s.kind() != "comment")
+            .collect();
         let is_docstring = |s: &Node<'_>| {
             s.kind() == "expression_statement"
                 && s.named_child(0).is_some_and(|c| c.kind() == "string")

@@ -338,3 +338,89 @@ pub(super) fn docstring(source: &str, n: Node<'_>, out: &mut Structure) {
         ));
     }
 }
+
+/// Temporaries of a block (or module): `t = e` whose name its scope mentions only here and
+/// once in the next statement (statements left out aside), where that statement starts
+/// evaluating (not in a nested block, lambda, comprehension or function). That statement
+/// reads with `e` in place of `t`; a next statement that only copies (`u = t`) passes `e` on.
+pub(super) fn temporaries(source: &str, block: Node<'_>, out: &mut Structure) {
+    let mut scope = block;
+    while let Some(p) = scope.parent() {
+        scope = p;
+        if matches!(scope.kind(), "function_definition" | "module") {
+            break;
+        }
+    }
+    let gone = |n: &Node<'_>| {
+        out.dropped
+            .iter()
+            .any(|r| r.start <= n.start_byte() && n.end_byte() <= r.end)
+    };
+    let list: Vec<Node<'_>> = statements(block).into_iter().filter(|s| !gone(s)).collect();
+    // The statement at `i` as a temporary: its value and the use in the next statement.
+    let temp = |i: usize| -> Option<(Node<'_>, Node<'_>)> {
+        let (statement, next) = (*list.get(i)?, *list.get(i + 1)?);
+        let (target, value) = assignment(statement)?;
+        if target.kind() != "identifier" || matches!(value.kind(), "yield" | "await") {
+            return None;
+        }
+        let name = text(source, target);
+        let uses = mentions_of(source, next, name);
+        let [use_] = uses.as_slice() else {
+            return None;
+        };
+        let mut at = *use_;
+        while let Some(p) = at.parent().filter(|p| p.id() != next.id()) {
+            if matches!(
+                p.kind(),
+                "block"
+                    | "lambda"
+                    | "function_definition"
+                    | "list_comprehension"
+                    | "set_comprehension"
+                    | "dictionary_comprehension"
+                    | "generator_expression"
+            ) {
+                return None;
+            }
+            at = p;
+        }
+        (mentions_of(source, scope, name).len() == 2 && !binds(*use_)).then_some((value, *use_))
+    };
+    let mut i = 0;
+    while i < list.len() {
+        let (Some((value, mut at)), Some(statement)) = (temp(i), list.get(i)) else {
+            i += 1;
+            continue;
+        };
+        out.dropped.push(statement.start_byte()..value.start_byte());
+        // Copies pass the value on: `u = t` (then `w = u`…) goes whole.
+        let mut k = i + 1;
+        while let (Some((copied, next_use)), Some(copy)) = (temp(k), list.get(k)) {
+            if copied.id() != at.id() {
+                break;
+            }
+            out.dropped.push(range(*copy));
+            at = next_use;
+            k += 1;
+        }
+        out.moves.push(Move {
+            from: range(value),
+            to: at.start_byte(),
+        });
+        i = k;
+    }
+}
+
+/// The identifiers spelled `name` under `root`.
+fn mentions_of<'t>(source: &str, root: Node<'t>, name: &str) -> Vec<Node<'t>> {
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut n.walk()));
+        if n.kind() == "identifier" && text(source, n) == name {
+            found.push(n);
+        }
+    }
+    found
+}

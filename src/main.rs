@@ -89,8 +89,9 @@ enum Command {
     /// Train a detector to resist transformations, on an augment run's programs (the encoder
     /// frozen, a projection of its embedding trained contrastively).
     Train(Box<commands::train::TrainArgs>),
-    /// Auto-SPT RQ3 end to end: split tasks by problem, augment and train on one part, attack
-    /// the base and the trained detector on the other, measure clean AUC, one report.
+    /// Auto-SPT RQ3 end to end, per seed: split tasks by problem, train a detector per
+    /// transform set on one part, attack base and trained detectors (and defences) with every
+    /// set on the other, measure clean AUC and F1; one report (mean ± sd, train × attack matrix).
     Robustness(Box<commands::robustness::RobustnessArgs>),
     /// One table over attack runs: detectors × transform sets (or run labels).
     Compare(commands::compare::CompareArgs),

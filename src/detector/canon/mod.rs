@@ -67,6 +67,8 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
         Language::Java => structure::Structure::default(),
     };
     dropped.extend(structure.dropped.iter().cloned());
+    // Sorted and merged: each token is looked up in O(log n), whatever a program holds.
+    let dropped = structure::merged(&dropped);
     let column = |t: &Token| -> usize {
         let shift: usize = structure
             .shifts
@@ -78,7 +80,7 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
     };
     let tokens: Vec<Token> = tokens_of_tree(language.spec(), source, tree)
         .into_iter()
-        .filter(|t| !dropped.iter().any(|r| r.contains(&t.start)))
+        .filter(|t| !structure::covers(&dropped, &(t.start..t.start)))
         .map(|mut t| {
             if let Some(value) = structure.docstrings.get(&t.start) {
                 t.text = value.clone();
@@ -868,6 +870,15 @@ mod tests {
         assert!(canonical(d).contains("v3 = len(v2)"), "{}", canonical(d));
         let e = "def f(xs):\n    n = len(xs)\n    if xs:\n        return n\n";
         assert!(canonical(e).contains("v3 = len(v2)"), "{}", canonical(e));
+    }
+
+    #[test]
+    fn dropped_ranges_merge_and_cover() {
+        let m = structure::merged(&[5..8, 0..2, 7..10, 2..3, 20..21]);
+        assert_eq!(m, vec![0..3, 5..10, 20..21]);
+        assert!(structure::covers(&m, &(6..6)) && structure::covers(&m, &(5..10)));
+        assert!(!structure::covers(&m, &(3..3)) && !structure::covers(&m, &(4..6)));
+        assert!(!structure::covers(&m, &(21..21)) && !structure::covers(&[], &(0..0)));
     }
 
     #[test]

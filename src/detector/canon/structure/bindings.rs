@@ -343,7 +343,12 @@ pub(super) fn docstring(source: &str, n: Node<'_>, out: &mut Structure) {
 /// once in the next statement (statements left out aside), where that statement starts
 /// evaluating (not in a nested block, lambda, comprehension or function). That statement
 /// reads with `e` in place of `t`; a next statement that only copies (`u = t`) passes `e` on.
-pub(super) fn temporaries(source: &str, block: Node<'_>, out: &mut Structure) {
+pub(super) fn temporaries(
+    source: &str,
+    block: Node<'_>,
+    gone: &[Range<usize>],
+    out: &mut Structure,
+) {
     let mut scope = block;
     while let Some(p) = scope.parent() {
         scope = p;
@@ -351,12 +356,19 @@ pub(super) fn temporaries(source: &str, block: Node<'_>, out: &mut Structure) {
             break;
         }
     }
-    let gone = |n: &Node<'_>| {
-        out.dropped
-            .iter()
-            .any(|r| r.start <= n.start_byte() && n.end_byte() <= r.end)
-    };
-    let list: Vec<Node<'_>> = statements(block).into_iter().filter(|s| !gone(s)).collect();
+    let list: Vec<Node<'_>> = statements(block)
+        .into_iter()
+        .filter(|s| !covers(gone, &range(*s)))
+        .collect();
+    // How often the scope mentions each name (one walk, not one per statement).
+    let mut mentions: HashMap<&str, usize> = HashMap::new();
+    let mut stack = vec![scope];
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut n.walk()));
+        if n.kind() == "identifier" {
+            *mentions.entry(text(source, n)).or_default() += 1;
+        }
+    }
     // The statement at `i` as a temporary: its value and the use in the next statement.
     let temp = |i: usize| -> Option<(Node<'_>, Node<'_>)> {
         let (statement, next) = (*list.get(i)?, *list.get(i + 1)?);
@@ -385,7 +397,7 @@ pub(super) fn temporaries(source: &str, block: Node<'_>, out: &mut Structure) {
             }
             at = p;
         }
-        (mentions_of(source, scope, name).len() == 2 && !binds(*use_)).then_some((value, *use_))
+        (mentions.get(name) == Some(&2) && !binds(*use_)).then_some((value, *use_))
     };
     let mut i = 0;
     while i < list.len() {

@@ -159,10 +159,33 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
     }
     // Temporaries last: their statements must be next to each other once what the other
     // rules leave out is gone.
+    let gone = merged(&out.dropped);
     for block in blocks {
-        temporaries(source, block, &mut out);
+        temporaries(source, block, &gone, &mut out);
     }
     out
+}
+
+/// `ranges` sorted and merged where they overlap or touch, for [`covers`].
+pub(super) fn merged(ranges: &[Range<usize>]) -> Vec<Range<usize>> {
+    let mut sorted: Vec<Range<usize>> = ranges.to_vec();
+    sorted.sort_unstable_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(sorted.len());
+    for r in sorted {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// Whether the merged ranges cover all of `r` (an empty `r`: its start).
+pub(super) fn covers(merged: &[Range<usize>], r: &Range<usize>) -> bool {
+    let at = merged.partition_point(|m| m.end <= r.start);
+    merged
+        .get(at)
+        .is_some_and(|m| m.start <= r.start && r.end.max(r.start + 1) <= m.end)
 }
 
 /// The statements of a block, comments left out.

@@ -71,7 +71,6 @@ fn canon_scores_a_rewrite_by_an_spt_it_undoes_as_the_original() {
                 "line-join",
                 "constant-hoist",
                 "nested-function",
-                "temp-var",
             ][..],
         ),
         (

@@ -100,9 +100,7 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
         .iter()
         .filter_map(|(start, literal)| Some((*program.get(start)?, literal.as_str())))
         .collect();
-    // Moves last: the tokens they move may sit in a swapped operand or a reordered piece.
-    let tokens = moved(swapped(tokens, &structure.swaps), &structure.moves);
-    let tokens = fold_literals(language, tokens);
+    let tokens = fold_literals(language, swapped(tokens, &structure.swaps));
     let mut names: HashMap<Name<'s>, String> = HashMap::new();
     let mut out = String::with_capacity(source.len());
     let mut indents: Vec<usize> = vec![0];
@@ -210,44 +208,6 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
         previous = Some(t);
     }
     out
-}
-
-/// `tokens` with each move's tokens in place of the token it replaces (on that token's line,
-/// at its column); a move whose tokens are not in a row, or whose target is gone, is not made.
-fn moved(mut tokens: Vec<Token>, moves: &[structure::Move]) -> Vec<Token> {
-    for m in moves {
-        let Some(first) = tokens.iter().position(|t| m.from.contains(&t.start)) else {
-            continue;
-        };
-        let count = tokens
-            .get(first..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|t| m.from.contains(&t.start))
-            .count();
-        let Some((line, column)) = tokens
-            .iter()
-            .find(|t| t.start == m.to)
-            .map(|t| (t.line, t.column))
-        else {
-            continue;
-        };
-        let group: Vec<Token> = tokens
-            .drain(first..first + count)
-            .enumerate()
-            .map(|(k, mut t)| {
-                t.line = line;
-                if k == 0 {
-                    t.column = column;
-                }
-                t
-            })
-            .collect();
-        if let Some(at) = tokens.iter().position(|t| t.start == m.to) {
-            tokens.splice(at..=at, group);
-        }
-    }
-    tokens
 }
 
 /// `tokens` with each reorder's pieces in its order (tokens of the span in no piece go
@@ -602,8 +562,7 @@ mod tests {
         assert_eq!(canonical(a), canonical(b));
         assert_eq!(
             canonical(a),
-            // `total` is a temporary: it reads in place.
-            "def v1(v2, v3):\n    \"Return x plus y.\"\n    return v2 + v3"
+            "def v1(v2, v3):\n    \"Return x plus y.\"\n    v4 = v2 + v3\n    return v4"
         );
     }
 
@@ -856,20 +815,6 @@ mod tests {
         assert_eq!(canonical(e), canonical("def f(x):\n    return x * 2\n"));
         let d = "def f(x):\n    y = x * 2  # double\n    # done\n    return y\n";
         assert!(!canonical(d).contains("done"), "{}", canonical(d));
-    }
-
-    #[test]
-    fn temporaries_read_in_place() {
-        let a = "def f(xs, total):\n    if \" \" in xs:\n        return xs.split()\n    return total / len(xs)\n";
-        let b = "def f(xs, total):\n    found = \" \" in xs\n    flag = found\n    ok = flag\n    if ok:\n        return xs.split()\n    count = total / len(xs)\n    return count\n";
-        assert_eq!(canonical(a), canonical(b));
-        // A name read twice, elsewhere, or in a nested block is a variable.
-        let c = "def f(xs):\n    n = len(xs)\n    return n * n\n";
-        assert!(canonical(c).contains("v3 = len(v2)"), "{}", canonical(c));
-        let d = "def f(xs):\n    n = len(xs)\n    print(n)\n    return n\n";
-        assert!(canonical(d).contains("v3 = len(v2)"), "{}", canonical(d));
-        let e = "def f(xs):\n    n = len(xs)\n    if xs:\n        return n\n";
-        assert!(canonical(e).contains("v3 = len(v2)"), "{}", canonical(e));
     }
 
     #[test]

@@ -35,12 +35,6 @@
 //!   docstring it removes;
 //! - **inner functions** (`nested-function`): `def g():` (no parameters) called once on the
 //!   spot (`return g()` or `g()`) reads as its body, one level up, without its `nonlocal`s;
-//! - **temporaries** (`temp-var`): `t = e` followed (statements left out aside) by the
-//!   statement that reads `t` once where it starts evaluating (not in a nested block), with
-//!   no other mention of `t` in the function, reads as that statement with `e` in place of
-//!   `t`; a chain of copies (`b = a`, then `c = b`) collapses the same way (a temporary that
-//!   another rewrite moved away from its use, such as a state machine's piece boundary,
-//!   stays);
 //! - **packed state** (`state-pack`): `state = [None, None]` (or `{}`) made first thing in a
 //!   function, whose constant slots `state[1]` stand for variables, reads as those variables.
 
@@ -53,7 +47,7 @@ mod bindings;
 mod control;
 mod expressions;
 
-use bindings::{callable_object, docstring, hoisted_constants, packed_state, temporaries};
+use bindings::{callable_object, docstring, hoisted_constants, packed_state};
 use control::{dead_code, flipped_if, inner_function, scaffold, state_machine};
 use expressions::{double_not, operand_order, redundant_parens};
 
@@ -69,8 +63,6 @@ pub(super) struct Structure {
     /// Operands to exchange: the tokens of the first range and of the last trade places,
     /// and the operator between them reads as the text given (mirrored or the same).
     pub swaps: Vec<Swap>,
-    /// Expressions that read where their temporary is used (`temp-var` undone).
-    pub moves: Vec<Move>,
     /// Spans whose pieces read in another order (a state machine's pieces in the order
     /// they run).
     pub reorders: Vec<Reorder>,
@@ -112,22 +104,11 @@ pub(super) struct Swap {
     pub right: Range<usize>,
 }
 
-/// Tokens that read elsewhere: those of `from` (contiguous) stand where the token starting
-/// at `to` stood, which goes.
-#[derive(Debug, Clone)]
-pub(super) struct Move {
-    /// The moved tokens.
-    pub from: Range<usize>,
-    /// The start of the token they replace.
-    pub to: usize,
-}
-
 /// The structure of a Python tree the canonical form reads differently.
 pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
     let mut out = Structure::default();
     let mut stack = vec![root];
     let mut cursor = root.walk();
-    let mut blocks = Vec::new();
     while let Some(n) = stack.pop() {
         stack.extend(n.named_children(&mut cursor));
         match n.kind() {
@@ -149,19 +130,9 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
                 packed_state(source, n, &mut out);
                 inner_function(source, n, &mut out);
             }
-            "module" => {
-                hoisted_constants(source, n, &mut out);
-                blocks.push(n);
-            }
-            "block" => blocks.push(n),
+            "module" => hoisted_constants(source, n, &mut out),
             _ => {}
         }
-    }
-    // Temporaries last: their statements must be next to each other once what the other
-    // rules leave out is gone.
-    let gone = merged(&out.dropped);
-    for block in blocks {
-        temporaries(source, block, &gone, &mut out);
     }
     out
 }

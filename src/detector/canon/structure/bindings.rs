@@ -65,11 +65,7 @@ pub(super) fn callable_object(source: &str, class: Node<'_>, out: &mut Structure
     out.dropped.push(this.start_byte()..end);
     out.dropped.push(class.start_byte()..method.start_byte());
     out.dropped.push(range(binding));
-    let shift = method
-        .start_position()
-        .column
-        .saturating_sub(class.start_position().column);
-    out.shifts.push((range(method), shift));
+    out.read_at(method, class);
     out.aliases.insert(call.start_byte(), target.start_byte());
 }
 

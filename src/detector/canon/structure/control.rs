@@ -5,45 +5,36 @@ use super::*;
 
 /// A `try` whose handlers are all no-ops reads as its body, one level up.
 pub(super) fn scaffold(n: Node<'_>, out: &mut Structure) {
-    let Some(body) = n.child_by_field_name("body") else {
+    let Some((body, handlers)) = no_op_try(n) else {
         return;
     };
-    let handlers: Vec<Node<'_>> = n
-        .named_children(&mut n.walk())
-        .filter(|c| c.id() != body.id())
-        .collect();
-    if handlers.is_empty() || !handlers.iter().all(|h| is_no_op(*h)) {
-        return;
-    }
-    let shift = body
-        .start_position()
-        .column
-        .saturating_sub(n.start_position().column);
-    if shift == 0 {
+    if column_shift(body, n) == 0 {
         // A body on the header's line: nothing to read one level up.
         return;
     }
     out.dropped.push(n.start_byte()..body.start_byte());
     out.dropped.extend(handlers.iter().map(|h| range(*h)));
-    out.shifts.push((range(body), shift));
+    out.read_at(body, n);
 }
 
 /// The only statement of a no-op `try` scaffold (which reads as its body), or `n`.
 pub(super) fn through_scaffold(n: Node<'_>) -> Node<'_> {
-    let Some(body) = n
+    match no_op_try(n).map(|(body, _)| statements(body)).as_deref() {
+        Some([only]) => *only,
+        _ => n,
+    }
+}
+
+/// A `try` statement whose handlers (at least one) are all no-ops: its body and handlers.
+fn no_op_try(n: Node<'_>) -> Option<(Node<'_>, Vec<Node<'_>>)> {
+    let body = n
         .child_by_field_name("body")
-        .filter(|_| n.kind() == "try_statement")
-    else {
-        return n;
-    };
+        .filter(|_| n.kind() == "try_statement")?;
     let handlers: Vec<Node<'_>> = n
         .named_children(&mut n.walk())
         .filter(|c| c.id() != body.id())
         .collect();
-    match statements(body).as_slice() {
-        [only] if !handlers.is_empty() && handlers.iter().all(|h| is_no_op(*h)) => *only,
-        _ => n,
-    }
+    (!handlers.is_empty() && handlers.iter().all(|h| is_no_op(*h))).then_some((body, handlers))
 }
 
 /// Whether a handler of a `try` can never change what happens.
@@ -211,11 +202,7 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
         if let Some(arm) = block.parent() {
             out.dropped.push(arm.start_byte()..block.start_byte());
         }
-        let shift = block
-            .start_position()
-            .column
-            .saturating_sub(init.start_position().column);
-        out.shifts.push((range(*block), shift));
+        out.read_at(*block, init);
     }
     out.reorders.push(Reorder {
         span: range(machine),
@@ -381,9 +368,5 @@ pub(super) fn inner_function(source: &str, def: Node<'_>, out: &mut Structure) {
             .map(range),
     );
     out.dropped.push(range(call));
-    let shift = body
-        .start_position()
-        .column
-        .saturating_sub(def.start_position().column);
-    out.shifts.push((range(body), shift));
+    out.read_at(body, def);
 }

@@ -104,6 +104,21 @@ pub(super) struct Swap {
     pub right: Range<usize>,
 }
 
+impl Structure {
+    /// Reads `moved` at the column of `at` (a body one level up, where its header goes).
+    fn read_at(&mut self, moved: Node<'_>, at: Node<'_>) {
+        self.shifts.push((range(moved), column_shift(moved, at)));
+    }
+}
+
+/// How many columns right of `at` the node `moved` starts.
+fn column_shift(moved: Node<'_>, at: Node<'_>) -> usize {
+    moved
+        .start_position()
+        .column
+        .saturating_sub(at.start_position().column)
+}
+
 /// The structure of a Python tree the canonical form reads differently.
 pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
     let mut out = Structure::default();

@@ -141,19 +141,28 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
         }
         .load(&runtime)
     };
-    let mut sets = BTreeMap::new();
-    for (name, spec) in &settings.sets {
-        sets.insert(name.clone(), load(Some(spec.clone()))?);
+    // Each distinct spec once: a set trained on is usually also one attacked with.
+    let mut loaded = BTreeMap::new();
+    for spec in settings
+        .sets
+        .values()
+        .chain(settings.training_sets.values())
+    {
+        if !loaded.contains_key(spec) {
+            loaded.insert(spec.clone(), load(Some(spec.clone()))?);
+        }
     }
-    let mut training_sets = BTreeMap::new();
-    for (name, spec) in &settings.training_sets {
-        training_sets.insert(name.clone(), load(Some(spec.clone()))?);
-    }
+    let named = |specs: &BTreeMap<String, String>| -> BTreeMap<_, _> {
+        specs
+            .iter()
+            .filter_map(|(name, spec)| Some((name.clone(), loaded.get(spec)?)))
+            .collect()
+    };
     let job = RobustnessJob {
+        training_sets: named(&settings.training_sets),
+        sets: named(&settings.sets),
         settings,
         tasks: &set,
-        training_sets: &training_sets,
-        sets: &sets,
         oracle: args.oracle.settings(),
         detector: args.detector.settings(),
     };

@@ -462,9 +462,9 @@ pub struct RobustnessJob<'a> {
     pub tasks: &'a TaskSet,
     /// Each training set of `settings.training_sets`, loaded, by name: the transforms that
     /// make that detector's training variants.
-    pub training_sets: &'a BTreeMap<String, TransformSet>,
+    pub training_sets: BTreeMap<String, &'a TransformSet>,
     /// Each transform set of `settings.sets`, loaded, by name.
-    pub sets: &'a BTreeMap<String, TransformSet>,
+    pub sets: BTreeMap<String, &'a TransformSet>,
     /// How the oracle runs programs: each step starts its own (its counters are its own,
     /// and it is stopped when the step ends) and records these settings.
     pub oracle: OracleSettings,
@@ -640,7 +640,7 @@ impl RobustnessJob<'_> {
         let (split, test_tasks) = self.split(&layout, seed, r.notices)?;
         let mut models = BTreeMap::new();
         let mut training = BTreeMap::new();
-        for (set, transforms) in self.training_sets {
+        for (set, transforms) in &self.training_sets {
             self.augment(&layout, set, transforms, seed, r)?;
             self.train(&layout, set, seed, r)?;
             let model = layout.model(set);
@@ -661,7 +661,7 @@ impl RobustnessJob<'_> {
         }
         let mut results = Vec::new();
         for (label, spec) in &detectors {
-            for (name, transforms) in self.sets {
+            for (name, transforms) in &self.sets {
                 results.push(self.attack(&layout, seed, label, spec, name, transforms, r)?);
             }
         }

@@ -34,39 +34,132 @@ use crate::language::{self, Language};
 use literals::{canonical_literal, integer_value, java_string, python_string, quote};
 use names::{program_names, Name};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The canonical form of `source`, read in the language it is written in
-/// ([`Language::detect`]).
+/// ([`Language::detect`]), with all its docstrings.
 pub fn canonical(source: &str) -> String {
-    detect_and_canonical(source).1
+    Reading::detect(source).form(&|_| true)
 }
 
-/// The language `source` is written in and its canonical form, from one parse.
-fn detect_and_canonical(source: &str) -> (Language, String) {
-    let (language, tree) = language::detect_with_tree(source);
-    let form = match tree {
-        Some(tree) => canonical_of_tree(language, source, &tree),
-        None => source.to_string(),
-    };
-    (language, form)
-}
-
-/// The canonical form of `source` read as `language`.
+/// The canonical form of `source` read as `language`, with all its docstrings.
 pub fn canonical_as(language: Language, source: &str) -> String {
-    match language.parse(source) {
-        Ok(tree) => canonical_of_tree(language, source, &tree),
-        Err(_) => source.to_string(),
+    Reading::new(language, source).form(&|_| true)
+}
+
+/// The canonical forms in which [`CanonDetector`] compares `a` and `b` (`a`'s language reads
+/// both): as [`canonical`], except that where one program's docstrings are all among the
+/// other's, both read only the docstrings they share.
+///
+/// No SPT adds a docstring (that changes `__doc__`), but `comment-edit` removes one that
+/// nothing reads; a rewrite without it would otherwise be compared with its own docstring,
+/// most of what a detector reads on HumanEval-style programs. Two programs that each hold a
+/// docstring the other lacks keep them all, so programs of different problems are told
+/// apart by them as before.
+pub fn canonical_pair(a: &str, b: &str) -> (String, String) {
+    let a = Reading::detect(a);
+    let (keep_a, b) = a.against(b);
+    let a = match keep_a {
+        Some(keep) => a.form(&|v| keep.contains(v)),
+        None => a.form(&|_| true),
+    };
+    (a, b)
+}
+
+/// A program parsed once, with its docstrings' values.
+struct Reading<'s> {
+    language: Language,
+    source: &'s str,
+    tree: Option<tree_sitter::Tree>,
+    docstrings: BTreeSet<String>,
+}
+
+impl<'s> Reading<'s> {
+    /// `source` read in the language it is written in.
+    fn detect(source: &'s str) -> Self {
+        let (language, tree) = language::detect_with_tree(source);
+        Self::with_tree(language, source, tree)
+    }
+
+    /// `source` read as `language`.
+    fn new(language: Language, source: &'s str) -> Self {
+        Self::with_tree(language, source, language.parse(source).ok())
+    }
+
+    fn with_tree(language: Language, source: &'s str, tree: Option<tree_sitter::Tree>) -> Self {
+        let docstrings = match (&tree, language) {
+            (Some(tree), Language::Python) => {
+                structure::python_docstrings(source, tree.root_node())
+                    .into_iter()
+                    .map(|d| d.value)
+                    .collect()
+            }
+            _ => BTreeSet::new(),
+        };
+        Reading {
+            language,
+            source,
+            tree,
+            docstrings,
+        }
+    }
+
+    /// The canonical form with the docstrings `keep` accepts (an unparsable program reads
+    /// as written).
+    fn form(&self, keep: &dyn Fn(&str) -> bool) -> String {
+        match &self.tree {
+            Some(tree) => canonical_of_tree(self.language, self.source, tree, keep),
+            None => self.source.to_string(),
+        }
+    }
+
+    /// `other` read in this program's language and compared with it: the docstrings this
+    /// program must read (`None`: all of them) and `other`'s canonical form.
+    fn against(&self, other: &str) -> (Option<BTreeSet<String>>, String) {
+        let other = Reading::new(self.language, other);
+        let (mine, theirs) = (&self.docstrings, &other.docstrings);
+        if !(mine.is_subset(theirs) || theirs.is_subset(mine)) {
+            return (None, other.form(&|_| true));
+        }
+        let shared: BTreeSet<String> = mine.intersection(theirs).cloned().collect();
+        let form = if shared.len() == theirs.len() {
+            other.form(&|_| true)
+        } else {
+            other.form(&|v| shared.contains(v))
+        };
+        ((shared.len() < mine.len()).then_some(shared), form)
     }
 }
 
-fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter::Tree) -> String {
+/// The canonical form of a parsed program, reading the docstrings whose value `keep` accepts
+/// and leaving the others out.
+fn canonical_of_tree<'s>(
+    language: Language,
+    source: &'s str,
+    tree: &tree_sitter::Tree,
+    keep: &dyn Fn(&str) -> bool,
+) -> String {
     let (program, mut dropped) = program_names(language, source, tree.root_node());
     let structure = match language {
         Language::Python => structure::python_structure(source, tree.root_node()),
         Language::Java => structure::Structure::default(),
     };
     dropped.extend(structure.dropped.iter().cloned());
+    // Kept docstrings read by value.
+    let docstrings: HashMap<usize, &str> = structure
+        .docstrings
+        .iter()
+        .filter(|d| {
+            let kept = keep(&d.value);
+            if kept {
+                dropped.extend(d.rest.iter().cloned());
+            } else {
+                dropped.push(d.statement.clone());
+            }
+            kept
+        })
+        .map(|d| (d.string, d.value.as_str()))
+        .collect();
     // Sorted and merged: each token is looked up in O(log n), whatever a program holds.
     let dropped = structure::merged(&dropped);
     let column = |t: &Token| -> usize {
@@ -82,13 +175,20 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
         .into_iter()
         .filter(|t| !structure::covers(&dropped, &(t.start..t.start)))
         .map(|mut t| {
-            if let Some(value) = structure.docstrings.get(&t.start) {
-                t.text = value.clone();
+            if let Some(value) = docstrings.get(&t.start) {
+                t.text = value.to_string();
+            } else if let Some(text) = structure.texts.get(&t.start) {
+                // A rule's rewrite (`.` and a name for `, "name"`) is no longer a literal.
+                t.text = text.clone();
+                t.kind = if is_identifier(text) {
+                    TokenKind::Keyword
+                } else {
+                    TokenKind::Punctuation
+                };
             }
             t
         })
         .collect();
-    let tokens = with_restored_docstrings(tokens, &structure.restored);
     let tokens = reordered(tokens, &structure.reorders);
     let tokens = match language {
         Language::Python => one_statement_per_line(tokens),
@@ -130,9 +230,7 @@ fn canonical_of_tree<'s>(language: Language, source: &'s str, tree: &tree_sitter
         let text: std::borrow::Cow<'_, str> = match (named, t.kind) {
             (Some(name), _) => match constants.get(&name) {
                 // A hoisted constant reads as its literal, an alias of a builtin as its name.
-                Some(l) if l.starts_with(|c: char| c.is_alphabetic() || c == '_') => {
-                    l.to_string().into()
-                }
+                Some(l) if is_identifier(l) => l.to_string().into(),
                 Some(l) => canonical_literal(language, l).into(),
                 None => number(name).into(),
             },
@@ -234,29 +332,6 @@ fn reordered(mut tokens: Vec<Token>, reorders: &[structure::Reorder]) -> Vec<Tok
     tokens
 }
 
-/// `tokens` (in source order) with a docstring token at each restored docstring's place, on
-/// a line of its own.
-fn with_restored_docstrings(
-    mut tokens: Vec<Token>,
-    restored: &[(usize, usize, String)],
-) -> Vec<Token> {
-    for (k, (start, column, text)) in restored.iter().enumerate() {
-        let at = tokens.partition_point(|t| t.start < *start);
-        tokens.insert(
-            at,
-            Token {
-                text: text.clone(),
-                kind: TokenKind::Literal,
-                // A line of its own: no token of the program reads this line number.
-                line: usize::MAX / 2 - k,
-                column: *column,
-                start: *start,
-            },
-        );
-    }
-    tokens
-}
-
 /// Python tokens with simple statements that `;` joined on one line each on a line of its
 /// own, at the first one's column (the `;` goes).
 fn one_statement_per_line(tokens: Vec<Token>) -> Vec<Token> {
@@ -332,6 +407,13 @@ fn swapped(mut tokens: Vec<Token>, swaps: &[structure::Swap]) -> Vec<Token> {
 }
 
 /// Whether `text` is a Python f-string literal (its value depends on names).
+/// Whether `text` is a name (a builtin a constant aliases) rather than a literal such as
+/// `r"…"`.
+fn is_identifier(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_alphabetic() || c == '_')
+        && text.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
 fn is_f_string(language: Language, text: &str) -> bool {
     language == Language::Python && python_string(text).is_some_and(|s| s.formatted)
 }
@@ -518,14 +600,30 @@ impl Detector for CanonDetector {
 
     fn similarities(&self, anchor: &str, candidates: &[&str]) -> Result<Vec<f32>, DetectorError> {
         // The anchor's language reads every candidate, as the classic detectors do.
-        let (language, anchor) = detect_and_canonical(anchor);
-        let forms: Vec<String> = candidates
-            .par_iter()
-            .map(|c| canonical_as(language, c))
-            .collect();
-        let refs: Vec<&str> = forms.iter().map(String::as_str).collect();
-        // Two programs with one canonical form are one program to the defended detector.
-        self.inner.score(&anchor, &refs)
+        let anchor = Reading::detect(anchor);
+        let read: Vec<(Option<BTreeSet<String>>, String)> =
+            candidates.par_iter().map(|c| anchor.against(c)).collect();
+        // Candidates that leave the anchor the same docstrings are scored together (nearly
+        // always one group: all of them, or those a rewrite removed).
+        let mut groups: BTreeMap<&Option<BTreeSet<String>>, Vec<usize>> = BTreeMap::new();
+        for (k, (keep, _)) in read.iter().enumerate() {
+            groups.entry(keep).or_default().push(k);
+        }
+        let mut scores = vec![0.0f32; candidates.len()];
+        for (keep, members) in groups {
+            let form = match keep {
+                Some(keep) => anchor.form(&|v| keep.contains(v)),
+                None => anchor.form(&|_| true),
+            };
+            let refs: Vec<&str> = members.iter().map(|&k| read[k].1.as_str()).collect();
+            // Two programs with one canonical form are one program to the defended detector.
+            let got = self.inner.score(&form, &refs)?;
+            super::check_scores(&got, refs.len())?;
+            for (&k, score) in members.iter().zip(got) {
+                scores[k] = score;
+            }
+        }
+        Ok(scores)
     }
 
     fn shares_batches(&self) -> bool {
@@ -732,6 +830,10 @@ mod tests {
         // A class with state, or one bound to no name, is a class.
         let g = "class K:\n    def __call__(self, a, /, b):\n        return a - b\n";
         assert_ne!(canonical(e), canonical(g));
+        // The function's docstring, which the SPT moves to the class, reads where it was.
+        let h = "def k(a):\n    \"\"\"Halve a.\"\"\"\n    return a // 2\n";
+        let i = "class K:\n    \"\"\"Halve a.\"\"\"\n    def __call__(self, /, a):\n        return a // 2\nk = K()\n";
+        assert_eq!(canonical(h), canonical(i));
     }
 
     #[test]
@@ -803,18 +905,51 @@ mod tests {
     }
 
     #[test]
-    fn a_docstring_made_comments_reads_as_the_docstring() {
+    fn a_docstring_reads_by_its_lines_and_one_side_alone_does_not_count() {
         let a = "def f(x):\n    \"\"\"\n    Return x doubled.\n\n    >>> f(2)\n    4\n    \"\"\"\n    return x * 2\n";
-        let b = "def f(x):\n    # Return x doubled.\n    # >>> f(2)\n    # 4\n    return x * 2\n";
-        assert_eq!(canonical(a), canonical(b));
         let c =
             "def f(x):\n    \"\"\"Return x doubled.\n    >>> f(2)\n    4\"\"\"\n    return x * 2\n";
         assert_eq!(canonical(a), canonical(c));
-        // One comment line is a remark, not a docstring; comments elsewhere are left out.
-        let e = "def f(x):\n    # double\n    return x * 2\n";
-        assert_eq!(canonical(e), canonical("def f(x):\n    return x * 2\n"));
+        // Split into implicitly concatenated pieces, in parentheses or not: the same value.
+        let s =
+            "def f(x):\n    (\"\"\"Return x \"\"\" 'doubled.\\n>>> f(2)\\n4')\n    return x * 2\n";
+        assert_eq!(canonical(a), canonical(s));
+        assert_eq!(canonical_pair(a, s), (canonical(a), canonical(a)));
+        // Made comments (`comment-edit`) or removed: the pair reads without it on both sides.
+        let b = "def f(x):\n    # Return x doubled.\n    # >>> f(2)\n    # 4\n    return x * 2\n";
+        assert_ne!(canonical(a), canonical(b));
+        let (ca, cb) = canonical_pair(a, b);
+        assert_eq!(ca, cb);
+        assert!(!ca.contains("doubled"), "{ca}");
+        assert_eq!(canonical_pair(b, a), (cb.clone(), ca.clone()));
+        // Comments that are not a docstring stay left out.
         let d = "def f(x):\n    y = x * 2  # double\n    # done\n    return y\n";
         assert!(!canonical(d).contains("done"), "{}", canonical(d));
+        // Two programs with docstrings of their own keep them: different problems differ.
+        let e = "def f(x):\n    \"\"\"Return x tripled.\"\"\"\n    return x * 2\n";
+        let (ca, ce) = canonical_pair(a, e);
+        assert!(
+            ca.contains("doubled") && ce.contains("tripled"),
+            "{ca}\n{ce}"
+        );
+        // One docstring of two removed: the one both hold stays.
+        let two = "class K:\n    \"\"\"A box.\"\"\"\n    def f(self):\n        \"\"\"Give one.\"\"\"\n        return 1\n";
+        let one = "class K:\n    \"\"\"A box.\"\"\"\n    def f(self):\n        return 1\n";
+        let (c2, c1) = canonical_pair(two, one);
+        assert_eq!(c2, c1);
+        assert!(c2.contains("A box.") && !c2.contains("Give one"), "{c2}");
+    }
+
+    #[test]
+    fn attribute_lookups_and_chained_constants_read_as_written() {
+        let a = "import re\n\ndef f(s):\n    return re.split(r'[.?!]\\s*', s)[0:2]\n";
+        let b = "import re\nSTEP = 2\nSIZE = STEP; TOKEN = r'[.?!]\\s*'\ndef f(s):\n    return getattr(re, \"split\")(TOKEN, s)[0:SIZE]\n";
+        assert_eq!(canonical(a), canonical(b));
+        // A name that is not an identifier, or a computed one, is a real `getattr`.
+        let c = a.replace("re.split", "getattr(re, name)");
+        assert!(canonical(&c).contains("getattr"), "{}", canonical(&c));
+        let d = a.replace("re.split", "getattr(re, \"no such\")");
+        assert!(canonical(&d).contains("getattr"), "{}", canonical(&d));
     }
 
     #[test]

@@ -221,11 +221,11 @@ impl<'s> Scopes<'s> {
             .named_children(&mut body.walk())
             .filter(|s| s.kind() != "comment")
             .collect();
-        let is_docstring = |s: &Node<'_>| {
-            s.kind() == "expression_statement"
-                && s.named_child(0).is_some_and(|c| c.kind() == "string")
-        };
-        let skip = usize::from(statements.first().is_some_and(is_docstring));
+        let skip = usize::from(
+            statements
+                .first()
+                .is_some_and(|s| super::structure::is_docstring_statement(*s)),
+        );
         for statement in statements.iter().skip(skip) {
             let Some(assign) = statement
                 .named_child(0)

@@ -4,8 +4,9 @@
 use super::control::through_scaffold;
 use super::*;
 
-/// `class C:` holding only `def __call__(self, /, …)`, followed by `f = C()`, reads as
-/// `def f(…)`.
+/// `class C:` holding only `def __call__(self, /, …)` (after a docstring, which the SPT
+/// moves from the function to the class), followed by `f = C()`, reads as `def f(…)` with
+/// that docstring.
 pub(super) fn callable_object(source: &str, class: Node<'_>, out: &mut Structure) {
     let (Some(name), Some(body)) = (
         class.child_by_field_name("name"),
@@ -14,8 +15,10 @@ pub(super) fn callable_object(source: &str, class: Node<'_>, out: &mut Structure
         return;
     };
     let members = statements(body);
-    let [method] = members.as_slice() else {
-        return;
+    let (doc, method) = match members.as_slice() {
+        [method] => (None, method),
+        [doc, method] if is_docstring_statement(*doc) => (Some(*doc), method),
+        _ => return,
     };
     if class.child_by_field_name("superclasses").is_some() || method.kind() != "function_definition"
     {
@@ -63,9 +66,21 @@ pub(super) fn callable_object(source: &str, class: Node<'_>, out: &mut Structure
     };
     end = end.max(this.end_byte());
     out.dropped.push(this.start_byte()..end);
-    out.dropped.push(class.start_byte()..method.start_byte());
+    let header_end = doc.map_or(method.start_byte(), |d| d.start_byte());
+    out.dropped.push(class.start_byte()..header_end);
     out.dropped.push(range(binding));
     out.read_at(method, class);
+    // The docstring reads after the function's header, where it was.
+    if let (Some(doc), Some(block)) = (doc, method.child_by_field_name("body")) {
+        out.reorders.push(Reorder {
+            span: doc.start_byte()..method.end_byte(),
+            pieces: vec![
+                method.start_byte()..block.start_byte(),
+                range(doc),
+                range(block),
+            ],
+        });
+    }
     out.aliases.insert(call.start_byte(), target.start_byte());
 }
 
@@ -207,28 +222,39 @@ pub(super) fn hoisted_constants(source: &str, module: Node<'_>, out: &mut Struct
             *bindings.entry(text(source, n)).or_default() += 1;
         }
     }
+    // Constants read so far, by name: a constant bound to one of them reads as its literal.
+    let mut hoisted: HashMap<&str, (String, Option<i128>)> = HashMap::new();
     for statement in statements(module) {
         let Some((target, value)) = assignment(statement) else {
             continue;
         };
+        let named = text(source, value);
         let literal = match value.kind() {
-            "integer" | "float" => true,
-            "string" => plain(source, value).is_some(),
-            // An alias of a name the program never binds: a builtin.
-            "identifier" => !bindings.contains_key(text(source, value)),
-            _ => false,
+            "integer" | "float" | "string" if plain(source, value).is_some() => {
+                let integer = match constant(source, value) {
+                    Some(Constant::Int(v)) => Some(v),
+                    _ => None,
+                };
+                Some((named.to_string(), integer))
+            }
+            "identifier" => match hoisted.get(named) {
+                Some(earlier) => Some(earlier.clone()),
+                // An alias of a name the program never binds: a builtin.
+                None => (!bindings.contains_key(named)).then(|| (named.to_string(), None)),
+            },
+            _ => None,
         };
-        if target.kind() == "identifier"
-            && literal
-            && bindings.get(text(source, target)) == Some(&1)
-        {
+        let Some((literal, integer)) = literal else {
+            continue;
+        };
+        if target.kind() == "identifier" && bindings.get(text(source, target)) == Some(&1) {
             out.dropped.push(range(statement));
-            out.constants
-                .insert(target.start_byte(), text(source, value).to_string());
-            if let Some(Constant::Int(v)) = constant(source, value) {
+            out.constants.insert(target.start_byte(), literal.clone());
+            if let Some(v) = integer {
                 out.named_integers
                     .insert(text(source, target).to_string(), v);
             }
+            hoisted.insert(text(source, target), (literal, integer));
         }
     }
 }
@@ -274,63 +300,65 @@ fn binds(n: Node<'_>) -> bool {
     }
 }
 
-/// A function's or class's docstring, by its trimmed non-blank lines; or, where there is
-/// none, the comments its body starts with, read as one.
-pub(super) fn docstring(source: &str, n: Node<'_>, out: &mut Structure) {
-    let (Some(body), Some(header_end)) = (
-        n.child_by_field_name("body"),
-        n.child_by_field_name("parameters")
-            .or_else(|| n.child_by_field_name("name"))
-            .map(|p| p.end_byte()),
-    ) else {
-        return;
+/// Whether `statement` is a string on its own (a docstring where it comes first).
+pub(in crate::detector::canon) fn is_docstring_statement(statement: Node<'_>) -> bool {
+    statement.kind() == "expression_statement"
+        && statement.named_child_count() == 1
+        && statement.named_child(0).and_then(unparenthesized).is_some()
+}
+
+/// The string (or implicit concatenation) `n` is, inside any parentheses.
+fn unparenthesized(mut n: Node<'_>) -> Option<Node<'_>> {
+    while n.kind() == "parenthesized_expression" && n.named_child_count() == 1 {
+        n = n.named_child(0)?;
+    }
+    matches!(n.kind(), "string" | "concatenated_string").then_some(n)
+}
+
+/// A function's or class's docstring, read by its value: the statement's range, where its
+/// string starts, and the value's trimmed non-blank lines quoted as a canonical literal.
+pub(super) fn docstring_of(source: &str, n: Node<'_>) -> Option<Docstring> {
+    let body = n.child_by_field_name("body")?;
+    let statement = statements(body)
+        .first()
+        .copied()
+        .filter(|s| is_docstring_statement(*s))?;
+    let string = statement.named_child(0).and_then(unparenthesized)?;
+    // Implicitly concatenated pieces (`docstring-reencode`) make one value.
+    let pieces: Vec<Node<'_>> = match string.kind() {
+        "concatenated_string" => string.named_children(&mut string.walk()).collect(),
+        _ => vec![string],
     };
-    let first = statements(body).first().copied();
-    let string = first
-        .filter(|s| s.kind() == "expression_statement")
-        .and_then(|s| s.named_child(0))
-        .filter(|s| s.kind() == "string");
-    let by_lines = |text: &str| -> String {
-        text.lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    if let Some(string) = string {
-        if let Some(value) = python_string(text(source, string)).filter(|v| !v.formatted) {
-            out.docstrings.insert(
-                string.start_byte(),
-                quote(value.bytes, &by_lines(&value.value)),
-            );
+    let first = range(*pieces.first()?);
+    let mut bytes = None;
+    let mut joined = String::new();
+    for piece in pieces {
+        let value = python_string(text(source, piece)).filter(|v| !v.formatted)?;
+        if *bytes.get_or_insert(value.bytes) != value.bytes {
+            return None;
         }
-        return;
+        joined.push_str(&value.value);
     }
-    // Comments between the header and the first statement (tree-sitter puts them in the
-    // definition or in its block).
-    let before = first.map_or(body.end_byte(), |f| f.start_byte());
-    let mut comments: Vec<Node<'_>> = n
-        .named_children(&mut n.walk())
-        .chain(body.named_children(&mut body.walk()))
-        .filter(|c| c.kind() == "comment" && c.start_byte() > header_end && c.start_byte() < before)
-        .collect();
-    comments.sort_by_key(|c| c.start_byte());
-    let Some(head) = comments.first() else {
-        return;
-    };
-    let lines: Vec<&str> = comments
-        .iter()
-        .map(|c| text(source, *c).trim_start_matches('#').trim())
+    // By lines, trimmed, blank ones left out: re-indenting or re-wrapping the quotes
+    // (`docstring-reencode`, `comment-edit`) keeps a docstring's reading.
+    let lines = joined
+        .lines()
+        .map(str::trim)
         .filter(|l| !l.is_empty())
-        .collect();
-    // One comment line is more often a remark (`comment-edit` inserts single ones) than a
-    // docstring; reading it as one would make a remark look like documentation.
-    if lines.len() >= 2 {
-        let text_of = lines.join("\n");
-        out.restored.push((
-            head.start_byte(),
-            head.start_position().column,
-            quote(false, &text_of),
-        ));
-    }
+        .collect::<Vec<_>>()
+        .join("\n");
+    Some(Docstring {
+        statement: range(statement),
+        string: first.start,
+        rest: vec![
+            statement.start_byte()..first.start,
+            first.end..statement.end_byte(),
+        ],
+        value: quote(bytes.unwrap_or(false), &lines),
+    })
+}
+
+/// Records a function's or class's docstring.
+pub(super) fn docstring(source: &str, n: Node<'_>, out: &mut Structure) {
+    out.docstrings.extend(docstring_of(source, n));
 }

@@ -122,3 +122,49 @@ pub(super) fn operand_order(source: &str, n: Node<'_>, out: &mut Structure) {
         right: range(right),
     });
 }
+
+/// `getattr(obj, "name")` (two arguments, the second a plain string that is a name) reads as
+/// `obj.name`: the same lookup.
+pub(super) fn attribute_lookup(source: &str, call: Node<'_>, out: &mut Structure) {
+    let (Some(function), Some(arguments)) = (
+        call.child_by_field_name("function"),
+        call.child_by_field_name("arguments"),
+    ) else {
+        return;
+    };
+    if function.kind() != "identifier" || text(source, function) != "getattr" {
+        return;
+    }
+    let args: Vec<Node<'_>> = arguments
+        .named_children(&mut arguments.walk())
+        .filter(|a| a.kind() != "comment")
+        .collect();
+    let [object, name] = args.as_slice() else {
+        return;
+    };
+    let Some(value) = (name.kind() == "string")
+        .then(|| python_string(text(source, *name)))
+        .flatten()
+        .filter(|v| !v.formatted && !v.bytes)
+    else {
+        return;
+    };
+    let identifier = value
+        .value
+        .starts_with(|c: char| c.is_alphabetic() || c == '_')
+        && value.value.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if !identifier {
+        return;
+    }
+    let Some(comma) = arguments
+        .children(&mut arguments.walk())
+        .find(|c| c.kind() == "," && c.start_byte() >= object.end_byte())
+    else {
+        return;
+    };
+    // `getattr(` goes, the comma reads as a dot, the string as the name, `)` goes.
+    out.dropped.push(call.start_byte()..object.start_byte());
+    out.texts.insert(comma.start_byte(), ".".to_string());
+    out.texts.insert(name.start_byte(), value.value);
+    out.dropped.push(name.end_byte()..arguments.end_byte());
+}

@@ -2,10 +2,10 @@
 //! before. Python only; each rule is the inverse of one SPT's rewrite, in the direction that
 //! both the original and the rewrite reach.
 //!
-//! Docstrings stay, although `comment-edit` may turn one into comments (which the form
-//! leaves out): on HumanEval, leaving them out too raised the 5 %-false-positive threshold
-//! from 0.62 to 0.81 (programs of different problems look alike without them) and attack
-//! success from 40 % to 95 %.
+//! Docstrings stay, read by their value: on HumanEval, leaving them out raised the
+//! 5 %-false-positive threshold from 0.62 to 0.81 (programs of different problems look alike
+//! without them) and attack success from 40 % to 95 %. Which docstrings a pair reads is the
+//! detector's choice ([`super::CanonDetector`]): one that only one program holds goes.
 //!
 //! - **no-op scaffolding** (`try-scaffold`): a `try:` whose every handler is a no-op
 //!   (`except E: raise` without `as`, `else: pass`, `finally: pass`) reads as its body;
@@ -27,14 +27,14 @@
 //! - **negated conditions** (`if-else-flip`): `if not c: B else: A` reads as `if c: A else:
 //!   B`, and an `else: pass` goes;
 //! - **hoisted constants and aliases** (`constant-hoist`, `call-indirection`): a
-//!   module-level `NAME = literal` or `NAME = builtin` that nothing else binds reads as the
-//!   literal or the builtin wherever the name is read;
-//! - **docstrings as comments** (`comment-edit`): a docstring reads by its lines, trimmed and
-//!   without blank ones; a function or class without one whose body starts with two or more
-//!   comment lines reads them as its docstring, which is how `comment-edit` writes a
-//!   docstring it removes;
+//!   module-level `NAME = literal` or `NAME = builtin` (or `NAME = OTHER`, another such
+//!   constant) that nothing else binds reads as the literal or the builtin wherever the name
+//!   is read;
+//! - **docstrings** (`docstring-reencode`, `comment-edit`): a docstring reads by its value's
+//!   lines, trimmed and without blank ones;
 //! - **inner functions** (`nested-function`): `def g():` (no parameters) called once on the
 //!   spot (`return g()` or `g()`) reads as its body, one level up, without its `nonlocal`s;
+//! - **attribute lookups** (`call-indirection`): `getattr(obj, "name")` reads as `obj.name`;
 //! - **packed state** (`state-pack`): `state = [None, None]` (or `{}`) made first thing in a
 //!   function, whose constant slots `state[1]` stand for variables, reads as those variables.
 
@@ -47,9 +47,10 @@ mod bindings;
 mod control;
 mod expressions;
 
+pub(super) use bindings::is_docstring_statement;
 use bindings::{callable_object, docstring, hoisted_constants, packed_state};
 use control::{dead_code, flipped_if, inner_function, scaffold, state_machine};
-use expressions::{double_not, operand_order, redundant_parens};
+use expressions::{attribute_lookup, double_not, operand_order, redundant_parens};
 
 /// How the canonical form reads a Python program's structure.
 #[derive(Debug, Default)]
@@ -74,12 +75,23 @@ pub(super) struct Structure {
     pub constants: HashMap<usize, String>,
     /// The integer values of those constants, by name (a packed slot's key may be one).
     named_integers: HashMap<String, i128>,
-    /// Docstrings by value (a literal token starting at the key reads as the value given):
-    /// each line trimmed, blank lines left out, as `comment-edit` writes them as comments.
-    pub docstrings: HashMap<usize, String>,
-    /// Docstrings `comment-edit` turned into comments, read back: at the first comment's
-    /// start and column, a docstring with their text.
-    pub restored: Vec<(usize, usize, String)>,
+    /// A token starting at the key reads as the text given.
+    pub texts: HashMap<usize, String>,
+    /// Function and class docstrings, in no particular order.
+    pub docstrings: Vec<Docstring>,
+}
+
+/// A function's or class's docstring.
+#[derive(Debug, Clone)]
+pub(super) struct Docstring {
+    /// The statement that holds it.
+    pub statement: Range<usize>,
+    /// Where its (first) string starts: that literal token reads as `value`.
+    pub string: usize,
+    /// The rest of the statement (parentheses, further pieces), left out where it is read.
+    pub rest: Vec<Range<usize>>,
+    /// Its value's lines, trimmed and without blank ones, as a canonical literal.
+    pub value: String,
 }
 
 /// A span whose tokens read piece by piece in the order given.
@@ -135,6 +147,7 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
             "parenthesized_expression" => redundant_parens(source, n, &mut out),
             "not_operator" => double_not(n, &mut out),
             "comparison_operator" | "binary_operator" => operand_order(source, n, &mut out),
+            "call" => attribute_lookup(source, n, &mut out),
             "class_definition" => {
                 callable_object(source, n, &mut out);
                 docstring(source, n, &mut out);
@@ -147,6 +160,20 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
             }
             "module" => hoisted_constants(source, n, &mut out),
             _ => {}
+        }
+    }
+    out
+}
+
+/// The docstrings of a Python tree's functions and classes.
+pub(super) fn python_docstrings(source: &str, root: Node<'_>) -> Vec<Docstring> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    let mut cursor = root.walk();
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut cursor));
+        if matches!(n.kind(), "class_definition" | "function_definition") {
+            out.extend(bindings::docstring_of(source, n));
         }
     }
     out

@@ -17,8 +17,12 @@
 //! - **structure that changes nothing** (Python, [`structure`]): no-op `try` scaffolding, dead
 //!   branches and loops, redundant parentheses and double `not`, operand order, negated
 //!   conditions, `;`-joined statements, callable objects, state machines, packed state,
-//!   hoisted constants and builtin aliases, inner functions called on the spot, and a
-//!   docstring `comment-edit` turned into comments.
+//!   hoisted constants and builtin aliases, inner functions called on the spot, and
+//!   `getattr(obj, "name")` lookups;
+//! - **docstrings, per pair** ([`canonical_pair`]): read by value, and one that only one of
+//!   the two programs holds is left out of both. This costs false positives on pairs where
+//!   one program is undocumented (read code to code, programs of different problems look
+//!   alike); calibrate on such pairs where they occur.
 //!
 //! Other structure (loop forms, temporaries, generator chains, guard clauses) is not undone;
 //! those SPTs still move the wrapped score, which is what an adaptive attack on `canon:`

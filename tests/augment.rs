@@ -142,6 +142,8 @@ fn codexglue_files_are_consistent_and_a_detector_scores_the_hardest_variants() {
             "--detector",
             &detector,
             "--hard",
+            "--hard-share",
+            "0.67",
             "--beam",
             "2",
         ],
@@ -153,6 +155,7 @@ fn codexglue_files_are_consistent_and_a_detector_scores_the_hardest_variants() {
     let run: serde_json::Value =
         serde_json::from_str(&common::read(out.path().join("run.json"))).unwrap();
     assert_eq!(run["settings"]["window"], "true", "{run}");
+    assert_eq!(run["settings"]["hard share"], "0.67", "{run}");
     // Program text → task: originals and variants.
     let mut owner: HashMap<String, String> = by_id
         .values()
@@ -437,6 +440,11 @@ fn tasks_without_tests_are_refused_unless_unverified() {
         (vec!["--steps", "x"], "MIN..MAX"),
         (vec!["--variants", "0"], "at least 1"),
         (vec!["--hard"], "--detector"),
+        (vec!["--hard-share", "0.5"], "--hard"),
+        (
+            vec!["--detector", "jaccard", "--hard", "--hard-share", "0"],
+            "not a share",
+        ),
     ] {
         let o = augment_command(&both, &dir.path().join("d"), &args)
             .output()

@@ -40,6 +40,10 @@ pub struct AugmentConfig {
     pub seed: u64,
     /// Prefer the variants the detector finds most distant (beam search pool).
     pub hard: bool,
+    /// With `hard`: the share of each task's variants the hard search may supply (rounded
+    /// up); random compositions make the rest, so training sees both kinds.
+    #[serde(default = "whole_share")]
+    pub hard_share: f64,
     /// Beam width of the `hard` search.
     pub beam: usize,
     /// Random compositions tried per wanted variant before a task gives up.
@@ -52,6 +56,31 @@ pub struct AugmentConfig {
     pub window: bool,
 }
 
+/// Parses a share in (0, 1] (`--hard-share`).
+pub fn parse_share(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
+        _ => Err(format!(
+            "{text:?} is not a share: a number above 0 and at most 1"
+        )),
+    }
+}
+
+fn whole_share() -> f64 {
+    1.0
+}
+
+impl AugmentConfig {
+    /// How many of a task's `k` variants the hard search may supply.
+    pub fn hard_variants(&self, k: usize) -> usize {
+        if !self.hard {
+            return 0;
+        }
+        let share = self.hard_share.clamp(0.0, 1.0);
+        ((k as f64 * share).ceil() as usize).min(k)
+    }
+}
+
 impl Default for AugmentConfig {
     fn default() -> Self {
         AugmentConfig {
@@ -60,6 +89,7 @@ impl Default for AugmentConfig {
             max_steps: 3,
             seed: 0,
             hard: false,
+            hard_share: 1.0,
             beam: 5,
             attempts: 8,
             verify: true,
@@ -387,8 +417,9 @@ impl<'a> Augmenter<'a> {
         let mut seen: HashSet<ProgramHash> = HashSet::from([original.hash]);
         if self.config.hard {
             let detector = self.detector.ok_or("--hard needs a detector")?;
+            let hard = self.config.hard_variants(k);
             for c in self.hard_pool(task, reference, detector, &mut a)? {
-                if a.variants.len() < k && seen.insert(c.hash) {
+                if a.variants.len() < hard && seen.insert(c.hash) {
                     a.variants.push(c);
                 }
             }
@@ -508,5 +539,31 @@ impl crate::adequacy::symbolic::Screened for Augmented {
 
     fn set_symbolic(&mut self, record: crate::adequacy::symbolic::SymbolicRecord) {
         self.symbolic = Some(record);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hard_share_caps_the_hard_variants_rounding_up() {
+        let hard = |share: f64| AugmentConfig {
+            hard: true,
+            hard_share: share,
+            ..AugmentConfig::default()
+        };
+        assert_eq!(hard(1.0).hard_variants(3), 3);
+        assert_eq!(hard(0.5).hard_variants(3), 2);
+        assert_eq!(hard(0.34).hard_variants(3), 2);
+        assert_eq!(hard(0.2).hard_variants(3), 1);
+        assert_eq!(AugmentConfig::default().hard_variants(3), 0, "not hard");
+        assert!(parse_share("0").is_err() && parse_share("1.5").is_err());
+        assert!(parse_share("x").is_err());
+        assert_eq!(parse_share("0.25"), Ok(0.25));
+        // Runs recorded before the share existed read as all hard.
+        let old = r#"{"variants":3,"min_steps":1,"max_steps":3,"seed":0,"hard":true,"beam":5,"attempts":8,"verify":true}"#;
+        let c: AugmentConfig = serde_json::from_str(old).unwrap();
+        assert_eq!(c.hard_share, 1.0);
     }
 }

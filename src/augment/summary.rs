@@ -452,10 +452,13 @@ pub fn markdown(s: &AugmentSummary) -> String {
         c.min_steps,
         c.max_steps,
         c.seed,
-        if c.hard {
-            ", hardest first (beam search pool)"
-        } else {
-            ""
+        match (c.hard, c.hard_share < 1.0) {
+            (true, false) => ", hardest first (beam search pool)".to_string(),
+            (true, true) => format!(
+                ", hardest first (beam search pool) for up to {:.0} % of each task's",
+                c.hard_share * 100.0
+            ),
+            (false, _) => String::new(),
         },
         s.run.detector.as_deref().unwrap_or("none")
     );

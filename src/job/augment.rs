@@ -345,6 +345,10 @@ impl AugmentRequest<'_> {
                 self.split.map(|s| format!("{},{},{}", s[0], s[1], s[2])),
             )
             .set_opt("shard", shard);
+        // Recorded only where it matters, so runs from before it existed still resume.
+        if config.hard && config.hard_share < 1.0 {
+            settings.set("hard share", config.hard_share);
+        }
         if let Some((min, mutants)) = self.min_mutation_score {
             settings
                 .set("min mutation score", min)

@@ -398,6 +398,8 @@ pub struct RobustnessSettings {
     /// Training variants are hard ones: the base detector chooses the least similar of the
     /// search's rewrites (`augment --hard`), instead of random verified sequences.
     pub hard: bool,
+    /// With `hard`: the share of each task's variants that are hard (rounded up).
+    pub hard_share: f64,
     /// The base detector's spec (a model).
     pub base: String,
     /// Defences (`canon`, `smooth:K`) each detector is also attacked behind.
@@ -762,6 +764,7 @@ impl RobustnessJob<'_> {
             max_steps: 3,
             seed,
             hard: s.hard,
+            hard_share: s.hard_share,
             beam: 5,
             attempts: 8,
             verify: true,
@@ -1113,6 +1116,7 @@ mod tests {
             seeds: vec![0],
             variants: 3,
             hard: false,
+            hard_share: 1.0,
             base: "minilm".into(),
             defences: Vec::new(),
             sets: parse_sets(&[]).unwrap(),

@@ -25,6 +25,13 @@ pub(super) fn canonical_literal(language: Language, text: &str) -> String {
     integer_value(text).map_or_else(|| text.to_string(), |v| v.to_string())
 }
 
+/// Whether `text` is a name (`split`, or a builtin a constant aliases) rather than a literal
+/// such as `r"…"`.
+pub(super) fn is_identifier(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_alphabetic() || c == '_')
+        && text.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
 /// The value of an integer literal in either language (`0x1F`, `0o17`, `0b101`, `1_000`,
 /// Java's `10L`); `None` for anything else.
 pub(super) fn integer_value(text: &str) -> Option<u128> {

@@ -35,7 +35,9 @@ mod structure;
 use super::classic::{tokens_of_tree, Token, TokenKind};
 use super::{Detector, DetectorError, DetectorStats};
 use crate::language::{self, Language};
-use literals::{canonical_literal, integer_value, java_string, python_string, quote};
+use literals::{
+    canonical_literal, integer_value, is_identifier, java_string, python_string, quote,
+};
 use names::{program_names, Name};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -63,11 +65,7 @@ pub fn canonical_as(language: Language, source: &str) -> String {
 pub fn canonical_pair(a: &str, b: &str) -> (String, String) {
     let a = Reading::detect(a);
     let (keep_a, b) = a.against(b);
-    let a = match keep_a {
-        Some(keep) => a.form(&|v| keep.contains(v)),
-        None => a.form(&|_| true),
-    };
-    (a, b)
+    (a.form_keeping(keep_a.as_ref()), b)
 }
 
 /// A program parsed once, with its docstrings' values.
@@ -114,6 +112,14 @@ impl<'s> Reading<'s> {
         match &self.tree {
             Some(tree) => canonical_of_tree(self.language, self.source, tree, keep),
             None => self.source.to_string(),
+        }
+    }
+
+    /// The canonical form with the docstrings in `keep` (`None`: all of them).
+    fn form_keeping(&self, keep: Option<&BTreeSet<String>>) -> String {
+        match keep {
+            Some(keep) => self.form(&|v| keep.contains(v)),
+            None => self.form(&|_| true),
         }
     }
 
@@ -411,13 +417,6 @@ fn swapped(mut tokens: Vec<Token>, swaps: &[structure::Swap]) -> Vec<Token> {
 }
 
 /// Whether `text` is a Python f-string literal (its value depends on names).
-/// Whether `text` is a name (a builtin a constant aliases) rather than a literal such as
-/// `r"…"`.
-fn is_identifier(text: &str) -> bool {
-    text.starts_with(|c: char| c.is_alphabetic() || c == '_')
-        && text.chars().all(|c| c.is_alphanumeric() || c == '_')
-}
-
 fn is_f_string(language: Language, text: &str) -> bool {
     language == Language::Python && python_string(text).is_some_and(|s| s.formatted)
 }
@@ -615,10 +614,7 @@ impl Detector for CanonDetector {
         }
         let mut scores = vec![0.0f32; candidates.len()];
         for (keep, members) in groups {
-            let form = match keep {
-                Some(keep) => anchor.form(&|v| keep.contains(v)),
-                None => anchor.form(&|_| true),
-            };
+            let form = anchor.form_keeping(keep.as_ref());
             let refs: Vec<&str> = members.iter().map(|&k| read[k].1.as_str()).collect();
             // Two programs with one canonical form are one program to the defended detector.
             let got = self.inner.score(&form, &refs)?;

@@ -149,11 +149,7 @@ pub(super) fn attribute_lookup(source: &str, call: Node<'_>, out: &mut Structure
     else {
         return;
     };
-    let identifier = value
-        .value
-        .starts_with(|c: char| c.is_alphabetic() || c == '_')
-        && value.value.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if !identifier {
+    if !is_identifier(&value.value) {
         return;
     }
     let Some(comma) = arguments

@@ -38,7 +38,7 @@
 //! - **packed state** (`state-pack`): `state = [None, None]` (or `{}`) made first thing in a
 //!   function, whose constant slots `state[1]` stand for variables, reads as those variables.
 
-use super::literals::{integer_value, python_string, quote};
+use super::literals::{integer_value, is_identifier, python_string, quote};
 use std::collections::HashMap;
 use std::ops::Range;
 use tree_sitter::Node;

@@ -455,7 +455,7 @@ pub fn markdown(s: &AugmentSummary) -> String {
         match (c.hard, c.hard_share < 1.0) {
             (true, false) => ", hardest first (beam search pool)".to_string(),
             (true, true) => format!(
-                ", hardest first (beam search pool) for up to {:.0} % of each task's",
+                ", hardest first (beam search pool) for up to {:.0} % of each task's variants",
                 c.hard_share * 100.0
             ),
             (false, _) => String::new(),

@@ -1,5 +1,5 @@
 //! Bindings an SPT adds: callable objects, packed state, hoisted constants and builtin
-//! aliases, and docstrings turned into comments.
+//! aliases, and docstrings read by value.
 
 use super::control::through_scaffold;
 use super::*;

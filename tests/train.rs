@@ -221,6 +221,16 @@ fn full_fine_tuning_trains_the_encoder_on_cpu_deterministically_and_exports_it()
         head_report["base_valid_loss"].as_f64().unwrap(),
     );
     assert!((x - y).abs() < 1e-3, "{x} vs {y}");
+    // So is the clone-vs-non-clone margin, which full mode now records per epoch too.
+    let (mx, my) = (
+        report["base_valid_margin"].as_f64().unwrap(),
+        head_report["base_valid_margin"].as_f64().unwrap(),
+    );
+    assert!((mx - my).abs() < 1e-3, "{mx} vs {my}");
+    assert!(
+        epochs.iter().all(|e| e["valid_margin"].is_f64()),
+        "{report}"
+    );
     // Training moved the encoder: the validation loss of the kept epoch is below the base's.
     let best = report["best_epoch"].as_u64().unwrap() as usize;
     assert!(best >= 1, "{report}");

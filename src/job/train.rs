@@ -403,7 +403,7 @@ impl TrainJob {
             epochs: tuned.epochs,
             best_epoch: tuned.best_epoch,
             base_valid_loss: tuned.base_valid_loss,
-            base_valid_margin: None,
+            base_valid_margin: tuned.base_valid_margin,
         })
     }
 

@@ -238,13 +238,14 @@ impl Encoder {
         mean.broadcast_div(&norm).map_err(err)
     }
 
-    /// The in-batch-negatives loss of one batch of (group, anchor, positive).
+    /// The in-batch-negatives loss of one batch of (group, anchor, positive), and its
+    /// clone-vs-non-clone cosine margin (mean over the true pairs minus mean over the others).
     fn loss(
         &self,
         groups: &[Vec<String>],
         batch: &[(usize, usize, usize)],
         scale: f32,
-    ) -> Result<Tensor, TrainError> {
+    ) -> Result<(Tensor, f64), TrainError> {
         let a: Vec<&str> = batch
             .iter()
             .map(|&(g, i, _)| groups[g][i].as_str())
@@ -254,33 +255,50 @@ impl Encoder {
             .map(|&(g, _, j)| groups[g][j].as_str())
             .collect();
         let (za, zp) = (self.embed(&a)?, self.embed(&p)?);
-        let logits = za
-            .matmul(&zp.t().map_err(err)?)
-            .and_then(|x| x * f64::from(scale))
-            .map_err(err)?;
+        let cos = za.matmul(&zp.t().map_err(err)?).map_err(err)?;
+        let margin = margin_of(&cos.to_vec2::<f32>().map_err(err)?);
+        let logits = (cos * f64::from(scale)).map_err(err)?;
         let target = Tensor::arange(0u32, batch.len() as u32, &self.device).map_err(err)?;
-        candle_nn::loss::cross_entropy(&logits, &target).map_err(err)
+        let loss = candle_nn::loss::cross_entropy(&logits, &target).map_err(err)?;
+        Ok((loss, margin))
     }
 
+    /// Mean loss and margin over `batches` (`None` without any).
     fn mean_loss(
         &self,
         groups: &[Vec<String>],
         batches: &[Vec<(usize, usize, usize)>],
         scale: f32,
-    ) -> Result<Option<f64>, TrainError> {
+    ) -> Result<Option<(f64, f64)>, TrainError> {
         if batches.is_empty() {
             return Ok(None);
         }
-        let mut total = 0f64;
+        let (mut loss, mut margin) = (0f64, 0f64);
         for b in batches {
-            total += f64::from(
-                self.loss(groups, b, scale)?
-                    .to_scalar::<f32>()
-                    .map_err(err)?,
-            );
+            let (l, m) = self.loss(groups, b, scale)?;
+            loss += f64::from(l.to_scalar::<f32>().map_err(err)?);
+            margin += m;
         }
-        Ok(Some(total / batches.len() as f64))
+        let n = batches.len() as f64;
+        Ok(Some((loss / n, margin / n)))
     }
+}
+
+/// Mean cosine of the true pairs (the diagonal) minus the mean of the others.
+fn margin_of(cos: &[Vec<f32>]) -> f64 {
+    let (mut pos, mut neg, mut n_pos, mut n_neg) = (0f64, 0f64, 0usize, 0usize);
+    for (i, row) in cos.iter().enumerate() {
+        for (j, &c) in row.iter().enumerate() {
+            if i == j {
+                pos += f64::from(c);
+                n_pos += 1;
+            } else {
+                neg += f64::from(c);
+                n_neg += 1;
+            }
+        }
+    }
+    pos / n_pos.max(1) as f64 - if n_neg > 0 { neg / n_neg as f64 } else { 0.0 }
 }
 
 /// What fine-tuning produced (the weights are in `out_src`).
@@ -291,6 +309,8 @@ pub struct FineTuned {
     pub best_epoch: usize,
     /// Validation loss of the base weights.
     pub base_valid_loss: Option<f64>,
+    /// Validation margin of the base weights.
+    pub base_valid_margin: Option<f64>,
 }
 
 /// Fine-tunes the encoder in `src` on `train` groups of programs, early-stopping on `valid`;
@@ -342,9 +362,9 @@ pub fn finetune(
     })?;
     let best_path = out_src.join("model.safetensors");
     let save = |varmap: &VarMap| varmap.save(&best_path).map_err(err);
-    let base_valid_loss = enc.mean_loss(valid, &valid_batches, cfg.scale)?;
+    let base_valid = enc.mean_loss(valid, &valid_batches, cfg.scale)?;
     save(&varmap)?;
-    let mut best = (0usize, base_valid_loss.unwrap_or(f64::INFINITY));
+    let mut best = (0usize, base_valid.map_or(f64::INFINITY, |v| v.0));
     let mut opt = candle_nn::AdamW::new(
         varmap.all_vars(),
         candle_nn::ParamsAdamW {
@@ -365,11 +385,12 @@ pub fn finetune(
             if stop.load(Ordering::Relaxed) {
                 return Err(TrainError::Interrupted);
             }
-            let loss = enc.loss(train, b, cfg.scale)?;
+            let (loss, _) = enc.loss(train, b, cfg.scale)?;
             total += f64::from(loss.to_scalar::<f32>().map_err(err)?);
             opt.backward_step(&loss).map_err(err)?;
         }
-        let valid_loss = enc.mean_loss(valid, &valid_batches, cfg.scale)?;
+        let checked = enc.mean_loss(valid, &valid_batches, cfg.scale)?;
+        let valid_loss = checked.map(|v| v.0);
         let log = EpochLog {
             epoch,
             train_loss: if bs.is_empty() {
@@ -378,7 +399,7 @@ pub fn finetune(
                 total / bs.len() as f64
             },
             valid_loss,
-            valid_margin: None,
+            valid_margin: checked.map(|v| v.1),
         };
         each(&log);
         epochs.push(log);
@@ -409,7 +430,8 @@ pub fn finetune(
     Ok(FineTuned {
         epochs,
         best_epoch: best.0,
-        base_valid_loss,
+        base_valid_loss: base_valid.map(|v| v.0),
+        base_valid_margin: base_valid.map(|v| v.1),
     })
 }
 

@@ -1,8 +1,8 @@
 //! `equimorph augment`: K distinct verified variants of every task (training data).
 
 use super::common::{
-    interrupt_flag, load_dataset, print, stop_point, Bar, DatasetArgs, DetectorArgs, OracleOptions,
-    PrecisionArg, Stderr, TransformOptions, VerifyArgs, WindowArgs,
+    interrupt_flag, load_dataset, print, stop_point, Bar, DatasetArgs, DetectorArgs, HardShareArgs,
+    OracleOptions, PrecisionArg, Stderr, TransformOptions, VerifyArgs, WindowArgs,
 };
 use anyhow::Result;
 use clap::Args;
@@ -58,11 +58,8 @@ pub struct AugmentArgs {
     /// search's verified pool), then fill up with random compositions.
     #[arg(long, requires = "detector")]
     pub(super) hard: bool,
-    /// With --hard: the share of each task's variants the hard search may supply (rounded
-    /// up); random compositions make the rest, so training sees both.
-    #[arg(long, requires = "hard", default_value_t = 1.0, value_name = "F",
-          value_parser = equimorph::augment::parse_share)]
-    pub(super) hard_share: f64,
+    #[command(flatten)]
+    pub(super) hard_share: HardShareArgs,
     #[command(flatten)]
     pub(super) window: WindowArgs,
     /// Beam width of the --hard search.
@@ -200,7 +197,7 @@ fn augment_config(args: &AugmentArgs) -> AugmentConfig {
         max_steps: args.steps.1,
         seed: args.seed,
         hard: args.hard,
-        hard_share: args.hard_share,
+        hard_share: args.hard_share.hard_share,
         beam: args.beam.max(1),
         attempts: args.attempts.max(1),
         verify: !args.unverified,

@@ -424,6 +424,16 @@ impl equimorph::job::Progress for Bar {
     }
 }
 
+/// `--hard-share`, for the commands that make `--hard` training variants.
+#[derive(clap::Args, Debug, Clone)]
+pub struct HardShareArgs {
+    /// With --hard: the share of each task's variants the hard search may supply (rounded
+    /// up); random compositions make the rest, so training sees both.
+    #[arg(long, requires = "hard", default_value_t = 1.0, value_name = "F",
+          value_parser = equimorph::augment::parse_share)]
+    pub hard_share: f64,
+}
+
 /// `--window` / `--no-window`: whether candidates the detector would truncate are scored.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct WindowArgs {

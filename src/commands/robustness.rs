@@ -4,8 +4,8 @@
 //! missing.
 
 use super::common::{
-    interrupt_flag, load_dataset, print, Bar, DatasetArgs, DetectorArgs, OracleOptions, Stderr,
-    TransformOptions, WindowArgs,
+    interrupt_flag, load_dataset, print, Bar, DatasetArgs, DetectorArgs, HardShareArgs,
+    OracleOptions, Stderr, TransformOptions, WindowArgs,
 };
 use anyhow::Result;
 use clap::Args;
@@ -57,11 +57,8 @@ pub struct RobustnessArgs {
     /// rewrite its search finds (as augment --hard), instead of random verified sequences.
     #[arg(long)]
     hard: bool,
-    /// With --hard: the share of each task's variants that are hard (rounded up); random
-    /// verified sequences make the rest.
-    #[arg(long, requires = "hard", default_value_t = 1.0, value_name = "F",
-          value_parser = equimorph::augment::parse_share)]
-    hard_share: f64,
+    #[command(flatten)]
+    hard_share: HardShareArgs,
     /// Seed of the split, augmentation, training and attacks (the first seed with --seeds).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -194,7 +191,7 @@ fn settings(args: &RobustnessArgs) -> Result<RobustnessSettings> {
         seeds: (0..args.seeds).map(|k| args.seed.wrapping_add(k)).collect(),
         variants: args.variants,
         hard: args.hard,
-        hard_share: args.hard_share,
+        hard_share: args.hard_share.hard_share,
         base: args.detector.detector.clone(),
         defences: args.defences.clone(),
         training_sets: parse_training_sets(

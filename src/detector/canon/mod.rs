@@ -68,11 +68,12 @@ pub fn canonical_pair(a: &str, b: &str) -> (String, String) {
     (a.form_keeping(keep_a.as_ref()), b)
 }
 
-/// A program parsed once, with its docstrings' values.
+/// A program parsed once, with the structure its form reads and its docstrings' values.
 struct Reading<'s> {
     language: Language,
     source: &'s str,
     tree: Option<tree_sitter::Tree>,
+    structure: structure::Structure,
     docstrings: BTreeSet<String>,
 }
 
@@ -89,19 +90,21 @@ impl<'s> Reading<'s> {
     }
 
     fn with_tree(language: Language, source: &'s str, tree: Option<tree_sitter::Tree>) -> Self {
-        let docstrings = match (&tree, language) {
-            (Some(tree), Language::Python) => {
-                structure::python_docstrings(source, tree.root_node())
-                    .into_iter()
-                    .map(|d| d.value)
-                    .collect()
-            }
-            _ => BTreeSet::new(),
+        // Read once: a pair may need this program's form with and without some docstrings.
+        let structure = match (&tree, language) {
+            (Some(tree), Language::Python) => structure::python_structure(source, tree.root_node()),
+            _ => structure::Structure::default(),
         };
+        let docstrings = structure
+            .docstrings
+            .iter()
+            .map(|d| d.value.clone())
+            .collect();
         Reading {
             language,
             source,
             tree,
+            structure,
             docstrings,
         }
     }
@@ -110,7 +113,9 @@ impl<'s> Reading<'s> {
     /// as written).
     fn form(&self, keep: &dyn Fn(&str) -> bool) -> String {
         match &self.tree {
-            Some(tree) => canonical_of_tree(self.language, self.source, tree, keep),
+            Some(tree) => {
+                canonical_of_tree(self.language, self.source, tree, &self.structure, keep)
+            }
             None => self.source.to_string(),
         }
     }
@@ -141,19 +146,16 @@ impl<'s> Reading<'s> {
     }
 }
 
-/// The canonical form of a parsed program, reading the docstrings whose value `keep` accepts
-/// and leaving the others out.
+/// The canonical form of a parsed program whose structure is read, reading the docstrings
+/// whose value `keep` accepts and leaving the others out.
 fn canonical_of_tree<'s>(
     language: Language,
     source: &'s str,
     tree: &tree_sitter::Tree,
+    structure: &structure::Structure,
     keep: &dyn Fn(&str) -> bool,
 ) -> String {
     let (program, mut dropped) = program_names(language, source, tree.root_node());
-    let structure = match language {
-        Language::Python => structure::python_structure(source, tree.root_node()),
-        Language::Java => structure::Structure::default(),
-    };
     dropped.extend(structure.dropped.iter().cloned());
     // Kept docstrings read by value.
     let docstrings: HashMap<usize, &str> = structure

@@ -317,7 +317,7 @@ fn unparenthesized(mut n: Node<'_>) -> Option<Node<'_>> {
 
 /// A function's or class's docstring, read by its value: the statement's range, where its
 /// string starts, and the value's trimmed non-blank lines quoted as a canonical literal.
-pub(super) fn docstring_of(source: &str, n: Node<'_>) -> Option<Docstring> {
+fn docstring_of(source: &str, n: Node<'_>) -> Option<Docstring> {
     let body = n.child_by_field_name("body")?;
     let statement = statements(body)
         .first()

@@ -165,20 +165,6 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
     out
 }
 
-/// The docstrings of a Python tree's functions and classes.
-pub(super) fn python_docstrings(source: &str, root: Node<'_>) -> Vec<Docstring> {
-    let mut out = Vec::new();
-    let mut stack = vec![root];
-    let mut cursor = root.walk();
-    while let Some(n) = stack.pop() {
-        stack.extend(n.named_children(&mut cursor));
-        if matches!(n.kind(), "class_definition" | "function_definition") {
-            out.extend(bindings::docstring_of(source, n));
-        }
-    }
-    out
-}
-
 /// `ranges` sorted and merged where they overlap or touch, for [`covers`].
 pub(super) fn merged(ranges: &[Range<usize>]) -> Vec<Range<usize>> {
     let mut sorted: Vec<Range<usize>> = ranges.to_vec();

@@ -5,7 +5,9 @@
 //! that other SPTs leave alone, without changing its value:
 //! - breaks two to eight of its words with a backslash-newline inside the word
 //!   (`"""Return x plus one."""` → `"""Ret\` newline `urn x plus one."""`): the detector then reads
-//!   two fragments where the word was, at a cost of about three tokens per word;
+//!   two fragments where the word was, at a cost of about three tokens per word; or breaks
+//!   every word of a long stretch (half the string or all of it) at once, the move that reaches
+//!   a docstring longer than the detector's window;
 //! - splits it at a word or line boundary into an implicit concatenation of two literals with
 //!   the same prefix and quotes (`"""Add one.\n    Twice."""` → `"""Add one.""" """\n    Twice."""`);
 //! - writes one ASCII letter or digit as a hexadecimal escape (`"""Add"""` → `"""A\x64d"""`);
@@ -211,9 +213,14 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
         // Word breaks move a detector most per token added (measured on five HumanEval
         // programs with MiniLM: four of them moved L by 0.05 to 0.08, ten by 0.08 to 0.15; a
         // quote switch by 0.004): they are the usual move, the others keep the spelling varied.
+        // A sweep breaks every word of a long stretch at once: on a docstring longer than the
+        // detector's window it is the move that reaches what the detector reads (every word of
+        // HumanEval/153's docstring broken moved MiniLM's L by 0.58 in one step, the small
+        // move by 0.01-0.05); where the window is tight the search's window rule drops it.
         let roll = rng.below(10);
         let text = match roll {
-            0..=6 => break_words(&lit, rng).or_else(|| split(&lit, rng)),
+            0..=4 => break_words(&lit, Breaks::Few, rng).or_else(|| split(&lit, rng)),
+            5..=6 => break_words(&lit, Breaks::Sweep, rng).or_else(|| split(&lit, rng)),
             7 => split(&lit, rng),
             8 => escape(&lit, rng).or_else(|| split(&lit, rng)),
             _ => switch_quotes(&lit).or_else(|| split(&lit, rng)),
@@ -225,13 +232,23 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     edits
 }
 
-/// The most words one application breaks.
+/// The most words one application breaks in a [`Breaks::Few`] move.
 const MAX_WORD_BREAKS: usize = 8;
 
-/// `lit` with two to [`MAX_WORD_BREAKS`] of its words (runs of four or more ASCII letters)
-/// broken by a backslash-newline, a line continuation the value does not keep (never in a raw
-/// string, where the backslash would stay).
-fn break_words(lit: &Literal<'_>, rng: &mut Rng) -> Option<String> {
+/// How many words a word-break move breaks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Breaks {
+    /// Two to [`MAX_WORD_BREAKS`] words anywhere in the string.
+    Few,
+    /// Every word of a stretch: the whole string, or a run of consecutive words at least half
+    /// of them long (and longer than a `Few` move).
+    Sweep,
+}
+
+/// `lit` with some of its words (runs of four or more ASCII letters, see [`Breaks`]) broken by
+/// a backslash-newline, a line continuation the value does not keep (never in a raw string,
+/// where the backslash would stay).
+fn break_words(lit: &Literal<'_>, breaks: Breaks, rng: &mut Rng) -> Option<String> {
     if lit.raw() {
         return None;
     }
@@ -258,13 +275,37 @@ fn break_words(lit: &Literal<'_>, rng: &mut Rng) -> Option<String> {
         return None;
     }
     let newline = if body.contains("\r\n") { "\r\n" } else { "\n" };
-    // At least two breaks: one moves a detector by about 0.01, too little to pay for a query.
-    let count = (2 + rng.below(MAX_WORD_BREAKS - 1)).min(words.len());
     let mut cuts: Vec<usize> = Vec::new();
-    for _ in 0..count {
-        let word = words.swap_remove(rng.below(words.len()));
-        if let Some(&at) = rng.pick(&word) {
-            cuts.push(at);
+    match breaks {
+        Breaks::Few => {
+            // At least two breaks: one moves a detector by about 0.01, too little to pay for
+            // a query.
+            let count = (2 + rng.below(MAX_WORD_BREAKS - 1)).min(words.len());
+            for _ in 0..count {
+                let word = words.swap_remove(rng.below(words.len()));
+                if let Some(&at) = rng.pick(&word) {
+                    cuts.push(at);
+                }
+            }
+        }
+        Breaks::Sweep => {
+            // Fewer words than a `Few` move could break: the sweep would only repeat it.
+            if words.len() <= MAX_WORD_BREAKS {
+                return None;
+            }
+            let n = words.len();
+            let len = if rng.chance(0.5) {
+                n
+            } else {
+                n.div_ceil(2) + rng.below(n / 2 + 1)
+            }
+            .clamp(MAX_WORD_BREAKS + 1, n);
+            let start = rng.below(n - len + 1);
+            for word in words.iter().skip(start).take(len) {
+                if let Some(&at) = rng.pick(word) {
+                    cuts.push(at);
+                }
+            }
         }
     }
     cuts.sort_unstable();
@@ -379,6 +420,42 @@ mod tests {
             }
         }
         assert!(broken > 0, "some seed breaks a word");
+    }
+
+    #[test]
+    fn a_sweep_breaks_every_word_of_a_stretch_and_keeps_the_value() {
+        let words = "Return the strongest extension of the class given here, \
+            counting capital letters against lowercase letters in every name";
+        let lit = super::Literal {
+            prefix: "",
+            quote: "\"\"\"",
+            body: words,
+        };
+        let eligible = words
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| w.len() >= 4)
+            .count();
+        let mut whole = 0;
+        for seed in 0..16 {
+            let mut rng = sdk::Rng::new(seed);
+            let out =
+                super::break_words(&lit, super::Breaks::Sweep, &mut rng).expect("long enough");
+            let breaks = out.matches("\\\n").count();
+            assert!(
+                breaks > super::MAX_WORD_BREAKS && breaks <= eligible,
+                "{out}"
+            );
+            whole += usize::from(breaks == eligible);
+            assert_eq!(out.replace("\\\n", ""), format!("\"\"\"{words}\"\"\""));
+        }
+        assert!(whole > 0, "some seed sweeps the whole string");
+        // Too few words for a sweep: it declines rather than repeat a small move.
+        let short = super::Literal {
+            prefix: "",
+            quote: "\"\"\"",
+            body: "Return the value plus one.",
+        };
+        assert!(super::break_words(&short, super::Breaks::Sweep, &mut sdk::Rng::new(0)).is_none());
     }
 
     #[test]

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 /// The Python transforms of the default set (the Java ones are tested in tests/java.rs).
 const EXPECTED: &[&str] = &[
+    "annotation-alias",
     "augmented-assign",
     "bool-restructure",
     "call-indirection",
@@ -28,6 +29,7 @@ const EXPECTED: &[&str] = &[
     "generator-chain",
     "guard-clause",
     "if-else-flip",
+    "import-alias",
     "indent-width",
     "index-remap",
     "int-arith",

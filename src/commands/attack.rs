@@ -47,7 +47,7 @@ pub struct AttackArgs {
     /// scores every transform once (default 10).
     #[arg(long, value_name = "K")]
     pub(super) queries_per_iteration: Option<usize>,
-    /// Stop a task once its best M has not improved for this many iterations (default: 4 for
+    /// Stop a task once its best M has not improved for this many iterations (default: 8 for
     /// guided, never for the others).
     #[arg(long, value_name = "ITERATIONS")]
     pub(super) patience: Option<usize>,

@@ -593,7 +593,9 @@ impl SearchRequest {
                 window: self.window,
             },
             per_iteration: self.queries_per_iteration,
-            patience: self.patience.or(guided.then_some(4)),
+            patience: self
+                .patience
+                .or(guided.then_some(crate::search::DEFAULT_PATIENCE)),
         })
     }
 }

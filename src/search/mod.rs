@@ -67,6 +67,12 @@ pub enum OracleOrder {
 /// Candidates the guided search scores per iteration after the first, by default.
 pub const DEFAULT_PER_ITERATION: usize = 10;
 
+/// Iterations without a better best after which the guided search stops a task, by default.
+/// On 40 held-out HumanEval tasks (MiniLM, 2 cores) 4 stopped the weak tasks on a plateau the
+/// search leaves later (HumanEval/70: 0.48 at iteration 11, 0.75 by 30): 8 gave mean L 0.698
+/// instead of 0.670 at 282 detector queries per task instead of 230.
+pub const DEFAULT_PATIENCE: usize = 8;
+
 /// Search settings.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchConfig {

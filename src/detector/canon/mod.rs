@@ -955,6 +955,20 @@ mod tests {
     }
 
     #[test]
+    fn import_aliases_read_as_the_imported_name() {
+        let a = "from typing import List\nimport math\n\ndef f(xs: List[float]) -> float:\n    import re\n    return math.fsum(xs) + len(re.findall('a', 'ab'))\n";
+        let b = "from typing import List as Harbor\nList = Harbor\nimport math as voltage\nmath = voltage\n\ndef f(xs: Harbor[float]) -> float:\n    import re as ledger\n    return voltage.fsum(xs) + len(ledger.findall('a', 'ab'))\n";
+        assert_eq!(canonical(a), canonical(b));
+        // An alias the original had reads the same way; an attribute of that name is not it.
+        let c = "import numpy as np\nx = np.zeros(3)\ny = obj.np\n";
+        let d = "import numpy\nx = numpy.zeros(3)\ny = obj.np\n";
+        assert_eq!(canonical(c), canonical(d));
+        // A plain assignment that is not an import's keep line stays.
+        let e = "import math as m\nk = m\n";
+        assert!(canonical(e).contains('='), "{}", canonical(e));
+    }
+
+    #[test]
     fn dropped_ranges_merge_and_cover() {
         let m = structure::merged(&[5..8, 0..2, 7..10, 2..3, 20..21]);
         assert_eq!(m, vec![0..3, 5..10, 20..21]);

@@ -1,5 +1,5 @@
 //! Bindings an SPT adds: callable objects, packed state, hoisted constants and builtin
-//! aliases, and docstrings read by value.
+//! aliases, import aliases, and docstrings read by value.
 
 use super::control::through_scaffold;
 use super::*;
@@ -361,4 +361,77 @@ fn docstring_of(source: &str, n: Node<'_>) -> Option<Docstring> {
 /// Records a function's or class's docstring.
 pub(super) fn docstring(source: &str, n: Node<'_>, out: &mut Structure) {
     out.docstrings.extend(docstring_of(source, n));
+}
+
+/// Import aliases (`import-alias`): `import m as a` and `from m import x as a` read as
+/// `import m` and `from m import x`, every plain `a` reads as `m` (or `x`), and a statement
+/// `x = a` that keeps the imported name bound at module level goes. Imported names are not
+/// program names in the canonical form (they read as written), so both spellings meet.
+pub(super) fn import_aliases(source: &str, module: Node<'_>, out: &mut Structure) {
+    let mut imported: HashMap<&str, &str> = HashMap::new();
+    let mut bindings: Vec<usize> = Vec::new();
+    let mut stack = vec![module];
+    let mut identifiers = Vec::new();
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut n.walk()));
+        match n.kind() {
+            "aliased_import" => {
+                let (Some(name), Some(alias)) = (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("alias"),
+                ) else {
+                    continue;
+                };
+                let from = n
+                    .parent()
+                    .is_some_and(|p| p.kind() == "import_from_statement");
+                let path = text(source, name);
+                // `from m import x as a` binds the object `x`; `import a.b as c` the module `a.b`.
+                let read = if from {
+                    path.rsplit('.').next().unwrap_or(path)
+                } else {
+                    path
+                };
+                imported.insert(text(source, alias), read);
+                bindings.push(alias.start_byte());
+                // The path reads as written, as an unaliased import's does, even where the
+                // keep line below binds the same name in the module.
+                for part in name.named_children(&mut name.walk()) {
+                    out.texts
+                        .insert(part.start_byte(), text(source, part).to_string());
+                }
+                out.dropped.push(name.end_byte()..alias.end_byte());
+            }
+            "identifier" => identifiers.push(n),
+            _ => {}
+        }
+    }
+    if imported.is_empty() {
+        return;
+    }
+    for n in identifiers {
+        let Some(read) = imported.get(text(source, n)) else {
+            continue;
+        };
+        let member = n.parent().is_some_and(|p| {
+            (p.kind() == "attribute"
+                && p.child_by_field_name("attribute").map(|a| a.id()) == Some(n.id()))
+                || (p.kind() == "keyword_argument"
+                    && p.child_by_field_name("name").map(|a| a.id()) == Some(n.id()))
+        });
+        if !member && !bindings.contains(&n.start_byte()) {
+            out.texts.insert(n.start_byte(), (*read).to_string());
+        }
+    }
+    // `x = a` right where `a` is imported as `x`: the module keeps its name bound.
+    for statement in statements(module) {
+        if let Some((target, value)) = assignment(statement) {
+            let keeps = target.kind() == "identifier"
+                && value.kind() == "identifier"
+                && imported.get(text(source, value)) == Some(&text(source, target));
+            if keeps {
+                out.dropped.push(range(statement));
+            }
+        }
+    }
 }

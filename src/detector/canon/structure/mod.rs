@@ -35,6 +35,8 @@
 //! - **inner functions** (`nested-function`): `def g():` (no parameters) called once on the
 //!   spot (`return g()` or `g()`) reads as its body, one level up, without its `nonlocal`s;
 //! - **attribute lookups** (`call-indirection`): `getattr(obj, "name")` reads as `obj.name`;
+//! - **import aliases** (`import-alias`): `import m as a` reads as `import m` and `a` as `m`
+//!   (`from m import x as a`: `x`); `x = a` keeping the imported name goes;
 //! - **packed state** (`state-pack`): `state = [None, None]` (or `{}`) made first thing in a
 //!   function, whose constant slots `state[1]` stand for variables, reads as those variables.
 
@@ -48,7 +50,7 @@ mod control;
 mod expressions;
 
 pub(super) use bindings::is_docstring_statement;
-use bindings::{callable_object, docstring, hoisted_constants, packed_state};
+use bindings::{callable_object, docstring, hoisted_constants, import_aliases, packed_state};
 use control::{dead_code, flipped_if, inner_function, scaffold, state_machine};
 use expressions::{attribute_lookup, double_not, operand_order, redundant_parens};
 
@@ -158,7 +160,10 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
                 packed_state(source, n, &mut out);
                 inner_function(source, n, &mut out);
             }
-            "module" => hoisted_constants(source, n, &mut out),
+            "module" => {
+                hoisted_constants(source, n, &mut out);
+                import_aliases(source, n, &mut out);
+            }
             _ => {}
         }
     }

@@ -61,7 +61,7 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let src = parsed.source.as_str();
     let info = ScopeInfo::analyze(parsed);
-    if info.any_dynamic() || future_annotations(parsed) {
+    if sdk::pyast::may_list_module_names(parsed, &info) || future_annotations(parsed) {
         return edits;
     }
     let functions: Vec<(Node<'_>, Node<'_>)> = parsed

@@ -100,8 +100,7 @@ fn top_statement(node: Node<'_>) -> Option<Node<'_>> {
 fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let info = ScopeInfo::analyze(parsed);
-    // A function calling `globals()`, `dir()` or `vars()` lists module names too.
-    if info.any_dynamic() {
+    if sdk::pyast::may_list_module_names(parsed, &info) {
         return edits;
     }
     let src = parsed.source.as_str();
@@ -166,6 +165,20 @@ fn rewrite(parsed: &Parsed, rng: &mut Rng) -> Edits {
 mod tests {
     use super::apply;
     sdk::fixture_tests!(apply);
+
+    #[test]
+    fn a_function_reading_its_own_locals_still_gets_constants() {
+        // `locals()` and `eval` inside a function see its locals, never a new module name.
+        let src = "def f(expr, x):\n    y = x * 25\n    return eval(expr, {}, locals())\n\nprint(f('y + 1', 2))\n";
+        let expected = sdk::testing::run_python(src).1;
+        let hoisted: Vec<String> = (0..16)
+            .filter_map(|s| apply(src, s).ok().flatten())
+            .collect();
+        assert!(!hoisted.is_empty(), "no seed hoisted 25");
+        for out in hoisted {
+            assert_eq!(sdk::testing::run_python(&out).1, expected, "{out}");
+        }
+    }
 
     #[test]
     fn declines_protected_literals_and_dynamic_modules() {

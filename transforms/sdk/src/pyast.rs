@@ -4,6 +4,22 @@ use crate::parse::{named_children, Parsed};
 use crate::scope::{Resolution, ScopeInfo};
 use tree_sitter::Node;
 
+/// Whether the program may list or reach its module's names as a whole, so that a new
+/// module-level name would show: `globals()`, `dir()` or `vars()` anywhere (with an argument
+/// they can be handed the module), a namespace's `__dict__`, module-level `locals()`/`eval`/
+/// `exec`, or frame and code introspection. A function's own `locals()` or `eval` does not: a
+/// new module name is not among a function's locals.
+pub fn may_list_module_names(parsed: &Parsed, info: &ScopeInfo) -> bool {
+    info.scopes.first().is_some_and(|m| m.dynamic)
+        || info.introspected
+        || parsed.nodes_of_kind("identifier").into_iter().any(|n| {
+            matches!(
+                parsed.text(n),
+                "globals" | "dir" | "vars" | "__dict__" | "__import__" | "modules"
+            )
+        })
+}
+
 /// The value of an integer literal (`3`, `-2`, `0x10`, `1_000`, `(4)`), if `node` is one.
 pub fn int_literal(parsed: &Parsed, node: Node<'_>) -> Option<i64> {
     match node.kind() {

@@ -1173,7 +1173,7 @@ mod tests {
         let search = settings().attacks.search(7).unwrap();
         assert_eq!(
             (search.beam, search.iterations, search.patience),
-            (3, 30, Some(4))
+            (3, 30, Some(crate::search::DEFAULT_PATIENCE))
         );
     }
 

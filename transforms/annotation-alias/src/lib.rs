@@ -206,7 +206,7 @@ fn stable(parsed: &Parsed, info: &ScopeInfo, annotation: Node<'_>, before: usize
 
 /// A fresh capitalised name for a type alias (`Harbor`, `TicketHarbor`).
 fn type_name(fresh: &mut FreshNames, rng: &mut Rng) -> String {
-    loop {
+    for _ in 0..32 {
         let word = fresh.fresh(rng, None);
         let camel: String = word
             .split('_')
@@ -221,6 +221,8 @@ fn type_name(fresh: &mut FreshNames, rng: &mut Rng) -> String {
             return fresh.fresh(rng, Some(&camel));
         }
     }
+    // Every capitalised form drawn was taken: any fresh name will do.
+    fresh.fresh(rng, Some("TypeAlias"))
 }
 
 #[cfg(test)]

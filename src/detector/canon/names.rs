@@ -377,7 +377,7 @@ impl<'s> Scopes<'s> {
 
 /// Whether the identifier `n` is reached through an object (an attribute, a field access, a
 /// method call's name) or names a keyword argument.
-fn is_member_position(language: Language, n: Node<'_>) -> bool {
+pub(super) fn is_member_position(language: Language, n: Node<'_>) -> bool {
     let Some(p) = n.parent() else {
         return false;
     };

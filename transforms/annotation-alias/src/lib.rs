@@ -182,22 +182,22 @@ fn stable(parsed: &Parsed, info: &ScopeInfo, annotation: Node<'_>, before: usize
             }
             match &info.resolutions[i] {
                 Resolution::Builtin => true,
+                // A module name bound by exactly one import, before `before`, and only read.
                 Resolution::Binding(key) => {
+                    let mut imports = 0;
                     key.0 == 0
                         && info.occurrences_of(key).iter().all(|&o| {
                             let occ = &info.occurrences[o];
                             match occ.role {
-                                Role::Bind(BindKind::Import) => occ.range.end <= before,
+                                Role::Bind(BindKind::Import) => {
+                                    imports += 1;
+                                    occ.range.end <= before
+                                }
                                 Role::Load => true,
                                 _ => false,
                             }
                         })
-                        && info
-                            .occurrences_of(key)
-                            .iter()
-                            .filter(|&&o| info.occurrences[o].role == Role::Bind(BindKind::Import))
-                            .count()
-                            == 1
+                        && imports == 1
                 }
             }
         })

@@ -3,6 +3,7 @@
 
 use super::control::through_scaffold;
 use super::*;
+use crate::detector::canon::names::is_member_position;
 
 /// `class C:` holding only `def __call__(self, /, …)` (after a docstring, which the SPT
 /// moves from the function to the class), followed by `f = C()`, reads as `def f(…)` with
@@ -413,12 +414,7 @@ pub(super) fn import_aliases(source: &str, module: Node<'_>, out: &mut Structure
         let Some(read) = imported.get(text(source, n)) else {
             continue;
         };
-        let member = n.parent().is_some_and(|p| {
-            (p.kind() == "attribute"
-                && p.child_by_field_name("attribute").map(|a| a.id()) == Some(n.id()))
-                || (p.kind() == "keyword_argument"
-                    && p.child_by_field_name("name").map(|a| a.id()) == Some(n.id()))
-        });
+        let member = is_member_position(crate::language::Language::Python, n);
         if !member && !bindings.contains(&n.start_byte()) {
             out.texts.insert(n.start_byte(), (*read).to_string());
         }

@@ -10,8 +10,11 @@
 //! on-demand imports offering the same simple name would make it ambiguous), never imports a
 //! simple name the program declares itself (a single-type import would clash with it), and
 //! imports every name the program uses from the package — from a list of the package's public
-//! classes, so a name it does not know stays reachable only if no on-demand import is removed
-//! (the rewrite then declines). Class initialisation does not depend on imports.
+//! classes, and only when every capitalised name the program uses is known (from these lists,
+//! `java.lang`, its own declarations or its single-type imports), so no name can lose its
+//! meaning when an on-demand import goes. Another on-demand import may stay beside the
+//! expanded one: a name both offered would already be ambiguous, which the compiler rejects.
+//! Class initialisation does not depend on imports.
 //!
 //! ## Example
 //! ```java
@@ -24,8 +27,8 @@
 //! ```
 //!
 //! ## Not applied when
-//! The program has another on-demand import, static imports of the package, or uses a simple
-//! name this transform does not know to be in it (for expansion).
+//! The program has static imports; for collapsing, another on-demand import; for expanding,
+//! a capitalised simple name this transform does not know.
 
 use sdk::java::JavaParsed;
 use sdk::{Edits, Rng};
@@ -195,19 +198,21 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             .iter()
             .find(|i| text(**i) == format!("import {pkg}.*;"));
         match star {
-            // Collapse: no other on-demand import may compete for the simple names.
             // Collapse (the package's other single-type imports are removed with it, below):
             // no other on-demand import may compete for the simple names.
             None if singles.len() >= 2 && on_demand.is_empty() => {
                 sites.push((singles[0].byte_range(), format!("import {pkg}.*;")));
             }
             // Expand: every used name of the package must be known, and none declared here.
-            Some(star) if on_demand.len() == 1 => {
+            // Other on-demand imports may stay: a simple name they share with this package
+            // would already be ambiguous, and every name the program uses must be known.
+            Some(star) => {
                 let wanted: Vec<&str> =
                     names.iter().copied().filter(|n| used.contains(n)).collect();
                 let unknown_upper = used.iter().any(|u| {
                     u.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-                        && !names.contains(u)
+                        && !UTIL.contains(u)
+                        && !IO.contains(u)
                         && !declared.contains(u)
                         && !imported.contains(u)
                         && !JAVA_LANG.contains(u)
@@ -315,8 +320,33 @@ const JAVA_LANG: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    use super::{apply, apply_at_site};
     sdk::java_fixture_tests!(apply);
+
+    #[test]
+    fn both_stars_of_a_contest_header_expand_one_at_a_time() {
+        let src = include_str!("../fixtures/two_stars.java");
+        let (_, offered) = apply_at_site(src, 0, 0);
+        let outs: Vec<String> = (0..offered)
+            .filter_map(|site| apply_at_site(src, 0, site).0.ok().flatten())
+            .collect();
+        assert!(outs.iter().any(|o| o.contains("import java.io.*;")
+            && o.contains("import java.util.StringTokenizer;")
+            && o.contains("import java.util.Collections;")
+            && !o.contains("import java.util.*;")));
+        assert!(outs.iter().any(|o| o.contains("import java.util.*;")
+            && o.contains("import java.io.PrintWriter;")
+            && !o.contains("import java.io.*;")));
+    }
+
+    #[test]
+    fn a_name_from_another_star_blocks_expansion() {
+        sdk::testing::assert_declines(
+            apply,
+            &["import java.util.*;\nimport java.util.function.*;\nclass A { List<Integer> l; Function<Integer, Integer> f; }"],
+            16,
+        );
+    }
 
     #[test]
     fn competing_on_demand_imports_and_unknown_names_block_it() {

@@ -98,6 +98,26 @@ impl Rng {
             None => (n > 0).then(|| self.below(n)),
         }
     }
+
+    /// One site among `weights.len()` candidates, drawn with probability proportional to its
+    /// weight (uniformly when every weight is 0), or `None` when there is none (or the forced
+    /// site is not among them). Counts sites like [`Rng::site`].
+    pub fn weighted_site(&mut self, weights: &[u64]) -> Option<usize> {
+        let n = weights.len();
+        let total: u64 = weights.iter().fold(0u64, |t, w| t.saturating_add(*w));
+        if self.forced.is_some() || n == 0 || total == 0 {
+            return self.site(n);
+        }
+        self.offered += n;
+        let mut draw = self.inner.random_range(0..total);
+        for (i, w) in weights.iter().enumerate() {
+            if draw < *w {
+                return Some(i);
+            }
+            draw -= w;
+        }
+        Some(n - 1)
+    }
 }
 
 #[cfg(test)]
@@ -115,5 +135,20 @@ mod tests {
         let s = free.sites(6, 0.5);
         assert!(!s.is_empty() && s.iter().all(|&i| i < 6));
         assert!(free.site(0).is_none());
+    }
+
+    #[test]
+    fn weighted_sites_follow_their_weights_and_forcing() {
+        let mut r = Rng::new(3);
+        assert!((0..50).all(|_| r.weighted_site(&[0, 7, 0]) == Some(1)));
+        let heavy = (0..400)
+            .filter(|_| r.weighted_site(&[1, 99]) == Some(1))
+            .count();
+        assert!(heavy > 360, "{heavy}");
+        assert_eq!(r.weighted_site(&[]), None);
+        let mut f = Rng::forcing_site(0, 2);
+        assert_eq!(f.weighted_site(&[5, 0]), None);
+        assert_eq!(f.weighted_site(&[0, 1, 0]), Some(0));
+        assert_eq!(f.sites_offered(), 5);
     }
 }

@@ -72,6 +72,7 @@ fn canon_scores_a_rewrite_by_an_spt_it_undoes_as_the_original() {
                 "constant-hoist",
                 "nested-function",
                 "call-indirection",
+                "import-alias",
             ][..],
         ),
         (

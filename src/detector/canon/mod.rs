@@ -969,6 +969,24 @@ mod tests {
     }
 
     #[test]
+    fn qualified_and_from_imports_read_alike() {
+        // import-alias's qualify move, and the original it came from.
+        let a = "from math import floor, sqrt\nimport heapq\n\ndef f(x):\n    return floor(sqrt(x)) + heapq.nsmallest(1, [x])[0]\n";
+        let b = "import math as shelf\nfloor = shelf.floor\nsqrt = shelf.sqrt\nimport heapq as power\nheapq = power\n\ndef f(x):\n    return shelf.floor(shelf.sqrt(x)) + power.nsmallest(1, [x])[0]\n";
+        assert_eq!(canonical(a), canonical(b));
+        // An attribute of something that is not an imported module keeps its object, and a
+        // different module still reads differently.
+        let c = "import math\ny = obj.floor(2)\n";
+        assert!(canonical(c).contains("obj"), "{}", canonical(c));
+        let d = "from math import floor\nv = floor(2)\n";
+        let e = "from numpy import floor\nv = floor(2)\n";
+        assert_ne!(canonical(d), canonical(e));
+        // Relative and __future__ imports stay as written.
+        let f = "from __future__ import annotations\nfrom . import util\n";
+        assert!(canonical(f).contains("annotations") && canonical(f).contains("util"));
+    }
+
+    #[test]
     fn dropped_ranges_merge_and_cover() {
         let m = structure::merged(&[5..8, 0..2, 7..10, 2..3, 20..21]);
         assert_eq!(m, vec![0..3, 5..10, 20..21]);

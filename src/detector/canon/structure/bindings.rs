@@ -1,9 +1,10 @@
 //! Bindings an SPT adds: callable objects, packed state, hoisted constants and builtin
-//! aliases, import aliases, and docstrings read by value.
+//! aliases, import aliases and module-qualified reads, and docstrings read by value.
 
 use super::control::through_scaffold;
 use super::*;
 use crate::detector::canon::names::is_member_position;
+use std::collections::HashSet;
 
 /// `class C:` holding only `def __call__(self, /, …)` (after a docstring, which the SPT
 /// moves from the function to the class), followed by `f = C()`, reads as `def f(…)` with
@@ -425,6 +426,89 @@ pub(super) fn import_aliases(source: &str, module: Node<'_>, out: &mut Structure
             let keeps = target.kind() == "identifier"
                 && value.kind() == "identifier"
                 && imported.get(text(source, value)) == Some(&text(source, target));
+            if keeps {
+                out.dropped.push(range(statement));
+            }
+        }
+    }
+}
+
+/// Module-qualified reads (`import-alias`'s qualify move): `from m import x` reads as
+/// `import m`, `m.x` reads as `x` wherever `m` is a module the program imports under one plain
+/// name (`import m`, `import m as a`), and a statement `x = m.x` — the module keeping the
+/// imported name bound — goes. `from math import floor` … `floor(v)` and `import math as a`,
+/// `floor = a.floor` … `a.floor(v)` then read alike.
+pub(super) fn qualified_imports(source: &str, module: Node<'_>, out: &mut Structure) {
+    let mut modules: HashSet<&str> = HashSet::new();
+    let mut attributes = Vec::new();
+    let mut lookups = Vec::new();
+    let mut stack = vec![module];
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut n.walk()));
+        match n.kind() {
+            "import_statement" => {
+                for child in n.named_children(&mut n.walk()) {
+                    let bound = match child.kind() {
+                        "dotted_name" if child.named_child_count() == 1 => Some(child),
+                        "aliased_import" => child
+                            .child_by_field_name("name")
+                            .filter(|m| m.named_child_count() == 1)
+                            .and(child.child_by_field_name("alias")),
+                        _ => None,
+                    };
+                    modules.extend(bound.map(|b| text(source, b)));
+                }
+            }
+            "import_from_statement" => {
+                let Some(name) = n.child_by_field_name("module_name") else {
+                    continue;
+                };
+                if name.kind() != "dotted_name" || text(source, name) == "__future__" {
+                    continue;
+                }
+                let keyword = n
+                    .children(&mut n.walk())
+                    .find(|c| c.kind() == "import" && c.start_byte() > name.start_byte());
+                if let Some(keyword) = keyword {
+                    out.texts.insert(n.start_byte(), "import".to_string());
+                    out.dropped.push(keyword.start_byte()..n.end_byte());
+                }
+            }
+            "attribute" => attributes.push(n),
+            "call" => lookups.extend(super::expressions::constant_getattr(source, n)),
+            _ => {}
+        }
+    }
+    if modules.is_empty() {
+        return;
+    }
+    let qualified = |n: Node<'_>| {
+        n.kind() == "attribute"
+            && n.child_by_field_name("object")
+                .is_some_and(|o| o.kind() == "identifier" && modules.contains(text(source, o)))
+    };
+    for n in attributes.into_iter().filter(|n| qualified(*n)) {
+        if let (Some(object), Some(name)) = (
+            n.child_by_field_name("object"),
+            n.child_by_field_name("attribute"),
+        ) {
+            out.dropped.push(object.start_byte()..name.start_byte());
+        }
+    }
+    // `getattr(m, "x")` (read as `m.x` by `attribute_lookup`) reads as `x` too.
+    for lookup in lookups {
+        if lookup.object.kind() == "identifier" && modules.contains(text(source, lookup.object)) {
+            out.dropped
+                .push(lookup.object.start_byte()..lookup.name.start_byte());
+        }
+    }
+    for statement in statements(module) {
+        if let Some((target, value)) = assignment(statement) {
+            let keeps = target.kind() == "identifier"
+                && qualified(value)
+                && value
+                    .child_by_field_name("attribute")
+                    .is_some_and(|a| text(source, a) == text(source, target));
             if keeps {
                 out.dropped.push(range(statement));
             }

@@ -126,41 +126,59 @@ pub(super) fn operand_order(source: &str, n: Node<'_>, out: &mut Structure) {
 /// `getattr(obj, "name")` (two arguments, the second a plain string that is a name) reads as
 /// `obj.name`: the same lookup.
 pub(super) fn attribute_lookup(source: &str, call: Node<'_>, out: &mut Structure) {
-    let (Some(function), Some(arguments)) = (
-        call.child_by_field_name("function"),
-        call.child_by_field_name("arguments"),
-    ) else {
-        return;
-    };
-    if function.kind() != "identifier" || text(source, function) != "getattr" {
-        return;
-    }
-    let args: Vec<Node<'_>> = arguments
-        .named_children(&mut arguments.walk())
-        .filter(|a| a.kind() != "comment")
-        .collect();
-    let [object, name] = args.as_slice() else {
-        return;
-    };
-    let Some(value) = (name.kind() == "string")
-        .then(|| python_string(text(source, *name)))
-        .flatten()
-        .filter(|v| !v.formatted && !v.bytes)
-    else {
-        return;
-    };
-    if !is_identifier(&value.value) {
-        return;
-    }
-    let Some(comma) = arguments
-        .children(&mut arguments.walk())
-        .find(|c| c.kind() == "," && c.start_byte() >= object.end_byte())
+    let Some(GetattrCall {
+        object,
+        comma,
+        name,
+        value,
+        arguments,
+    }) = constant_getattr(source, call)
     else {
         return;
     };
     // `getattr(` goes, the comma reads as a dot, the string as the name, `)` goes.
     out.dropped.push(call.start_byte()..object.start_byte());
     out.texts.insert(comma.start_byte(), ".".to_string());
-    out.texts.insert(name.start_byte(), value.value);
+    out.texts.insert(name.start_byte(), value);
     out.dropped.push(name.end_byte()..arguments.end_byte());
+}
+
+/// The parts of `getattr(object, "name")` with a constant identifier for a name.
+pub(super) struct GetattrCall<'t> {
+    pub object: Node<'t>,
+    pub comma: Node<'t>,
+    pub name: Node<'t>,
+    /// The name's value.
+    pub value: String,
+    pub arguments: Node<'t>,
+}
+
+/// `call` as a [`GetattrCall`], if it is one.
+pub(super) fn constant_getattr<'t>(source: &str, call: Node<'t>) -> Option<GetattrCall<'t>> {
+    let function = call.child_by_field_name("function")?;
+    let arguments = call.child_by_field_name("arguments")?;
+    if function.kind() != "identifier" || text(source, function) != "getattr" {
+        return None;
+    }
+    let args: Vec<Node<'_>> = arguments
+        .named_children(&mut arguments.walk())
+        .filter(|a| a.kind() != "comment")
+        .collect();
+    let [object, name] = args.as_slice() else {
+        return None;
+    };
+    let value = (name.kind() == "string")
+        .then(|| python_string(text(source, *name)))
+        .flatten()
+        .filter(|v| !v.formatted && !v.bytes && is_identifier(&v.value))?;
+    let comma = arguments
+        .children(&mut arguments.walk())
+        .find(|c| c.kind() == "," && c.start_byte() >= object.end_byte())?;
+    Some(GetattrCall {
+        object: *object,
+        comma,
+        name: *name,
+        value: value.value,
+        arguments,
+    })
 }

@@ -50,7 +50,9 @@ mod control;
 mod expressions;
 
 pub(super) use bindings::is_docstring_statement;
-use bindings::{callable_object, docstring, hoisted_constants, import_aliases, packed_state};
+use bindings::{
+    callable_object, docstring, hoisted_constants, import_aliases, packed_state, qualified_imports,
+};
 use control::{dead_code, flipped_if, inner_function, scaffold, state_machine};
 use expressions::{attribute_lookup, double_not, operand_order, redundant_parens};
 
@@ -163,6 +165,7 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
             "module" => {
                 hoisted_constants(source, n, &mut out);
                 import_aliases(source, n, &mut out);
+                qualified_imports(source, n, &mut out);
             }
             _ => {}
         }

@@ -1,0 +1,157 @@
+//! The generated reference pages in `docs/reference/` are what the code generates: a page
+//! that differs fails here. `SNAPSHOTS=overwrite cargo test --release --test docs` rewrites
+//! them after a change to `--help` or to an SPT's documentation.
+
+use std::process::Command;
+
+fn equimorph(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_equimorph"))
+        .args(args)
+        // One width everywhere: clap wraps help to the terminal's.
+        .env("COLUMNS", "100")
+        .env_remove("EQUIMORPH_TRANSFORMS")
+        .output()
+        .expect("run equimorph");
+    assert!(
+        out.status.success(),
+        "equimorph {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 help")
+}
+
+/// The subcommands a `--help` text lists under `Commands:` (less `help`).
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| l.trim_end() != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        // A name starts at two spaces; wrapped descriptions are indented further.
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// One section per command, depth first, in the order `--help` lists them.
+fn cli_page(path: &mut Vec<String>, out: &mut String) {
+    let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+    args.push("--help");
+    let help = equimorph(&args);
+    let title = std::iter::once("equimorph")
+        .chain(path.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let level = "#".repeat((path.len() + 2).min(4));
+    out.push_str(&format!(
+        "{level} `{title}`\n\n```text\n{}\n```\n\n",
+        help.trim_end()
+    ));
+    for sub in subcommands(&help) {
+        path.push(sub);
+        cli_page(path, out);
+        path.pop();
+    }
+}
+
+#[test]
+fn the_cli_reference_is_what_help_prints() {
+    let mut page = String::from(
+        "# Command-line reference\n\n\
+         Generated from `equimorph … --help` by `tests/docs.rs` (a test fails when this page \
+         and the help differ; `SNAPSHOTS=overwrite cargo test --release --test docs` \
+         regenerates it).\n\n",
+    );
+    cli_page(&mut Vec::new(), &mut page);
+    assert!(page.contains("\n### `equimorph attack`\n"));
+    assert!(page.contains("\n#### `equimorph tests grow`\n"));
+    snapbox::assert_data_eq!(page, snapbox::file!["../docs/reference/cli.md"].raw());
+}
+
+/// Each built-in SPT's page, by name: `transforms show` less the machine-specific `file:` line.
+fn spt_pages() -> Vec<(String, String)> {
+    let list: serde_json::Value =
+        serde_json::from_str(&equimorph(&["transforms", "list", "--json"])).expect("JSON list");
+    let mut pages = Vec::new();
+    for t in list.as_array().expect("a list") {
+        let field = |k: &str| t[k].as_str().unwrap_or_default().to_string();
+        let name = field("name");
+        let show = equimorph(&["transforms", "show", &name]);
+        let body: Vec<&str> = show
+            .lines()
+            .skip(2)
+            .filter(|l| !l.starts_with("file: "))
+            // Some crates' docs open with their own name as a title: the page has one.
+            .filter(|l| l.trim() != format!("# {name}"))
+            .collect();
+        let page = format!(
+            "# `{name}`\n\n{}\n\nLanguage: {} · category: {} · kind: {}\n{}\n",
+            field("description"),
+            field("language"),
+            field("category"),
+            field("kind"),
+            body.join("\n").trim_end()
+        );
+        pages.push((name, page));
+    }
+    pages
+}
+
+#[test]
+fn the_spt_pages_are_what_transforms_show_prints() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference/spts");
+    let pages = spt_pages();
+    assert!(pages.len() >= 60, "only {} SPTs", pages.len());
+    let mut index = String::from(
+        "# The SPT library\n\n\
+         One page per built-in SPT, generated from `equimorph transforms show` by `tests/docs.rs`.\n\n\
+         | SPT | language | category | what it does |\n|---|---|---|---|\n",
+    );
+    let overwrite = std::env::var("SNAPSHOTS").as_deref() == Ok("overwrite");
+    if overwrite {
+        std::fs::create_dir_all(&dir).expect("create docs/reference/spts");
+    }
+    for (name, page) in &pages {
+        let line = page.lines().nth(2).unwrap_or_default();
+        let facts = page.lines().nth(4).unwrap_or_default();
+        let (language, category) = facts
+            .strip_prefix("Language: ")
+            .and_then(|f| f.split(" · ").next().zip(f.split(" · category: ").nth(1)))
+            .map(|(l, c)| (l, c.split(" · ").next().unwrap_or_default()))
+            .unwrap_or_default();
+        index.push_str(&format!(
+            "| [`{name}`](spts/{name}.md) | {language} | {category} | {line} |\n"
+        ));
+        let path = dir.join(format!("{name}.md"));
+        if overwrite && !path.exists() {
+            std::fs::write(&path, "").expect("create a page");
+        }
+        snapbox::assert_data_eq!(page.clone(), snapbox::Data::read_from(&path, None).raw());
+    }
+    // No page for an SPT that is gone.
+    let names: std::collections::BTreeSet<String> =
+        pages.iter().map(|(n, _)| format!("{n}.md")).collect();
+    for entry in std::fs::read_dir(&dir).expect("docs/reference/spts") {
+        let file = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .to_string();
+        assert!(
+            names.contains(&file),
+            "docs/reference/spts/{file}: no such SPT"
+        );
+    }
+    let index_path = dir.with_file_name("spts.md");
+    if overwrite && !index_path.exists() {
+        std::fs::write(&index_path, "").expect("create the index");
+    }
+    snapbox::assert_data_eq!(index, snapbox::Data::read_from(&index_path, None).raw());
+}
+
+#[test]
+fn help_sections_are_found() {
+    let help = "Usage: x\n\nCommands:\n  list  List things\n  show  Show one,\n        wrapped\n  help  Print this\n\nOptions:\n  -h\n";
+    assert_eq!(subcommands(help), vec!["list", "show"]);
+}

@@ -150,6 +150,61 @@ fn the_spt_pages_are_what_transforms_show_prints() {
     snapbox::assert_data_eq!(index, snapbox::Data::read_from(&index_path, None).raw());
 }
 
+/// Every relative link target of a Markdown text (`[text](target)`), less its `#anchor`.
+fn relative_links(markdown: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = markdown;
+    while let Some(at) = rest.find("](") {
+        rest = &rest[at + 2..];
+        let Some(end) = rest.find(')') else { break };
+        let target = rest[..end].split('#').next().unwrap_or_default();
+        let external = target.contains("://") || target.starts_with("mailto:");
+        if !target.is_empty() && !external && !target.contains(' ') {
+            out.push(target.to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn every_relative_link_in_the_readme_and_docs_resolves() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md"), root.join("CHANGELOG.md")];
+    let mut dirs = vec![root.join("docs")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("docs/") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 20, "only {} pages", files.len());
+    let mut broken = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a page");
+        for target in relative_links(&text) {
+            let base = file.parent().unwrap_or(root);
+            if !base.join(&target).exists() {
+                broken.push(format!("{}: {target}", file.display()));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "links to nothing:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn links_are_found() {
+    let md = "see [a](b/c.md#x), [web](https://x.org), [top](#top) and [d](../d.md).";
+    assert_eq!(relative_links(md), vec!["b/c.md", "../d.md"]);
+}
+
 #[test]
 fn help_sections_are_found() {
     let help = "Usage: x\n\nCommands:\n  list  List things\n  show  Show one,\n        wrapped\n  help  Print this\n\nOptions:\n  -h\n";

@@ -145,11 +145,15 @@ pub(super) fn attribute_lookup(source: &str, call: Node<'_>, out: &mut Structure
 
 /// The parts of `getattr(object, "name")` with a constant identifier for a name.
 pub(super) struct GetattrCall<'t> {
+    /// The object looked into.
     pub object: Node<'t>,
+    /// The comma after it.
     pub comma: Node<'t>,
+    /// The string literal naming the attribute.
     pub name: Node<'t>,
     /// The name's value.
     pub value: String,
+    /// The call's parenthesised arguments.
     pub arguments: Node<'t>,
 }
 

@@ -69,8 +69,17 @@ fn the_cli_reference_is_what_help_prints() {
     snapbox::assert_data_eq!(page, snapbox::file!["../docs/reference/cli.md"].raw());
 }
 
-/// Each built-in SPT's page, by name: `transforms show` less the machine-specific `file:` line.
-fn spt_pages() -> Vec<(String, String)> {
+/// A built-in SPT's listing and its page.
+struct SptPage {
+    name: String,
+    /// The index row: name, language, category, description.
+    row: String,
+    /// `transforms show` less the machine-specific `file:` line.
+    page: String,
+}
+
+/// Each built-in SPT's page, by name.
+fn spt_pages() -> Vec<SptPage> {
     let list: serde_json::Value =
         serde_json::from_str(&equimorph(&["transforms", "list", "--json"])).expect("JSON list");
     let mut pages = Vec::new();
@@ -93,7 +102,13 @@ fn spt_pages() -> Vec<(String, String)> {
             field("kind"),
             body.join("\n").trim_end()
         );
-        pages.push((name, page));
+        let row = format!(
+            "| [`{name}`](spts/{name}.md) | {} | {} | {} |\n",
+            field("language"),
+            field("category"),
+            field("description")
+        );
+        pages.push(SptPage { name, row, page });
     }
     pages
 }
@@ -112,17 +127,8 @@ fn the_spt_pages_are_what_transforms_show_prints() {
     if overwrite {
         std::fs::create_dir_all(&dir).expect("create docs/reference/spts");
     }
-    for (name, page) in &pages {
-        let line = page.lines().nth(2).unwrap_or_default();
-        let facts = page.lines().nth(4).unwrap_or_default();
-        let (language, category) = facts
-            .strip_prefix("Language: ")
-            .and_then(|f| f.split(" · ").next().zip(f.split(" · category: ").nth(1)))
-            .map(|(l, c)| (l, c.split(" · ").next().unwrap_or_default()))
-            .unwrap_or_default();
-        index.push_str(&format!(
-            "| [`{name}`](spts/{name}.md) | {language} | {category} | {line} |\n"
-        ));
+    for SptPage { name, row, page } in &pages {
+        index.push_str(row);
         let path = dir.join(format!("{name}.md"));
         if overwrite && !path.exists() {
             std::fs::write(&path, "").expect("create a page");
@@ -131,7 +137,7 @@ fn the_spt_pages_are_what_transforms_show_prints() {
     }
     // No page for an SPT that is gone.
     let names: std::collections::BTreeSet<String> =
-        pages.iter().map(|(n, _)| format!("{n}.md")).collect();
+        pages.iter().map(|p| format!("{}.md", p.name)).collect();
     for entry in std::fs::read_dir(&dir).expect("docs/reference/spts") {
         let file = entry
             .expect("entry")

@@ -1,7 +1,7 @@
 //! Test adequacy: mutation scores, grown tests and their keep rules, re-judging a run with
 //! stronger tests, the symbolic check, and `augment --min-mutation-score`.
 
-mod common;
+use crate::common;
 
 use equimorph::adequacy::grow::{grow_task, siblings_of, GrowOptions, DISAGREE};
 use equimorph::adequacy::mutants::{all_mutants, mutants};

@@ -3,7 +3,7 @@
 //! panic is that task's error (the run goes on), SIGINT/SIGTERM exit 130, and `validate` exits
 //! 1 only when an original is not ok and shows the limits of the tasks' languages.
 
-mod common;
+use crate::common;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};

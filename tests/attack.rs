@@ -1,7 +1,7 @@
 //! The attack end to end: lazy = naive, determinism, verified answers, resume after SIGKILL,
 //! skipped tasks, and clear errors for bad options.
 
-mod common;
+use crate::common;
 
 use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
 use equimorph::detector::Device;

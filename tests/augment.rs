@@ -3,7 +3,7 @@
 //! duplicates, shards merge into the unsharded run, and tasks without tests are refused
 //! unless `--unverified`.
 
-mod common;
+use crate::common;
 
 use equimorph::task::Task;
 use serde_json::Value;

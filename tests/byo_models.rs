@@ -1,7 +1,7 @@
 //! Detectors users bring: model directories exported by optimum or sentence-transformers'
 //! ONNX backend, with no equimorph.toml (made by models/byo.py from the tiny test models).
 
-mod common;
+use crate::common;
 
 use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
 use equimorph::detector::{Detector, Device};

@@ -2,7 +2,7 @@
 //! identity scores, recorded with every row's success flag), `report --threshold`, and
 //! `calibrate` on labelled pairs whose ROC AUC we compute by hand.
 
-mod common;
+use crate::common;
 
 use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
 use equimorph::detector::{Detector, Device};

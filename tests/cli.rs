@@ -1,6 +1,6 @@
 //! The command line as a user meets it: help, listing, apply, and clear errors.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

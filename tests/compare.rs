@@ -1,7 +1,7 @@
 //! `equimorph compare` over two fixture runs: one row per detector, one column per run, the
 //! cells equal to each run's own summary.
 
-mod common;
+use crate::common;
 
 fn tiny_spec() -> String {
     let p = equimorph::detector::model::models_dir().join("tiny-embedding");

@@ -2,7 +2,7 @@
 //! what they should, every rejection is counted, the counts add up, and `--no-window` restores
 //! scoring everything.
 
-mod common;
+use crate::common;
 
 use equimorph::report::{results, Status};
 

@@ -2,7 +2,7 @@
 //! least as the bare detector does, and the attack against them runs, resumes and reports
 //! their query cost.
 
-mod common;
+use crate::common;
 
 use equimorph::detector::canon::CanonDetector;
 use equimorph::detector::smooth::SmoothDetector;

@@ -3,7 +3,7 @@
 //! shared by several callers, and attacks with several tasks in flight (also when interrupted
 //! and resumed, and with tasks that never reach the search).
 
-mod common;
+use crate::common;
 
 use equimorph::detector::bench::{agreement, composition_independent, vectors_from_clients};
 use equimorph::detector::engine::BatchShapes;

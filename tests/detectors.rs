@@ -1,7 +1,7 @@
 //! Detectors on real models through ONNX Runtime (the default MiniLM export and tiny models
 //! made by the same exporter) and the classic measures.
 
-mod common;
+use crate::common;
 
 use equimorph::detector::onnx::{OnnxDetector, OnnxOptions, Precision};
 use equimorph::detector::{self, classic, CloneType, Detector, DetectorOptions, Device};

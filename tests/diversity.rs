@@ -1,7 +1,7 @@
 //! `equimorph diversity` on two script transforms, one of them the identity: D_k and the
 //! leave-one-out Δ_k equal what we compute by hand from the detector's own scores.
 
-mod common;
+use crate::common;
 
 fn score(a: &str, b: &str) -> f64 {
     let dir = tempfile::tempdir().unwrap();

@@ -1,5 +1,5 @@
 //! The generated reference pages in `docs/reference/` are what the code generates: a page
-//! that differs fails here. `SNAPSHOTS=overwrite cargo test --release --test docs` rewrites
+//! that differs fails here. `SNAPSHOTS=overwrite cargo test --release --test integration docs::` rewrites
 //! them after a change to `--help` or to an SPT's documentation.
 
 use std::process::Command;
@@ -60,7 +60,7 @@ fn the_cli_reference_is_what_help_prints() {
     let mut page = String::from(
         "# Command-line reference\n\n\
          Generated from `equimorph … --help` by `tests/docs.rs` (a test fails when this page \
-         and the help differ; `SNAPSHOTS=overwrite cargo test --release --test docs` \
+         and the help differ; `SNAPSHOTS=overwrite cargo test --release --test integration docs::` \
          regenerates it).\n\n",
     );
     cli_page(&mut Vec::new(), &mut page);

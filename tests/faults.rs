@@ -2,7 +2,7 @@
 //! error of that task (never a similarity), and an original that does not parse is skipped
 //! with that reason (never attacked).
 
-mod common;
+use crate::common;
 
 use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
 use equimorph::detector::{Detector, DetectorError, Device};

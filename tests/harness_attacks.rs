@@ -5,7 +5,7 @@
 //! and an attack whose transform emits them still finishes every task with a result. In a test
 //! binary of its own: these candidates kill processes.
 
-mod common;
+use crate::common;
 
 use equimorph::oracle::{Decision, ExitClass, Oracle, OracleMode, Reference};
 use equimorph::task::Task;

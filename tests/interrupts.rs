@@ -3,7 +3,7 @@
 //! directory that cannot be written, or a disk that fills up, is a clear error that loses no
 //! result already written.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

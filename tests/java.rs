@@ -2,7 +2,7 @@
 //! every Java fixture task checked by it, old WIT components loading as Python, language on
 //! tasks and transforms, and the jobs (attack, augment, select) on Java and mixed task files.
 
-mod common;
+use crate::common;
 
 use equimorph::oracle::{ExitClass, OracleMode, ValidationStatus};
 use equimorph::program::{classify_as, Classified, Language};

@@ -5,7 +5,7 @@
 //! mixed} × {JSONL, CodeContests parquet, CodeNet tree} × {complete, interrupted then resumed,
 //! a second process} pairwise, on small task files and a classic detector.
 
-mod common;
+use crate::common;
 
 use equimorph::pipeline::{Job, Pipeline, Sink, TaskOutcome};
 use equimorph::program::Candidate;

@@ -2,7 +2,7 @@
 //! already says its cause does not say it twice, and jobs moved into the library keep their
 //! outputs (diversity, report, models).
 
-mod common;
+use crate::common;
 
 use common::{equimorph, root};
 

@@ -4,7 +4,7 @@
 //! same directory is refused with the holder's pid. Small inputs: one group of five
 //! candidates, the Jaccard detector.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::collections::BTreeSet;

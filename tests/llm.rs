@@ -5,7 +5,7 @@
 //! the budget work, the key is sent but written nowhere, and an offline rerun reproduces every
 //! file.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, VecDeque};

@@ -2,7 +2,7 @@
 
 #[path = "support/codecontests_parquet.rs"]
 mod codecontests_parquet;
-mod common;
+use crate::common;
 
 use equimorph::oracle::{OracleMode, ValidationStatus};
 use equimorph::task::{detect_format, load, load_with, Checker, LoadOptions, Task, TaskFormat};

@@ -2,7 +2,7 @@
 //! original ended, bad files and options get one clear line, a closed pipe ends quietly, and
 //! an auto threshold is never calibrated on a handful of pairs.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;

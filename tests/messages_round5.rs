@@ -5,7 +5,7 @@
 //! such, the `--language` hint, a non-UTF-8 submission counted as skipped, an unreachable
 //! endpoint, negative Δ_k explained, and an OS error said once.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

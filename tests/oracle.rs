@@ -1,7 +1,7 @@
 //! The equivalence oracle on real Python: fixtures validate, equivalent rewrites pass, wrong
 //! variants fail, the cache answers without a process, and both modes agree.
 
-mod common;
+use crate::common;
 
 use equimorph::oracle::{ExitClass, OracleMode, ValidationStatus};
 use equimorph::task::{Task, TestCase};

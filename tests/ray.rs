@@ -5,7 +5,7 @@
 //! GPUs are only declared (Ray's resource accounting needs no GPU), and the job's detector
 //! here is the classic one, which runs anywhere, so the path is tested without a GPU.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! The HTML report opens offline in a real browser: headless Chromium loads it, its script
 //! runs (the task table becomes sortable), and the gallery shows every attacked task.
 
-mod common;
+use crate::common;
 
 use equimorph::report::{results, Status};
 

@@ -1,7 +1,7 @@
 //! `equimorph robustness`: split by problem, augment and train on one part, attack both
 //! detectors on the other, clean AUC on independent solutions, one report; resumable.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::collections::HashSet;

@@ -2,7 +2,7 @@
 //! job, same settings); anything else is refused with each differing setting named, unless
 //! `--force-new`. Re-rendering uses the run's own detector.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! `max_queries` a hard ceiling for every search, and far fewer queries than the beam where
 //! one transform is strong and the rest barely move the detector.
 
-mod common;
+use crate::common;
 
 use equimorph::detector::onnx::OnnxDetector;
 use equimorph::oracle::OracleMode;

@@ -3,7 +3,7 @@
 //! transform set that `attack` uses as is, a bad candidate never stops the run, and a rerun
 //! resumes.
 
-mod common;
+use crate::common;
 
 use equimorph::detector::DetectorOptions;
 use equimorph::oracle::OracleMode;

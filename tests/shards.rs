@@ -1,6 +1,6 @@
 //! `attack --shard I/N` + `merge` gives the unsharded run (timing fields aside).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

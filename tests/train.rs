@@ -2,7 +2,7 @@
 //! augment run's verified variants, split by problem, deterministic for a seed, written as a
 //! model directory that `--detector onnx:DIR` loads.
 
-mod common;
+use crate::common;
 
 use equimorph::detector::onnx::{OnnxDetector, OnnxOptions};
 use equimorph::detector::{Detector, Device};

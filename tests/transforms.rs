@@ -1,7 +1,7 @@
 //! Host integration of the transform components: every component on every fixture program,
 //! outputs valid and equivalent under the real oracle; cache, naming and selection errors.
 
-mod common;
+use crate::common;
 
 use equimorph::oracle::{OracleMode, ValidationStatus};
 use equimorph::program::{classify, Classified, Language};

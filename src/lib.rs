@@ -20,6 +20,7 @@ pub mod program;
 pub mod report;
 pub mod robustness;
 pub mod run;
+pub mod schema;
 pub mod search;
 pub mod select;
 pub mod task;

@@ -113,6 +113,9 @@ enum Command {
     /// Re-judge a finished attack's winners (or augment's variants) against stronger tests,
     /// e.g. those `equimorph tests grow` wrote.
     Verify(Box<commands::verify::VerifyRunArgs>),
+    /// The JSON Schema of a file equimorph reads or writes (task lines, run.json, results.jsonl,
+    /// summary.json, variants.jsonl).
+    Schema(commands::schema::SchemaArgs),
 }
 
 /// Exit status when the reader of standard output went away (`equimorph … | head -1`): what a
@@ -157,6 +160,7 @@ fn main() -> ExitCode {
         Command::Apply(a) => commands::apply::run(a),
         Command::Validate(a) => commands::validate::run(a),
         Command::Check(a) => commands::check::run(a),
+        Command::Schema(a) => commands::schema::run(a),
         Command::Dataset(a) => commands::dataset::run(*a),
         Command::Score(a) => commands::score::run(a),
         Command::BenchDetector(a) => commands::bench::run(*a),

@@ -141,7 +141,7 @@ pub fn classify_as(language: Language, input: &str, output: String) -> Classifie
 }
 
 /// One step of a transform sequence.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Step {
     /// Transform name.
     pub name: String,

@@ -216,3 +216,130 @@ fn help_sections_are_found() {
     let help = "Usage: x\n\nCommands:\n  list  List things\n  show  Show one,\n        wrapped\n  help  Print this\n\nOptions:\n  -h\n";
     assert_eq!(subcommands(help), vec!["list", "show"]);
 }
+
+/// The committed JSON Schemas (docs/reference/schemas/) are what the Rust types generate.
+#[test]
+fn the_schemas_are_what_the_types_generate() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference/schemas");
+    let overwrite = std::env::var("SNAPSHOTS").as_deref() == Ok("overwrite");
+    if overwrite {
+        std::fs::create_dir_all(&dir).expect("create docs/reference/schemas");
+    }
+    let all = equimorph::schema::all();
+    assert_eq!(all.len(), 5);
+    for s in &all {
+        let path = dir.join(format!("{}.json", s.name));
+        if overwrite && !path.exists() {
+            std::fs::write(&path, "").expect("create a schema file");
+        }
+        let text = equimorph::schema::render(s);
+        assert_eq!(
+            equimorph(&["schema", s.name]),
+            text,
+            "`equimorph schema {}`",
+            s.name
+        );
+        snapbox::assert_data_eq!(text, snapbox::Data::read_from(&path, None).raw());
+    }
+}
+
+/// The validator of the schema called `name`.
+fn validator(name: &str) -> jsonschema::Validator {
+    let schema = equimorph::schema::all()
+        .into_iter()
+        .find(|s| s.name == name)
+        .expect("a schema");
+    let value = serde_json::to_value(&schema.schema).expect("schema as JSON");
+    jsonschema::validator_for(&value).expect("a valid schema")
+}
+
+/// Every value of `file` (each line of a JSONL file) is valid under the schema `name`; the
+/// number of values checked.
+fn assert_valid(name: &str, file: &std::path::Path) -> usize {
+    let v = validator(name);
+    let text = std::fs::read_to_string(file).expect("the file");
+    let values: Vec<serde_json::Value> = if file.extension().is_some_and(|e| e == "jsonl") {
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect()
+    } else {
+        vec![serde_json::from_str(&text).expect("a JSON document")]
+    };
+    for value in &values {
+        let errors: Vec<String> = v.iter_errors(value).map(|e| e.to_string()).collect();
+        assert!(
+            errors.is_empty(),
+            "{} is not a valid {name}: {errors:?}",
+            file.display()
+        );
+    }
+    values.len()
+}
+
+/// The files real runs write, and the shipped task files, are valid under their schemas; a
+/// line the schema forbids is caught.
+#[test]
+fn real_files_match_their_schemas() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert!(assert_valid("task", &root.join("fixtures/tasks.jsonl")) >= 10);
+    assert!(assert_valid("task", &root.join("fixtures/java/tasks.jsonl")) >= 1);
+
+    let (_d, tasks) = crate::common::fixture_subset(3);
+    let tiny = format!(
+        "onnx:{}",
+        equimorph::detector::model::models_dir()
+            .join("tiny-embedding")
+            .display()
+    );
+    let attack = tempfile::tempdir().expect("temp dir");
+    let o = crate::common::attack_command(&tasks, attack.path(), &tiny, 2, &["--beam", "2"])
+        .output()
+        .expect("attack runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_valid("run", &attack.path().join("run.json"));
+    assert_valid("summary", &attack.path().join("summary.json"));
+    assert_eq!(
+        assert_valid("results", &attack.path().join("results.jsonl")),
+        3
+    );
+
+    let augment = tempfile::tempdir().expect("temp dir");
+    let o = crate::common::equimorph(
+        &[
+            "augment",
+            tasks.to_str().expect("UTF-8 path"),
+            "--out",
+            augment.path().to_str().expect("UTF-8 path"),
+            "--variants",
+            "2",
+            "--detector",
+            &tiny,
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(assert_valid("variants", &augment.path().join("variants.jsonl")) >= 3);
+
+    // The schemas say something: a wrong status, a missing id, a string for a number.
+    let results = validator("results");
+    let line: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(attack.path().join("results.jsonl"))
+            .expect("results")
+            .lines()
+            .next()
+            .expect("a line"),
+    )
+    .expect("JSON");
+    assert!(results.is_valid(&line));
+    let mut wrong = line.clone();
+    wrong["status"] = "bogus".into();
+    assert!(!results.is_valid(&wrong));
+    let mut wrong = line.clone();
+    wrong.as_object_mut().expect("an object").remove("id");
+    assert!(!results.is_valid(&wrong));
+    let mut wrong = line;
+    wrong["iterations"] = "two".into();
+    assert!(!results.is_valid(&wrong));
+}

@@ -115,7 +115,7 @@ impl Adequacy {
 }
 
 /// How a set of mutation scores is spread, for reports.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct ScoreDistribution {
     /// Tasks with a score.
     pub tasks: usize,
@@ -187,7 +187,7 @@ impl ScoreDistribution {
 
 /// What one task's tests are, for run records: their number, how many were grown, and the
 /// recorded mutation score when it matches them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct TestsRecord {
     /// Test executions one check needs (test_code counts as one).
     pub tests: usize,
@@ -216,7 +216,7 @@ impl TestsRecord {
 
 /// The adequacy of a set of tasks, as runs record it: test counts and the mutation scores'
 /// distribution (when any task carries one).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct SetAdequacy {
     /// Tasks.
     pub tasks: usize,

@@ -265,7 +265,7 @@ pub fn confirm(oracle: &Oracle, task: &Task, candidate: &str, call: &str) -> Opt
 }
 
 /// What the symbolic check did for one task.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct SymbolicRecord {
     /// Candidates checked.
     pub checked: usize,

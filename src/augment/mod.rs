@@ -138,7 +138,7 @@ pub struct Augmented {
 }
 
 /// One line of `variants.jsonl`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VariantLine {
     /// The task's id.
     pub task_id: String,

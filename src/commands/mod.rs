@@ -17,6 +17,7 @@ pub mod merge;
 pub mod models;
 pub mod report;
 pub mod robustness;
+pub mod schema;
 pub mod score;
 pub mod select;
 pub mod tests;

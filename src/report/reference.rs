@@ -55,7 +55,7 @@ pub fn score(
 }
 
 /// One clone type's side of the comparison.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TypeComparison {
     /// Clone pairs of this type.
     pub pairs: usize,
@@ -68,7 +68,7 @@ pub struct TypeComparison {
 }
 
 /// The run's winners against the reference clones.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ReferenceComparison {
     /// The benchmark's path.
     pub source: String,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// How the run was configured (`run.json`).
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct RunInfo {
     /// Detector name.
     pub detector: String,
@@ -48,7 +48,7 @@ pub struct RunInfo {
 }
 
 /// Aggregates over a results file.
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct Summary {
     /// Whether every planned task has a result (`null` when the plan was not recorded).
     #[serde(default)]
@@ -133,7 +133,7 @@ pub struct Summary {
 }
 
 /// One task's candidates that the window rule dropped before scoring.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WindowHeld {
     /// The task.
     pub id: String,
@@ -174,7 +174,9 @@ impl WindowHeld {
 }
 
 /// The symbolic check over a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct SymbolicTotals {
     /// Tasks it could check (function tasks with annotated parameters).
     pub tasks: usize,

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// The jobs that own run directories.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JobKind {
     /// `equimorph attack`.
@@ -59,7 +59,7 @@ impl fmt::Display for JobKind {
 }
 
 /// The settings that define a run: name → value, both as users read them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunSettings(BTreeMap<String, String>);
 
 /// Value of a setting that was not given.

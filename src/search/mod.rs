@@ -137,7 +137,9 @@ impl Default for SearchConfig {
 }
 
 /// Counters of one task's search.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Counts {
     /// Transform applications.
     pub generated: u64,
@@ -172,7 +174,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// Wall time per stage.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StageSeconds {
     /// Applying transforms (and validity checks).
     pub transform: f64,

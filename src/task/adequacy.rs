@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The measured strength of a task's tests, recorded on the task (`adequacy` in task JSONL).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Adequacy {
     /// Tests the score was measured on (a score for another number of tests is stale).
     pub tests: usize,
@@ -36,7 +36,9 @@ pub struct Adequacy {
 }
 
 /// How many of a problem's known-broken programs the tests reject.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct BrokenShare {
     /// Known-broken programs checked.
     pub programs: usize,

@@ -8,7 +8,9 @@
 use serde::{Deserialize, Serialize};
 
 /// A judge's output rule.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Checker {
     /// Line by line after trailing whitespace and trailing blank lines are dropped (with the

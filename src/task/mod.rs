@@ -22,7 +22,7 @@ use std::sync::Arc;
 use thiserror::Error;
 
 /// One stdin → stdout test case.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TestCase {
     /// Standard input.
     pub input: String,
@@ -52,7 +52,7 @@ impl TestCase {
 }
 
 /// A program and its tests.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Task {
     /// Unique id within a task file.
     pub id: String,
@@ -382,7 +382,7 @@ impl TaskSet {
 
 /// What a load kept and skipped: printed by every command that loads tasks and recorded in
 /// its run.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadReport {
     /// Tasks with tests.
     pub tasks: usize,

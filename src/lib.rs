@@ -11,6 +11,7 @@
 pub mod adequacy;
 pub mod augment;
 pub mod detector;
+pub mod install;
 pub mod job;
 pub mod language;
 pub mod llm;

@@ -22,11 +22,14 @@ struct Cli {
 /// The environment variables equimorph reads (shown by `--help`, before the exit codes).
 const ENVIRONMENT: &str = "\
 Environment:
-  EQUIMORPH_HOME        models, ONNX Runtime, virtualenvs (default: .equimorph in the sources)
+  EQUIMORPH_HOME        models, ONNX Runtime, virtualenvs (default: .equimorph in the sources;
+                        ~/.cache/equimorph when installed with pip)
   EQUIMORPH_CACHE       compiled components, LLM replies (default: ~/.cache/equimorph)
-  EQUIMORPH_TRANSFORMS  the default transform set (default: build/transforms in the sources)
+  EQUIMORPH_TRANSFORMS  the default transform set (default: build/transforms in the sources;
+                        PREFIX/share/equimorph/transforms when installed)
   EQUIMORPH_LOG         log filter: debug, equimorph=trace... (default: warn)
-  ORT_DYLIB_PATH        the ONNX Runtime library (default: the one `make setup` installs)
+  ORT_DYLIB_PATH        the ONNX Runtime library (default: the one `make setup` or
+                        `equimorph setup` puts in EQUIMORPH_HOME)
   OPENAI_BASE_URL       chat-completions endpoint of design, implement, autospt
   OPENAI_API_KEY        its key
 ";
@@ -58,6 +61,9 @@ fn command_line() -> clap::Command {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Put ONNX Runtime and the default model in place (after `pip install equimorph`), and say
+    /// what the system lacks (bubblewrap, a JDK) with the command that installs it.
+    Setup(commands::setup::SetupArgs),
     /// List or inspect the available transforms.
     #[command(subcommand)]
     Transforms(commands::transforms::TransformsCommand),
@@ -160,6 +166,7 @@ fn main() -> ExitCode {
         Command::Apply(a) => commands::apply::run(a),
         Command::Validate(a) => commands::validate::run(a),
         Command::Check(a) => commands::check::run(a),
+        Command::Setup(a) => commands::setup::run(a),
         Command::Schema(a) => commands::schema::run(a),
         Command::Dataset(a) => commands::dataset::run(*a),
         Command::Score(a) => commands::score::run(a),

@@ -90,9 +90,9 @@ pub struct SymbolicChecker {
     budget: Duration,
 }
 
-/// The interpreter with CrossHair that setup installs.
+/// The interpreter with CrossHair that setup installs ([`crate::install::python`]).
 pub fn default_crosshair_python() -> PathBuf {
-    crate::detector::model::home().join("venv/bin/python")
+    crate::install::python()
 }
 
 impl SymbolicChecker {

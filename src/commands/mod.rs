@@ -20,6 +20,7 @@ pub mod robustness;
 pub mod schema;
 pub mod score;
 pub mod select;
+pub mod setup;
 pub mod tests;
 pub mod train;
 pub mod transforms;

@@ -346,7 +346,10 @@ pub fn open(spec: &str, options: DetectorOptions) -> Result<Box<dyn Detector>, D
         if !path.exists() {
             return Err(DetectorError::Model {
                 path,
-                message: "not found (the default models are installed by `make setup`)".into(),
+                message: format!(
+                    "not found (the default models are installed by `{}`)",
+                    crate::install::layout().setup_command()
+                ),
             });
         }
         Ok(Box::new(onnx::OnnxDetector::open(

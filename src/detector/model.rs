@@ -3,7 +3,7 @@
 
 use super::DetectorError;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// What a model is.
@@ -108,11 +108,10 @@ impl ModelDir {
     }
 }
 
-/// equimorph's data directory: `$EQUIMORPH_HOME`, else `.equimorph` in the source tree.
+/// equimorph's data directory: `$EQUIMORPH_HOME`, else `.equimorph` in the source tree, or the
+/// user's cache for an installed binary ([`crate::install::Layout::default_home`]).
 pub fn home() -> PathBuf {
-    std::env::var_os("EQUIMORPH_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".equimorph"))
+    crate::install::home()
 }
 
 /// Where the default models live.
@@ -123,7 +122,8 @@ pub fn models_dir() -> PathBuf {
 /// The ONNX Runtime version equimorph is built against.
 pub const ORT_VERSION: &str = "1.31.1";
 
-/// The runtime library: `$ORT_DYLIB_PATH`, else the one `make setup` installs.
+/// The runtime library: `$ORT_DYLIB_PATH`, else the one `make setup` (`equimorph setup` when
+/// installed) puts in [`home`].
 pub fn runtime_library() -> PathBuf {
     std::env::var_os("ORT_DYLIB_PATH")
         .map(PathBuf::from)
@@ -137,9 +137,10 @@ pub fn environment() -> Result<&'static ort::environment::Environment, DetectorE
     ENV.get_or_init(|| {
         if !lib.is_file() {
             return Err(format!(
-                "ONNX Runtime not found at {} (install it with `make setup`, or set ORT_DYLIB_PATH to a \
+                "ONNX Runtime not found at {} (install it with `{}`, or set ORT_DYLIB_PATH to a \
                  libonnxruntime.so {ORT_VERSION})",
-                lib.display()
+                lib.display(),
+                crate::install::layout().setup_command()
             ));
         }
         ort::init_from(&lib)

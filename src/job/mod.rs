@@ -32,6 +32,7 @@ pub mod robustness;
 pub mod score;
 pub mod select;
 pub mod settings;
+pub mod setup;
 pub mod tests;
 pub mod threshold;
 pub mod train;

@@ -185,7 +185,10 @@ fn onnx_entry(spec: &str, path: &Path, cuda: bool) -> Entry {
                 devices,
                 gpu_graph: false,
                 available: false,
-                note: format!("{e} (the default models are installed by `make setup`)"),
+                note: format!(
+                    "{e} (the default models are installed by `{}`)",
+                    crate::install::layout().setup_command()
+                ),
             }
         }
     };

@@ -454,8 +454,8 @@ fn export(
     out: &Path,
     stop: &AtomicBool,
 ) -> Result<(), TrainJobError> {
-    let python = crate::detector::model::home().join("venv/bin/python");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/export.py");
+    let python = crate::install::python();
+    let script = crate::install::layout().export_script();
     let name = format!("{}-full", base.config.name);
     let status = std::process::Command::new(&python)
         .arg(&script)
@@ -475,8 +475,9 @@ fn export(
         ])
         .status()
         .map_err(io(format!(
-            "cannot run {} (made by `make setup`)",
-            python.display()
+            "cannot run {} (made by `{}`)",
+            python.display(),
+            crate::install::layout().setup_command()
         )))?;
     if !status.success() {
         // The exporter shares the terminal's process group: a SIGINT ended it too.

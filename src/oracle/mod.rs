@@ -444,9 +444,9 @@ impl Oracle {
             .get_or_init(|| {
                 if !java::java_available(&self.config.java) {
                     return Err(format!(
-                        "Java is not installed ({} not found): install a JDK (Debian: \
-                         openjdk-17-jdk-headless; `make setup` does) or pass --java",
-                        self.config.java.display()
+                        "Java is not installed ({} not found): install a JDK ({}) or pass --java",
+                        self.config.java.display(),
+                        crate::install::layout().system_install("openjdk-17-jdk-headless")
                     ));
                 }
                 let settings = java::JavaSettings {

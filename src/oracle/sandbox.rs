@@ -345,11 +345,11 @@ pub fn detect(python: &Path, limits: &ResourceLimits) -> (Launcher, Isolation) {
         filesystem_read_only: false,
         pid_namespace: false,
         rlimits: limits.describe(),
-        warnings: vec![
-            "NO SANDBOX: bubblewrap is missing or namespaces are refused; programs run as plain subprocesses \
-             with only rlimits and a process group (install bubblewrap: `make setup`)"
-                .into(),
-        ],
+        warnings: vec![format!(
+            "NO SANDBOX: bubblewrap is missing or namespaces are refused; programs run as plain \
+             subprocesses with only rlimits and a process group (install bubblewrap: {})",
+            crate::install::layout().system_install("bubblewrap")
+        )],
     };
     (Launcher::Plain, isolation)
 }

@@ -3,15 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-/// The script-runner component: `$EQUIMORPH_SCRIPT_RUNNER`, else
-/// `build/script-runner/runner.wasm` next to the equimorph sources this binary was built from.
+/// The script-runner component: `$EQUIMORPH_SCRIPT_RUNNER`, else the one of this binary's
+/// layout ([`crate::install::Layout::script_runner`]).
 pub fn default_script_runner() -> PathBuf {
     std::env::var_os("EQUIMORPH_SCRIPT_RUNNER")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("build/script-runner/runner.wasm")
-        })
+        .unwrap_or_else(|| crate::install::layout().script_runner())
 }
 
 /// The metadata a script declares in its leading comments:

@@ -5,13 +5,13 @@ use super::runtime::{LoadedTransform, TransformRuntime};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The default transform directory: `$EQUIMORPH_TRANSFORMS`, else `build/transforms` next to
-/// the equimorph sources this binary was built from.
+/// The default transform directory: `$EQUIMORPH_TRANSFORMS`, else the built-in transforms of
+/// this binary's layout ([`crate::install::Layout::transforms_dir`]).
 pub fn default_transforms_dir() -> PathBuf {
     std::env::var_os("EQUIMORPH_TRANSFORMS")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("build/transforms"))
+        .unwrap_or_else(|| crate::install::layout().transforms_dir())
 }
 
 /// Loaded transforms with unique names, in name order.

@@ -5,11 +5,12 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/equimorph
 
-.PHONY: run test setup transforms host guest-test host-test bench bench-strength clean help
+.PHONY: run test setup transforms host guest-test host-test wheel wheel-test bench bench-strength clean help
 
 help:
 	@echo "make run    - set up, build, and run the main job on the fixtures"
 	@echo "make test   - set up, build, and run all tests (host and guests)"
+	@echo "make wheel  - build the pip wheel (target/wheels)"
 	@echo "make bench  - run the benchmarks"
 
 setup:
@@ -31,7 +32,14 @@ host-test: transforms
 	@scripts/ensure-apt.sh chromium
 	$(CARGO) test --release --workspace
 
-test: guest-test host-test
+# The wheel installed into a fresh virtualenv and used from outside the source tree.
+wheel: transforms
+	@scripts/build-wheel.sh
+
+wheel-test: wheel
+	@scripts/test-wheel.sh
+
+test: guest-test host-test wheel-test
 
 bench: transforms host
 	$(CARGO) bench --bench transforms

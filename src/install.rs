@@ -154,7 +154,9 @@ mod tests {
             layout.transforms_dir(),
             dir.path().join("share/equimorph/transforms")
         );
-        assert!(layout.script_runner().ends_with("share/equimorph/script-runner/runner.wasm"));
+        assert!(layout
+            .script_runner()
+            .ends_with("share/equimorph/script-runner/runner.wasm"));
         assert_eq!(layout.setup_command(), "equimorph setup");
     }
 

@@ -301,7 +301,10 @@ fn system_items() -> Vec<SetupItem> {
 pub fn setup(python: Option<PathBuf>, note: &dyn Fn(&str)) -> Result<SetupReport, SetupError> {
     let python = python.unwrap_or_else(install::python);
     let home = install::home();
-    note(&format!("checking the Python packages of {}", python.display()));
+    note(&format!(
+        "checking the Python packages of {}",
+        python.display()
+    ));
     let facts = python_facts(&python)?;
     if !facts.missing.is_empty() {
         return Err(SetupError::Packages {
@@ -334,12 +337,15 @@ mod tests {
     fn a_model_configuration_is_renamed_in_place() {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("equimorph.toml");
-        std::fs::write(&config, "kind = \"embedding\"\nname = \"x\"\nmax_length = 256\n").unwrap();
+        std::fs::write(
+            &config,
+            "kind = \"embedding\"\nname = \"x\"\nmax_length = 256\n",
+        )
+        .unwrap();
         rename_model(&config, "minilm-int8").unwrap();
         assert_eq!(
             std::fs::read_to_string(&config).unwrap(),
             "kind = \"embedding\"\nname = \"minilm-int8\"\nmax_length = 256\n"
         );
     }
-
 }

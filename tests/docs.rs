@@ -149,6 +149,12 @@ fn the_spt_pages_are_what_transforms_show_prints() {
             "docs/reference/spts/{file}: no such SPT"
         );
     }
+    // mdBook builds only what SUMMARY.md lists: every SPT page is there.
+    let summary = std::fs::read_to_string(dir.join("../../SUMMARY.md")).expect("docs/SUMMARY.md");
+    for SptPage { name, .. } in &pages {
+        let entry = format!("  - [`{name}`](reference/spts/{name}.md)\n");
+        assert!(summary.contains(&entry), "docs/SUMMARY.md lacks {entry:?}");
+    }
     let index_path = dir.with_file_name("spts.md");
     if overwrite && !index_path.exists() {
         std::fs::write(&index_path, "").expect("create the index");

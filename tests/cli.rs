@@ -245,3 +245,32 @@ fn score_prints_a_matrix_and_names_every_problem() {
     let device = equimorph(&["score", "--device", "tpu", a, b], None);
     assert!(text(&device.stderr).contains("expected cpu, cuda, cuda:N or cuda:N,M"));
 }
+
+/// `setup` in a source tree finds what `make setup` installed and changes nothing; a Python
+/// without the packages is named with the command that installs them.
+#[test]
+fn setup_finds_what_is_installed_and_names_what_is_missing() {
+    let out = equimorph(&["setup"], None);
+    let stdout = common::success_stdout(&out);
+    assert!(stdout.contains("ONNX Runtime   present: "), "{stdout}");
+    assert!(stdout.contains("default model  present: "), "{stdout}");
+    let out = equimorph(&["setup", "--python", "/nonexistent/python3"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run /nonexistent/python3"));
+    let dir = tempfile::tempdir().unwrap();
+    let bare = dir.path().join("python3");
+    std::os::unix::fs::symlink(equimorph::oracle::default_python(), &bare).unwrap();
+    // A bare interpreter outside any virtualenv: the system's, without onnx or onnxruntime.
+    let out = equimorph(&["setup", "--python", bare.to_str().unwrap()], None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        // The system Python happens to have every package: nothing to name.
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("lacks the Python packages"), "{stderr}");
+    assert!(
+        stderr.contains("pip install onnxruntime==1.31.1"),
+        "{stderr}"
+    );
+}

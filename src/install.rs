@@ -77,7 +77,10 @@ impl Layout {
     /// is not set: the user's cache when installed, `.equimorph` in a source tree.
     pub fn default_home(&self) -> PathBuf {
         match self {
-            Layout::Installed { .. } => user_cache_dir(),
+            // No home at all: beside the working directory rather than nowhere.
+            Layout::Installed { .. } => {
+                user_cache_dir().unwrap_or_else(|| PathBuf::from(".equimorph-cache"))
+            }
             Layout::Source { root } => root.join(".equimorph"),
         }
     }
@@ -123,19 +126,14 @@ pub fn python() -> PathBuf {
     }
 }
 
-/// `$EQUIMORPH_CACHE`, else `$XDG_CACHE_HOME/equimorph`, else `~/.cache/equimorph`, else
-/// `.equimorph-cache` in the working directory (no home at all).
-pub fn user_cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("EQUIMORPH_CACHE").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d).join("equimorph");
-    }
-    match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
-        Some(h) => PathBuf::from(h).join(".cache/equimorph"),
-        None => PathBuf::from(".equimorph-cache"),
-    }
+/// equimorph's user cache (compiled components, LLM replies, and an installed binary's
+/// models): `$EQUIMORPH_CACHE`, else `$XDG_CACHE_HOME/equimorph`, else `~/.cache/equimorph`;
+/// `None` without any of them.
+pub fn user_cache_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|d| !d.is_empty()).map(PathBuf::from);
+    var("EQUIMORPH_CACHE")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("equimorph")))
+        .or_else(|| var("HOME").map(|h| h.join(".cache/equimorph")))
 }
 
 #[cfg(test)]

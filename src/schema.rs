@@ -66,6 +66,39 @@ pub fn all() -> Vec<FileSchema> {
     ]
 }
 
+/// No schema has this name.
+#[derive(Debug, thiserror::Error)]
+#[error("no schema called {name:?}; there are: {known}")]
+pub struct UnknownSchema {
+    /// The name asked for.
+    pub name: String,
+    /// The names there are, comma-separated.
+    pub known: String,
+}
+
+/// What `equimorph schema [NAME]` prints: the list of schemas, or the one called `name`.
+pub fn printout(name: Option<&str>) -> Result<crate::job::Printout, UnknownSchema> {
+    let all = all();
+    let mut p = crate::job::Printout::new();
+    let Some(name) = name else {
+        for s in &all {
+            let kind = if s.per_line { "per line" } else { "document" };
+            p.out(format!("{:<9} {kind:<9} {}", s.name, s.file));
+        }
+        return Ok(p);
+    };
+    match all.iter().find(|s| s.name == name) {
+        Some(found) => {
+            p.out(render(found).trim_end());
+            Ok(p)
+        }
+        None => Err(UnknownSchema {
+            name: name.to_string(),
+            known: all.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
 /// The schema called `name`, pretty-printed with a trailing newline.
 pub fn render(schema: &FileSchema) -> String {
     let mut text = serde_json::to_string_pretty(&schema.schema).unwrap_or_default();

@@ -508,7 +508,7 @@ pub struct LlmSettings {
     pub retries: u32,
     /// Most HTTP requests in all.
     pub max_requests: Option<u64>,
-    /// Cache of every exchange (default: $EQUIMORPH_CACHE/llm or ~/.cache/equimorph/llm).
+    /// Cache of every exchange (default: `llm/` in [`crate::install::user_cache_dir`]).
     pub cache: Option<std::path::PathBuf>,
     /// Use only the cache.
     pub offline: bool,
@@ -532,18 +532,13 @@ impl LlmSettings {
     /// The client these settings describe.
     pub fn client(&self) -> Result<crate::llm::LlmClient, LlmSettingsError> {
         use crate::llm::{LlmClient, LlmConfig};
-        use std::path::PathBuf;
         use std::time::Duration;
         if !self.timeout.is_finite() || self.timeout <= 0.0 {
             return Err(LlmSettingsError::Timeout);
         }
         let cache_dir = match &self.cache {
             Some(d) => d.clone(),
-            None => std::env::var_os("EQUIMORPH_CACHE")
-                .map(PathBuf::from)
-                .or_else(|| {
-                    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/equimorph"))
-                })
+            None => crate::install::user_cache_dir()
                 .ok_or(LlmSettingsError::NoCache)?
                 .join("llm"),
         };

@@ -297,11 +297,32 @@ fn system_items() -> Vec<SetupItem> {
     items
 }
 
-/// Runs setup with `python` (default: [`install::python`]), reporting each step to `note`.
-pub fn setup(python: Option<PathBuf>, note: &dyn Fn(&str)) -> Result<SetupReport, SetupError> {
+impl SetupReport {
+    /// What the command line prints: the home, then one line per item.
+    pub fn printout(&self) -> super::Printout {
+        let mut p = super::Printout::new();
+        p.out(format!("home: {} (EQUIMORPH_HOME)", self.home.display()));
+        for item in &self.items {
+            p.out(match &item.outcome {
+                SetupOutcome::Installed(at) => format!("{:<14} installed: {at}", item.what),
+                SetupOutcome::Present(at) => format!("{:<14} present: {at}", item.what),
+                SetupOutcome::Missing { cost, install } => {
+                    format!("{:<14} MISSING: {cost}; install: {install}", item.what)
+                }
+            });
+        }
+        p
+    }
+}
+
+/// Runs setup with `python` (default: [`install::python`]), reporting each step to `notices`.
+pub fn setup(
+    python: Option<PathBuf>,
+    notices: &dyn super::Notices,
+) -> Result<SetupReport, SetupError> {
     let python = python.unwrap_or_else(install::python);
     let home = install::home();
-    note(&format!(
+    notices.note(&format!(
         "checking the Python packages of {}",
         python.display()
     ));
@@ -316,7 +337,7 @@ pub fn setup(python: Option<PathBuf>, note: &dyn Fn(&str)) -> Result<SetupReport
         what: "ONNX Runtime",
         outcome: runtime(&facts, &home)?,
     }];
-    note("exporting the default model if it is not there (a minute the first time)");
+    notices.note("exporting the default model if it is not there (a minute the first time)");
     items.push(SetupItem {
         what: "default model",
         outcome: default_model(&python, &home)?,

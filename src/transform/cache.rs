@@ -73,11 +73,5 @@ fn store(dir: &Path, path: &Path, component: &Component) -> Result<(), String> {
 /// The default cache directory: `$EQUIMORPH_CACHE/components`, else
 /// `$XDG_CACHE_HOME/equimorph/components`, else `~/.cache/equimorph/components`.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("EQUIMORPH_CACHE") {
-        return Some(PathBuf::from(d).join("components"));
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(d).join("equimorph/components"));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/equimorph/components"))
+    crate::install::user_cache_dir().map(|d| d.join("components"))
 }

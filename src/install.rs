@@ -130,7 +130,11 @@ pub fn python() -> PathBuf {
 /// models): `$EQUIMORPH_CACHE`, else `$XDG_CACHE_HOME/equimorph`, else `~/.cache/equimorph`;
 /// `None` without any of them.
 pub fn user_cache_dir() -> Option<PathBuf> {
-    let var = |name: &str| std::env::var_os(name).filter(|d| !d.is_empty()).map(PathBuf::from);
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+    };
     var("EQUIMORPH_CACHE")
         .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("equimorph")))
         .or_else(|| var("HOME").map(|h| h.join(".cache/equimorph")))

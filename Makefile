@@ -30,7 +30,7 @@ guest-test: setup
 
 host-test: transforms
 	@scripts/ensure-apt.sh chromium
-	$(CARGO) test --release --workspace
+	$(CARGO) test --release -p equimorph
 
 # The wheel installed into a fresh virtualenv and used from outside the source tree.
 wheel: transforms

@@ -8,14 +8,13 @@ mod common;
 use equimorph::transform::{ApplyError, Limits, LoadError, TransformKind, TransformRuntime};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-/// One compiled-component cache for the whole test binary: the runner compiles once.
-fn cache_dir() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().expect("temp dir"))
-        .path()
+/// One compiled-component cache for the whole test binary (and across runs): the runner
+/// compiles once. A fixed directory, since a `TempDir` in a static would never be removed.
+fn cache_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("components")
 }
 
 const SCRIPT_LIMITS: Limits = Limits {
@@ -25,7 +24,7 @@ const SCRIPT_LIMITS: Limits = Limits {
 };
 
 fn runtime() -> TransformRuntime {
-    TransformRuntime::new(Limits::default(), Some(cache_dir().to_path_buf()))
+    TransformRuntime::new(Limits::default(), Some(cache_dir()))
         .expect("runtime")
         .with_script_limits(SCRIPT_LIMITS)
 }
@@ -383,7 +382,7 @@ fn bad_script_files_are_clear_load_errors() {
     assert!(e.to_string().contains("not valid UTF-8"), "{e}");
     let p = write_script(dir.path(), "x.py", "# name: Not Kebab\nprint(1)\n");
     assert!(matches!(rt.load(&p), Err(LoadError::Invalid { .. })));
-    let missing = TransformRuntime::new(Limits::default(), Some(cache_dir().to_path_buf()))
+    let missing = TransformRuntime::new(Limits::default(), Some(cache_dir()))
         .unwrap()
         .with_script_runner(dir.path().join("no-runner.wasm"));
     let e = missing

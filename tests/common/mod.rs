@@ -42,17 +42,20 @@ pub fn runtime(limits: Limits) -> (TransformRuntime, tempfile::TempDir) {
     (rt, cache)
 }
 
+/// The compiled-component cache that test-binary-wide state uses: a fixed directory under
+/// target/tmp, because a `TempDir` held in a static is never dropped (and so never removed).
+pub fn shared_cache_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("components")
+}
+
 /// The default transform set, loaded once per test binary.
 pub fn default_set() -> &'static TransformSet {
-    static SET: OnceLock<(TransformSet, tempfile::TempDir)> = OnceLock::new();
-    &SET.get_or_init(|| {
-        let (rt, cache) = runtime(Limits::default());
-        (
-            TransformSet::load_dir(&rt, &transforms_dir()).expect("default transforms load"),
-            cache,
-        )
+    static SET: OnceLock<TransformSet> = OnceLock::new();
+    SET.get_or_init(|| {
+        let rt =
+            TransformRuntime::new(Limits::default(), Some(shared_cache_dir())).expect("runtime");
+        TransformSet::load_dir(&rt, &transforms_dir()).expect("default transforms load")
     })
-    .0
 }
 
 /// The fixture tasks.

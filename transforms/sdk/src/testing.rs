@@ -41,7 +41,6 @@ pub fn parses_as_java(source: &str) -> bool {
 /// start.
 struct JavaRunner {
     child: std::process::Child,
-    _dir: PathBuf,
 }
 
 static JAVA: std::sync::Mutex<Option<JavaRunner>> = std::sync::Mutex::new(None);
@@ -87,7 +86,10 @@ pub fn run_java(source: &str) -> (i32, String, String) {
             .expect("java runs (install a JDK: `make setup`)");
         let ready = java_frame_read(child.stdout.as_mut().expect("stdout"));
         assert!(String::from_utf8_lossy(&ready).contains("ready"));
-        *slot = Some(JavaRunner { child, _dir: dir });
+        // The source launcher compiled the worker in memory before it said ready; the static
+        // runner is never dropped, so the directory goes now or never.
+        let _ = std::fs::remove_dir_all(&dir);
+        *slot = Some(JavaRunner { child });
     }
     let runner = slot.as_mut().expect("worker");
     let stdin = runner.child.stdin.as_mut().expect("stdin");

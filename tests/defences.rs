@@ -73,6 +73,8 @@ fn canon_scores_a_rewrite_by_an_spt_it_undoes_as_the_original() {
                 "nested-function",
                 "call-indirection",
                 "import-alias",
+                "generator-chain",
+                "while-to-for",
             ][..],
         ),
         (

@@ -17,14 +17,15 @@
 //! - **structure that changes nothing** (Python, [`structure`]): no-op `try` scaffolding, dead
 //!   branches and loops, redundant parentheses and double `not`, operand order, negated
 //!   conditions, `;`-joined statements, callable objects, state machines, packed state,
-//!   hoisted constants and builtin aliases, inner functions called on the spot, and
-//!   `getattr(obj, "name")` lookups;
+//!   hoisted constants and builtin aliases, inner functions called on the spot,
+//!   `getattr(obj, "name")` lookups, re-yielding generator layers, and `while` loops written
+//!   as `for` over `iter(…, sentinel)`;
 //! - **docstrings, per pair** ([`canonical_pair`]): read by value, and one that only one of
 //!   the two programs holds is left out of both. This costs false positives on pairs where
 //!   one program is undocumented (read code to code, programs of different problems look
 //!   alike); calibrate on such pairs where they occur.
 //!
-//! Other structure (loop forms, temporaries, generator chains, guard clauses) is not undone;
+//! Other structure (`for` loops written as `while`, temporaries, guard clauses) is not undone;
 //! those SPTs still move the wrapped score, which is what an adaptive attack on `canon:`
 //! searches.
 
@@ -904,6 +905,31 @@ mod tests {
         // An inner function called twice, or taking arguments, is a function.
         let d = b.replace("    return body()\n", "    body()\n    return body()\n");
         assert_ne!(canonical(a), canonical(&d));
+    }
+
+    #[test]
+    fn generator_layers_read_as_the_loop_they_feed() {
+        let a = "def total(xs):\n    s = 0\n    for x in xs:\n        s += len(x)\n    return s\n";
+        let one = "def total(xs):\n    s = 0\n    def relay(source):\n        for item in source:\n            yield item\n    for x in relay(xs):\n        s += len(x)\n    return s\n";
+        assert_eq!(canonical(a), canonical(one));
+        // Two layers, one of them counting what it yields.
+        let two = "def total(xs):\n    s = 0\n    def feed(src):\n        n = 0\n        for it in src:\n            n += 1\n            yield it\n    def pipe(p):\n        for q in p:\n            yield q\n    for x in pipe(feed(xs)):\n        s += len(x)\n    return s\n";
+        assert_eq!(canonical(a), canonical(two));
+        // A generator that changes what it yields, or a layer used as a value, stays.
+        let doubled = one.replace("yield item", "yield item * 2");
+        assert_ne!(canonical(a), canonical(&doubled));
+        let passed = one.replace("    return s\n", "    return s, relay\n");
+        assert_ne!(canonical(a), canonical(&passed));
+    }
+
+    #[test]
+    fn a_while_loop_made_a_for_loop_reads_as_written() {
+        let a = "def f(n):\n    while n > 1:\n        n //= 2\n    while True:\n        n += 1\n        if n > 9:\n            break\n    return n\n";
+        let b = "def f(n):\n    for tick in iter(lambda: bool(n > 1), False):\n        n //= 2\n    for t in iter(int, 1):\n        n += 1\n        if n > 9:\n            break\n    return n\n";
+        assert_eq!(canonical(a), canonical(b));
+        // A loop that reads its variable iterates something.
+        let c = b.replace("n //= 2", "n //= 2 + tick");
+        assert!(canonical(&c).contains("iter(lambda"), "{}", canonical(&c));
     }
 
     #[test]

@@ -370,3 +370,119 @@ pub(super) fn inner_function(source: &str, def: Node<'_>, out: &mut Structure) {
     out.dropped.push(range(call));
     out.read_at(body, def);
 }
+
+/// Whether `def` is a layer that re-yields its one argument (what `generator-chain` adds):
+/// `def r(s): for i in s: yield i`, or the same counting what it yields (`c = 0` first,
+/// `c += 1` before the `yield`). Its name, if so.
+pub(super) fn relay_generator<'s>(source: &'s str, def: Node<'_>) -> Option<&'s str> {
+    let name = def.child_by_field_name("name")?;
+    let parameters = def.child_by_field_name("parameters")?;
+    let body = def.child_by_field_name("body")?;
+    let parameter = parameters
+        .named_child(0)
+        .filter(|p| parameters.named_child_count() == 1 && p.kind() == "identifier")?;
+    let steps = statements(body);
+    let (counter, for_loop) = match steps.as_slice() {
+        [l] => (None, *l),
+        [init, l] => {
+            let (target, value) = assignment(*init)?;
+            (value.kind() == "integer").then_some(())?;
+            (Some(text(source, target)), *l)
+        }
+        _ => return None,
+    };
+    let item = for_loop.child_by_field_name("left")?;
+    let iterated = for_loop.child_by_field_name("right")?;
+    let loop_body = for_loop.child_by_field_name("body")?;
+    if for_loop.kind() != "for_statement"
+        || for_loop.child_by_field_name("alternative").is_some()
+        || item.kind() != "identifier"
+        || text(source, iterated) != text(source, parameter)
+    {
+        return None;
+    }
+    let inner = statements(loop_body);
+    let yielded = match (counter, inner.as_slice()) {
+        (None, [y]) => *y,
+        (Some(c), [step, y]) => {
+            let increment = step.named_child(0)?;
+            let counted = increment.kind() == "augmented_assignment"
+                && increment
+                    .child_by_field_name("left")
+                    .is_some_and(|l| text(source, l) == c);
+            counted.then_some(*y)?
+        }
+        _ => return None,
+    };
+    let value = yielded
+        .named_child(0)
+        .filter(|y| yielded.kind() == "expression_statement" && y.kind() == "yield")?
+        .named_child(0)?;
+    (text(source, value) == text(source, item)).then(|| text(source, name))
+}
+
+/// The named arguments of a call.
+fn arguments_of(c: Node<'_>) -> Vec<Node<'_>> {
+    c.child_by_field_name("arguments")
+        .map(|a| a.named_children(&mut a.walk()).collect())
+        .unwrap_or_default()
+}
+
+/// `for k in iter(lambda: bool(c), False):` reads as `while c:`, and `for k in iter(int, 1):`
+/// as `while True:`, where the body never reads `k` (what `while-to-for` undoes).
+pub(super) fn while_from_for(source: &str, n: Node<'_>, out: &mut Structure) {
+    let (Some(tick), Some(iterable), Some(body)) = (
+        n.child_by_field_name("left"),
+        n.child_by_field_name("right"),
+        n.child_by_field_name("body"),
+    ) else {
+        return;
+    };
+    let called = |c: Node<'_>, f: &str| {
+        c.kind() == "call"
+            && c.child_by_field_name("function")
+                .is_some_and(|g| g.kind() == "identifier" && text(source, g) == f)
+    };
+    if tick.kind() != "identifier" || !called(iterable, "iter") {
+        return;
+    }
+    let tick_read = {
+        let mut stack = vec![body];
+        let mut read = false;
+        while let Some(m) = stack.pop() {
+            stack.extend(m.named_children(&mut m.walk()));
+            read |= m.kind() == "identifier" && text(source, m) == text(source, tick);
+        }
+        read
+    };
+    if tick_read {
+        return;
+    }
+    let condition = match arguments_of(iterable).as_slice() {
+        [f, one] if text(source, *f) == "int" && text(source, *one) == "1" => None,
+        [lambda, sentinel] if lambda.kind() == "lambda" && text(source, *sentinel) == "False" => {
+            let Some(inner) = lambda
+                .child_by_field_name("body")
+                .filter(|b| called(*b, "bool"))
+            else {
+                return;
+            };
+            match arguments_of(inner).as_slice() {
+                [c] if c.kind() != "keyword_argument" => Some(*c),
+                _ => return,
+            }
+        }
+        _ => return,
+    };
+    match condition {
+        Some(c) => {
+            out.texts.insert(n.start_byte(), "while".to_string());
+            out.dropped.push(tick.start_byte()..c.start_byte());
+            out.dropped.push(c.end_byte()..iterable.end_byte());
+        }
+        None => {
+            out.texts.insert(n.start_byte(), "while True".to_string());
+            out.dropped.push(tick.start_byte()..iterable.end_byte());
+        }
+    }
+}

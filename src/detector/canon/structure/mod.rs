@@ -38,7 +38,12 @@
 //! - **import aliases** (`import-alias`): `import m as a` reads as `import m` and `a` as `m`
 //!   (`from m import x as a`: `x`); `x = a` keeping the imported name goes;
 //! - **packed state** (`state-pack`): `state = [None, None]` (or `{}`) made first thing in a
-//!   function, whose constant slots `state[1]` stand for variables, reads as those variables.
+//!   function, whose constant slots `state[1]` stand for variables, reads as those variables;
+//! - **generator layers** (`generator-chain`): `def r(s): for i in s: yield i` (or counting
+//!   what it yields), whose name is only ever called on one argument, reads as nothing and
+//!   `r(x)` as `x`;
+//! - **while loops as for loops** (`while-to-for`): `for k in iter(lambda: bool(c), False):`
+//!   reads as `while c:` and `for k in iter(int, 1):` as `while True:` where `k` is unread.
 
 use super::literals::{integer_value, is_identifier, python_string, quote};
 use std::collections::HashMap;
@@ -53,7 +58,9 @@ pub(super) use bindings::is_docstring_statement;
 use bindings::{
     callable_object, docstring, hoisted_constants, import_aliases, packed_state, qualified_imports,
 };
-use control::{dead_code, flipped_if, inner_function, scaffold, state_machine};
+use control::{
+    dead_code, flipped_if, inner_function, relay_generator, scaffold, state_machine, while_from_for,
+};
 use expressions::{attribute_lookup, double_not, operand_order, redundant_parens};
 
 /// How the canonical form reads a Python program's structure.
@@ -138,6 +145,8 @@ fn column_shift(moved: Node<'_>, at: Node<'_>) -> usize {
 /// The structure of a Python tree the canonical form reads differently.
 pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
     let mut out = Structure::default();
+    let mut relays: Vec<(&str, Range<usize>)> = Vec::new();
+    let mut calls = Vec::new();
     let mut stack = vec![root];
     let mut cursor = root.walk();
     while let Some(n) = stack.pop() {
@@ -147,11 +156,17 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
             "if_statement" | "while_statement" | "for_statement" => {
                 dead_code(source, n, &mut out);
                 flipped_if(n, &mut out);
+                if n.kind() == "for_statement" {
+                    while_from_for(source, n, &mut out);
+                }
             }
             "parenthesized_expression" => redundant_parens(source, n, &mut out),
             "not_operator" => double_not(n, &mut out),
             "comparison_operator" | "binary_operator" => operand_order(source, n, &mut out),
-            "call" => attribute_lookup(source, n, &mut out),
+            "call" => {
+                attribute_lookup(source, n, &mut out);
+                calls.push(n);
+            }
             "class_definition" => {
                 callable_object(source, n, &mut out);
                 docstring(source, n, &mut out);
@@ -161,6 +176,9 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
                 docstring(source, n, &mut out);
                 packed_state(source, n, &mut out);
                 inner_function(source, n, &mut out);
+                if let Some(name) = relay_generator(source, n) {
+                    relays.push((name, range(n)));
+                }
             }
             "module" => {
                 hoisted_constants(source, n, &mut out);
@@ -170,7 +188,65 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
             _ => {}
         }
     }
+    relayed_calls(source, &relays, &calls, &mut out);
     out
+}
+
+/// Re-yielding layers (`generator-chain`) read as nothing, and a call of one, `r(x)`, as `x`.
+/// A layer whose name is ever read other than so called stays as written.
+fn relayed_calls(
+    source: &str,
+    relays: &[(&str, Range<usize>)],
+    calls: &[Node<'_>],
+    out: &mut Structure,
+) {
+    for (name, def) in relays {
+        let through: Vec<(Range<usize>, Range<usize>)> = calls
+            .iter()
+            .filter_map(|call| {
+                let function = call.child_by_field_name("function")?;
+                let arguments = call.child_by_field_name("arguments")?;
+                let argument = arguments.named_child(0)?;
+                let plain = function.kind() == "identifier"
+                    && text(source, function) == *name
+                    && arguments.kind() == "argument_list"
+                    && arguments.named_child_count() == 1
+                    && !matches!(
+                        argument.kind(),
+                        "keyword_argument" | "list_splat" | "dictionary_splat"
+                    );
+                plain.then(|| {
+                    (
+                        call.start_byte()..argument.start_byte(),
+                        argument.end_byte()..call.end_byte(),
+                    )
+                })
+            })
+            .collect();
+        let mentions = count_identifiers(source, name);
+        // The name once where it is defined and once in each call.
+        if through.is_empty() || mentions != through.len() + 1 {
+            continue;
+        }
+        out.dropped.push(def.clone());
+        for (head, tail) in through {
+            out.dropped.push(head);
+            out.dropped.push(tail);
+        }
+    }
+}
+
+/// How many times `name` occurs in `source` as a whole word.
+fn count_identifiers(source: &str, name: &str) -> usize {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    source
+        .match_indices(name)
+        .filter(|(at, _)| {
+            let before = source[..*at].chars().next_back();
+            let after = source[at + name.len()..].chars().next();
+            !before.is_some_and(word) && !after.is_some_and(word)
+        })
+        .count()
 }
 
 /// `ranges` sorted and merged where they overlap or touch, for [`covers`].

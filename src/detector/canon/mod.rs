@@ -195,6 +195,9 @@ fn canonical_of_tree<'s>(
                 t.text = text.clone();
                 t.kind = if is_identifier(text) {
                     TokenKind::Keyword
+                } else if integer_value(text.strip_prefix('-').unwrap_or(text)).is_some() {
+                    // A folded integer expression (`-4` too).
+                    TokenKind::Literal
                 } else {
                     TokenKind::Punctuation
                 };
@@ -720,8 +723,8 @@ mod tests {
             canonical("x = n % (3 * 3 + 1) + f((2 - 1)) * (10 - 7)\n"),
             canonical("x = n % 10 + f(1) * 3\n")
         );
-        // A call's arguments are not a constant group.
-        assert!(canonical("x = f(2 - 1)\n").contains("f(2 - 1)"));
+        // Arithmetic folds wherever it stands; a call keeps its parentheses.
+        assert!(canonical("x = f(2 - 1)\n").contains("f(1)"));
         assert_eq!(
             canonical("x = 0x1F + 1_000\n"),
             canonical("y = 31 + 1000\n")
@@ -923,6 +926,20 @@ mod tests {
     }
 
     #[test]
+    fn integer_arithmetic_reads_as_its_value() {
+        let a = "def f(x):\n    if x == 14:\n        return x * 4\n    return x % 3\n";
+        let b = "def f(x):\n    if x == 1 + 13:\n        return x * ((1 << 3) - 4)\n    return x % (7 // 2)\n";
+        assert_eq!(canonical(a), canonical(b));
+        let c = "BASE = 16\n\n\ndef f(x):\n    if x == (BASE - 2):\n        return x * (BASE // 4)\n    return x % -(-3)\n";
+        assert_eq!(canonical(a), canonical(c));
+        // Python's floor division and remainder, and names that are not constants, stay.
+        let d = "def f(x):\n    return (-7 // 2, -7 % 2, 7 % -2)\n";
+        assert!(canonical(d).contains("(-4, 1, -1)"), "{}", canonical(d));
+        let e = "def f(x):\n    y = 3\n    return x + y * 2\n";
+        assert!(canonical(e).contains("* 2"), "{}", canonical(e));
+    }
+
+    #[test]
     fn a_while_loop_made_a_for_loop_reads_as_written() {
         let a = "def f(n):\n    while n > 1:\n        n //= 2\n    while True:\n        n += 1\n        if n > 9:\n            break\n    return n\n";
         let b = "def f(n):\n    for tick in iter(lambda: bool(n > 1), False):\n        n //= 2\n    for t in iter(int, 1):\n        n += 1\n        if n > 9:\n            break\n    return n\n";
@@ -930,6 +947,12 @@ mod tests {
         // A loop that reads its variable iterates something.
         let c = b.replace("n //= 2", "n //= 2 + tick");
         assert!(canonical(&c).contains("iter(lambda"), "{}", canonical(&c));
+        // Dead code behind it, on a constant test, goes.
+        let dead = b.replace(
+            "    return n\n",
+            "    for t in iter(lambda: bool((13 - 7) == (18 - 3)), False):\n        n = 9\n    return n\n",
+        );
+        assert_eq!(canonical(a), canonical(&dead));
     }
 
     #[test]

@@ -244,7 +244,11 @@ pub(super) fn hoisted_constants(source: &str, module: Node<'_>, out: &mut Struct
                 // An alias of a name the program never binds: a builtin.
                 None => (!bindings.contains_key(named)).then(|| (named.to_string(), None)),
             },
-            _ => None,
+            // Integer arithmetic over literals and earlier constants (`constant-unfold`).
+            _ => match constant_in(source, value, &out.named_integers) {
+                Some(Constant::Int(v)) => Some((v.to_string(), Some(v))),
+                _ => None,
+            },
         };
         let Some((literal, integer)) = literal else {
             continue;

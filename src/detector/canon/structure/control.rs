@@ -71,7 +71,7 @@ pub(super) fn dead_code(source: &str, n: Node<'_>, out: &mut Structure) {
             .is_some_and(|r| matches!(r.kind(), "tuple" | "list") && r.named_child_count() == 0),
         _ => n
             .child_by_field_name("condition")
-            .and_then(|c| constant(source, c))
+            .and_then(|c| constant_in(source, c, &out.named_integers))
             .is_some_and(|c| !c.truthy()),
     };
     if never {
@@ -96,9 +96,10 @@ pub(super) fn dead_code(source: &str, n: Node<'_>, out: &mut Structure) {
     let Some(previous) = previous_statement(n) else {
         return;
     };
-    let (Some((target, value)), Some(Constant::Int(bound))) =
-        (assignment(previous), constant(source, *bound))
-    else {
+    let (Some((target, value)), Some(Constant::Int(bound))) = (
+        assignment(previous),
+        constant_in(source, *bound, &out.named_integers),
+    ) else {
         return;
     };
     let Some(Constant::Int(start)) = constant(source, value) else {
@@ -117,7 +118,8 @@ pub(super) fn dead_code(source: &str, n: Node<'_>, out: &mut Structure) {
 /// `s = K0` then `while s:` over `if s == K: … s = NEXT` / `elif s == K: …` reads as the
 /// pieces in the order the states chain them, one level up.
 pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
-    let Some((state, first)) = assigned_constant(source, init) else {
+    let named = out.named_integers.clone();
+    let Some((state, first)) = assigned_constant(source, init, &named) else {
         return;
     };
     let Some(machine) =
@@ -156,7 +158,7 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
         }
         let Some(key) = arm
             .child_by_field_name("condition")
-            .and_then(|c| state_test(source, c, state))
+            .and_then(|c| state_test(source, c, state, &named))
         else {
             return;
         };
@@ -169,7 +171,7 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
         let Some(last) = statements(block).last().copied() else {
             return;
         };
-        let Some((name, next)) = assigned_constant(source, last) else {
+        let Some((name, next)) = assigned_constant(source, last, &named) else {
             return;
         };
         if name != state {
@@ -212,19 +214,28 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
 
 /// `target = INT` as a statement: the target as written (a name, or a slot such as `mem[0]`
 /// when `state-pack` keeps the state in a list) and the value.
-fn assigned_constant<'s>(source: &'s str, statement: Node<'_>) -> Option<(&'s str, i128)> {
+fn assigned_constant<'s>(
+    source: &'s str,
+    statement: Node<'_>,
+    named: &HashMap<String, i128>,
+) -> Option<(&'s str, i128)> {
     let (target, value) = assignment(statement)?;
     if !matches!(target.kind(), "identifier" | "subscript" | "attribute") {
         return None;
     }
-    match constant(source, value)? {
+    match constant_in(source, value, named)? {
         Constant::Int(v) => Some((text(source, target), v)),
         Constant::Bool(_) => None,
     }
 }
 
 /// `state == K`: K.
-fn state_test(source: &str, test: Node<'_>, state: &str) -> Option<i128> {
+fn state_test(
+    source: &str,
+    test: Node<'_>,
+    state: &str,
+    named: &HashMap<String, i128>,
+) -> Option<i128> {
     let operands: Vec<Node<'_>> = test.named_children(&mut test.walk()).collect();
     let [name, key] = operands.as_slice() else {
         return None;
@@ -233,7 +244,7 @@ fn state_test(source: &str, test: Node<'_>, state: &str) -> Option<i128> {
     if test.kind() != "comparison_operator" || op != "==" || text(source, *name) != state {
         return None;
     }
-    match constant(source, *key)? {
+    match constant_in(source, *key, named)? {
         Constant::Int(v) => Some(v),
         Constant::Bool(_) => None,
     }
@@ -474,6 +485,14 @@ pub(super) fn while_from_for(source: &str, n: Node<'_>, out: &mut Structure) {
         }
         _ => return,
     };
+    let never = condition
+        .and_then(|c| constant_in(source, c, &out.named_integers))
+        .is_some_and(|c| !c.truthy());
+    if never && !has_alternative(n) {
+        // Dead code behind a `while` made a `for` (`dead-code-insert`, then `while-to-for`).
+        out.dropped.push(range(n));
+        return;
+    }
     match condition {
         Some(c) => {
             out.texts.insert(n.start_byte(), "while".to_string());

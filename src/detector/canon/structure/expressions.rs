@@ -186,3 +186,43 @@ pub(super) fn constant_getattr<'t>(source: &str, call: Node<'t>) -> Option<Getat
         arguments,
     })
 }
+
+/// An integer expression of literals and module constants reads as its value, where it is
+/// not itself part of a larger one that does (what `constant-unfold` and `int-arith` undo).
+/// Whether it folded: then its operands are not reordered.
+pub(super) fn folded_arithmetic(source: &str, n: Node<'_>, out: &mut Structure) -> bool {
+    let Some(Constant::Int(value)) = constant_in(source, n, &out.named_integers) else {
+        return false;
+    };
+    let mut up = n.parent();
+    while let Some(p) =
+        up.filter(|p| matches!(p.kind(), "parenthesized_expression" | "unary_operator"))
+    {
+        up = p.parent();
+    }
+    let inside_folded = up.is_some_and(|p| {
+        p.kind() == "binary_operator"
+            && matches!(
+                constant_in(source, p, &out.named_integers),
+                Some(Constant::Int(_))
+            )
+    });
+    if !inside_folded {
+        // The value goes on the first token that is not a parenthesis (a rule that drops
+        // redundant parentheses must not take it along); every other token goes.
+        let mut anchor = n;
+        while let Some(first) = anchor.child(0) {
+            anchor = match first.kind() {
+                "(" => match first.next_sibling() {
+                    Some(next) => next,
+                    None => break,
+                },
+                _ => first,
+            };
+        }
+        out.texts.insert(anchor.start_byte(), value.to_string());
+        out.dropped.push(n.start_byte()..anchor.start_byte());
+        out.dropped.push(anchor.start_byte() + 1..n.end_byte());
+    }
+    true
+}

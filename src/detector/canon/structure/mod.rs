@@ -42,6 +42,9 @@
 //! - **generator layers** (`generator-chain`): `def r(s): for i in s: yield i` (or counting
 //!   what it yields), whose name is only ever called on one argument, reads as nothing and
 //!   `r(x)` as `x`;
+//! - **integer arithmetic** (`constant-unfold`, `int-arith`, `constant-hoist`): an
+//!   expression of integer literals and module constants (`1 + 13`, `(LIMIT - 9) << 1`)
+//!   reads as its value, with Python's floor division and remainder;
 //! - **while loops as for loops** (`while-to-for`): `for k in iter(lambda: bool(c), False):`
 //!   reads as `while c:` and `for k in iter(int, 1):` as `while True:` where `k` is unread.
 
@@ -61,7 +64,9 @@ use bindings::{
 use control::{
     dead_code, flipped_if, inner_function, relay_generator, scaffold, state_machine, while_from_for,
 };
-use expressions::{attribute_lookup, double_not, operand_order, redundant_parens};
+use expressions::{
+    attribute_lookup, double_not, folded_arithmetic, operand_order, redundant_parens,
+};
 
 /// How the canonical form reads a Python program's structure.
 #[derive(Debug, Default)]
@@ -162,7 +167,19 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
             }
             "parenthesized_expression" => redundant_parens(source, n, &mut out),
             "not_operator" => double_not(n, &mut out),
-            "comparison_operator" | "binary_operator" => operand_order(source, n, &mut out),
+            // `-3` stays as written; `-(-3)` and `~(5)` read as their value.
+            "unary_operator"
+                if n.child_by_field_name("argument")
+                    .is_some_and(|a| a.kind() != "integer") =>
+            {
+                folded_arithmetic(source, n, &mut out);
+            }
+            "comparison_operator" => operand_order(source, n, &mut out),
+            "binary_operator" => {
+                if !folded_arithmetic(source, n, &mut out) {
+                    operand_order(source, n, &mut out);
+                }
+            }
             "call" => {
                 attribute_lookup(source, n, &mut out);
                 calls.push(n);
@@ -332,36 +349,60 @@ impl Constant {
     }
 }
 
-/// The value of an expression of integer literals, `True`/`False`/`None`, `+ - *`, unary `-`,
-/// parentheses and one comparison; `None` for anything else.
+/// The value of an expression of integer literals, `True`/`False`/`None`, integer
+/// arithmetic, parentheses and one comparison; `None` for anything else.
 fn constant(source: &str, n: Node<'_>) -> Option<Constant> {
+    constant_in(source, n, &HashMap::new())
+}
+
+/// [`constant`], where the names in `named` (module constants) read as their values.
+fn constant_in(source: &str, n: Node<'_>, named: &HashMap<String, i128>) -> Option<Constant> {
     let child = |field: &str| n.child_by_field_name(field);
+    let int = |n: Node<'_>| match constant_in(source, n, named)? {
+        Constant::Int(v) => Some(v),
+        Constant::Bool(_) => None,
+    };
     match n.kind() {
         "integer" => integer_value(text(source, n))
             .and_then(|v| i128::try_from(v).ok())
             .map(Constant::Int),
+        "identifier" => named.get(text(source, n)).copied().map(Constant::Int),
         "true" => Some(Constant::Bool(true)),
         "false" | "none" => Some(Constant::Bool(false)),
-        "parenthesized_expression" => constant(source, n.named_child(0)?),
-        "unary_operator" => match (
-            text(source, child("operator")?),
-            constant(source, child("argument")?)?,
-        ) {
-            ("-", Constant::Int(v)) => v.checked_neg().map(Constant::Int),
-            ("+", Constant::Int(v)) => Some(Constant::Int(v)),
-            _ => None,
-        },
+        "parenthesized_expression" => constant_in(source, n.named_child(0)?, named),
+        "unary_operator" => {
+            let v = int(child("argument")?)?;
+            match text(source, child("operator")?) {
+                "-" => v.checked_neg(),
+                "+" => Some(v),
+                "~" => Some(!v),
+                _ => None,
+            }
+            .map(Constant::Int)
+        }
         "binary_operator" => {
-            let (Constant::Int(a), Constant::Int(b)) = (
-                constant(source, child("left")?)?,
-                constant(source, child("right")?)?,
-            ) else {
-                return None;
+            let (a, b) = (int(child("left")?)?, int(child("right")?)?);
+            // Python's semantics: floor division and a remainder with the divisor's sign;
+            // shifts beyond a machine word are left alone rather than overflow.
+            let floor_div = |a: i128, b: i128| {
+                let q = a.checked_div(b)?;
+                Some(if (a % b != 0) && ((a < 0) != (b < 0)) {
+                    q - 1
+                } else {
+                    q
+                })
             };
             match text(source, child("operator")?) {
                 "+" => a.checked_add(b),
                 "-" => a.checked_sub(b),
                 "*" => a.checked_mul(b),
+                "//" => floor_div(a, b),
+                "%" => floor_div(a, b).and_then(|q| a.checked_sub(q.checked_mul(b)?)),
+                "<<" if (0..64).contains(&b) && a.unsigned_abs() < 1 << 62 => Some(a << b),
+                ">>" if (0..128).contains(&b) => Some(a >> b),
+                "&" => Some(a & b),
+                "|" => Some(a | b),
+                "^" => Some(a ^ b),
                 _ => None,
             }
             .map(Constant::Int)
@@ -371,11 +412,7 @@ fn constant(source: &str, n: Node<'_>) -> Option<Constant> {
             let [l, r] = operands.as_slice() else {
                 return None;
             };
-            let (Constant::Int(a), Constant::Int(b)) =
-                (constant(source, *l)?, constant(source, *r)?)
-            else {
-                return None;
-            };
+            let (a, b) = (int(*l)?, int(*r)?);
             let op = source.get(l.end_byte()..r.start_byte())?.trim();
             Some(Constant::Bool(match op {
                 "<" => a < b,

@@ -175,10 +175,8 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
                 folded_arithmetic(source, n, &mut out);
             }
             "comparison_operator" => operand_order(source, n, &mut out),
-            "binary_operator" => {
-                if !folded_arithmetic(source, n, &mut out) {
-                    operand_order(source, n, &mut out);
-                }
+            "binary_operator" if !folded_arithmetic(source, n, &mut out) => {
+                operand_order(source, n, &mut out);
             }
             "call" => {
                 attribute_lookup(source, n, &mut out);

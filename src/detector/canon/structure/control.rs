@@ -357,17 +357,7 @@ pub(super) fn inner_function(source: &str, def: Node<'_>, out: &mut Structure) {
     let Some(scope) = def.parent() else {
         return;
     };
-    let mentions = {
-        let mut count = 0;
-        let mut stack = vec![scope];
-        while let Some(n) = stack.pop() {
-            stack.extend(n.named_children(&mut n.walk()));
-            if n.kind() == "identifier" && text(source, n) == text(source, name) {
-                count += 1;
-            }
-        }
-        count
-    };
+    let mentions = identifier_count(source, scope, text(source, name));
     if !once || mentions != 2 {
         return;
     }
@@ -457,16 +447,7 @@ pub(super) fn while_from_for(source: &str, n: Node<'_>, out: &mut Structure) {
     if tick.kind() != "identifier" || !called(iterable, "iter") {
         return;
     }
-    let tick_read = {
-        let mut stack = vec![body];
-        let mut read = false;
-        while let Some(m) = stack.pop() {
-            stack.extend(m.named_children(&mut m.walk()));
-            read |= m.kind() == "identifier" && text(source, m) == text(source, tick);
-        }
-        read
-    };
-    if tick_read {
+    if identifier_count(source, body, text(source, tick)) > 0 {
         return;
     }
     let condition = match arguments_of(iterable).as_slice() {

@@ -203,7 +203,7 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
             _ => {}
         }
     }
-    relayed_calls(source, &relays, &calls, &mut out);
+    relayed_calls(source, root, &relays, &calls, &mut out);
     out
 }
 
@@ -211,6 +211,7 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
 /// A layer whose name is ever read other than so called stays as written.
 fn relayed_calls(
     source: &str,
+    root: Node<'_>,
     relays: &[(&str, Range<usize>)],
     calls: &[Node<'_>],
     out: &mut Structure,
@@ -238,7 +239,7 @@ fn relayed_calls(
                 })
             })
             .collect();
-        let mentions = count_identifiers(source, name);
+        let mentions = identifier_count(source, root, name);
         // The name once where it is defined and once in each call.
         if through.is_empty() || mentions != through.len() + 1 {
             continue;
@@ -251,17 +252,17 @@ fn relayed_calls(
     }
 }
 
-/// How many times `name` occurs in `source` as a whole word.
-fn count_identifiers(source: &str, name: &str) -> usize {
-    let word = |c: char| c.is_alphanumeric() || c == '_';
-    source
-        .match_indices(name)
-        .filter(|(at, _)| {
-            let before = source[..*at].chars().next_back();
-            let after = source[at + name.len()..].chars().next();
-            !before.is_some_and(word) && !after.is_some_and(word)
-        })
-        .count()
+/// How many identifiers under `scope` (itself included) read `name`.
+fn identifier_count(source: &str, scope: Node<'_>, name: &str) -> usize {
+    let mut count = 0;
+    let mut stack = vec![scope];
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut n.walk()));
+        if n.kind() == "identifier" && text(source, n) == name {
+            count += 1;
+        }
+    }
+    count
 }
 
 /// `ranges` sorted and merged where they overlap or touch, for [`covers`].

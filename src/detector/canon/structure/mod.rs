@@ -175,6 +175,7 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
                 folded_arithmetic(source, n, &mut out);
             }
             "comparison_operator" => operand_order(source, n, &mut out),
+            // Arithmetic that reads as its value has no operand order left to read.
             "binary_operator" if !folded_arithmetic(source, n, &mut out) => {
                 operand_order(source, n, &mut out);
             }

@@ -49,28 +49,30 @@ pub fn layout() -> &'static Layout {
 }
 
 impl Layout {
+    /// `installed` under the share directory, or `source` under the source tree.
+    fn file(&self, installed: &str, source: &str) -> PathBuf {
+        match self {
+            Layout::Installed { share } => share.join(installed),
+            Layout::Source { root } => root.join(source),
+        }
+    }
+
     /// The built-in transforms (`.wasm` components and their `.md` pages).
     pub fn transforms_dir(&self) -> PathBuf {
-        match self {
-            Layout::Installed { share } => share.join("transforms"),
-            Layout::Source { root } => root.join("build/transforms"),
-        }
+        self.file("transforms", "build/transforms")
     }
 
     /// The script-runner component (Python scripts run inside it).
     pub fn script_runner(&self) -> PathBuf {
-        match self {
-            Layout::Installed { share } => share.join("script-runner/runner.wasm"),
-            Layout::Source { root } => root.join("build/script-runner/runner.wasm"),
-        }
+        self.file(
+            "script-runner/runner.wasm",
+            "build/script-runner/runner.wasm",
+        )
     }
 
     /// The exporter of models to ONNX (`models/export.py`).
     pub fn export_script(&self) -> PathBuf {
-        match self {
-            Layout::Installed { share } => share.join("models/export.py"),
-            Layout::Source { root } => root.join("models/export.py"),
-        }
+        self.file("models/export.py", "models/export.py")
     }
 
     /// The default data directory (models, ONNX Runtime, virtualenvs) when `EQUIMORPH_HOME`

@@ -346,13 +346,8 @@ pub(super) fn inner_function(source: &str, def: Node<'_>, out: &mut Structure) {
         "return_statement" | "expression_statement" => call.named_child(0),
         _ => None,
     };
-    let once = called.is_some_and(|c| {
-        c.kind() == "call"
-            && c.child_by_field_name("function")
-                .is_some_and(|f| f.kind() == "identifier" && text(source, f) == text(source, name))
-            && c.child_by_field_name("arguments")
-                .is_some_and(|a| a.named_child_count() == 0)
-    });
+    let once = called
+        .is_some_and(|c| is_call_of(source, c, text(source, name)) && arguments_of(c).is_empty());
     // No other mention of the name in the enclosing function.
     let Some(scope) = def.parent() else {
         return;
@@ -422,6 +417,13 @@ pub(super) fn relay_generator<'s>(source: &'s str, def: Node<'_>) -> Option<&'s 
     (text(source, value) == text(source, item)).then(|| text(source, name))
 }
 
+/// Whether `c` calls the plain name `function`.
+fn is_call_of(source: &str, c: Node<'_>, function: &str) -> bool {
+    c.kind() == "call"
+        && c.child_by_field_name("function")
+            .is_some_and(|f| f.kind() == "identifier" && text(source, f) == function)
+}
+
 /// The named arguments of a call.
 fn arguments_of(c: Node<'_>) -> Vec<Node<'_>> {
     c.child_by_field_name("arguments")
@@ -439,12 +441,7 @@ pub(super) fn while_from_for(source: &str, n: Node<'_>, out: &mut Structure) {
     ) else {
         return;
     };
-    let called = |c: Node<'_>, f: &str| {
-        c.kind() == "call"
-            && c.child_by_field_name("function")
-                .is_some_and(|g| g.kind() == "identifier" && text(source, g) == f)
-    };
-    if tick.kind() != "identifier" || !called(iterable, "iter") {
+    if tick.kind() != "identifier" || !is_call_of(source, iterable, "iter") {
         return;
     }
     if identifier_count(source, body, text(source, tick)) > 0 {
@@ -455,7 +452,7 @@ pub(super) fn while_from_for(source: &str, n: Node<'_>, out: &mut Structure) {
         [lambda, sentinel] if lambda.kind() == "lambda" && text(source, *sentinel) == "False" => {
             let Some(inner) = lambda
                 .child_by_field_name("body")
-                .filter(|b| called(*b, "bool"))
+                .filter(|b| is_call_of(source, *b, "bool"))
             else {
                 return;
             };

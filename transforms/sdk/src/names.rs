@@ -433,6 +433,11 @@ impl FreshNames {
         self
     }
 
+    /// Takes `name` for this program when it is still free; whether it was.
+    pub fn claim(&mut self, name: &str) -> bool {
+        self.taken.insert(name.to_string())
+    }
+
     /// Whether `name` is already used (by the program or an earlier fresh name).
     pub fn is_taken(&self, name: &str) -> bool {
         self.taken.contains(name)

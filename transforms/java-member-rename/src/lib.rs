@@ -19,8 +19,8 @@
 //! variable or parameter of the same name anywhere (which would shadow a field). Every remaining
 //! occurrence is then the member itself, and the fresh name collides with nothing. A class's
 //! name is observable only through reflection (`X.class`, `getClass()`), which blocks the
-//! rename, and through `Throwable.toString()`, which only classes that extend something reach,
-//! so those keep their names.
+//! rename, and through `Throwable.toString()`, which only classes that extend another class
+//! reach, so those keep their names (implementing an interface such as `Comparable` is fine).
 //!
 //! ## Example
 //! ```java
@@ -294,8 +294,8 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         .into_iter()
         .filter(|m| m.renamable && m.name != "serialVersionUID")
         .filter(|m| {
-            // Members of classes only (not interfaces, enums, records); classes that inherit
-            // nothing, so no `toString` of a `Throwable` prints their name.
+            // Members of classes only (not interfaces, enums, records); classes that extend
+            // nothing, so no `Throwable.toString` prints their name.
             let class = m.decl.parent();
             let declarator = if m.kind == "field" {
                 class.and_then(|d| d.parent())
@@ -305,7 +305,6 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             if m.kind == "class" {
                 class.is_some_and(|c| {
                     c.child_by_field_name("superclass").is_none()
-                        && c.child_by_field_name("interfaces").is_none()
                         && !(c.parent().is_some_and(|b| b.kind() == "program") && is_public(p, c))
                 })
             } else {

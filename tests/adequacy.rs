@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use equimorph::adequacy::grow::{grow_task, siblings_of, GrowOptions, DISAGREE};
+use equimorph::adequacy::grow::{grow_task, siblings_of, GrowOptions, CONTRADICTS, DISAGREE};
 use equimorph::adequacy::mutants::{all_mutants, mutants};
 use equimorph::adequacy::score::{score_task, MutantOptions};
 use equimorph::adequacy::symbolic::{
@@ -130,6 +130,46 @@ fn an_input_accepted_solutions_disagree_on_is_discarded() {
             "kept an input outside the constraints: {n}"
         );
     }
+}
+
+#[test]
+fn a_task_without_literal_asserts_grows_from_its_docstring_examples() {
+    let oracle = common::oracle(OracleMode::Fork);
+    // The test code has no literal call; the docstring states three, one of them wrongly.
+    let src = "def clamp(x, lo, hi):\n    \"\"\"Clamp x.\n\n    >>> clamp(5, 0, 3)\n    3\n    >>> clamp(-2, 0, 3)\n    0\n    clamp(1, 0, 3) ==> 2\n    \"\"\"\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x\n";
+    let mut t = Task::new("clamp", src, Vec::new());
+    t.test_code = Some(
+        "def check(candidate):\n    for a in range(3):\n        assert candidate(a, 0, 9) == a\n\ncheck(clamp)\n"
+            .into(),
+    );
+    t.entry_point = Some("clamp".into());
+    let (grown, report) = grow_task(&oracle, &t, &[], GrowOptions::default());
+    assert_eq!(report.kind, Some("call"), "{report:?}");
+    assert_eq!(report.stated, 2, "{report:?}");
+    assert_eq!(report.discarded.get(CONTRADICTS), Some(&1), "{report:?}");
+    let calls: Vec<(&str, &str)> = grown
+        .tests
+        .iter()
+        .filter_map(|c| Some((c.call.as_deref()?, c.output.as_deref()?)))
+        .collect();
+    assert!(
+        calls.contains(&("print(repr(clamp(5, 0, 3)))", "3\n")),
+        "{calls:?}"
+    );
+    assert!(
+        calls.contains(&("print(repr(clamp(-2, 0, 3)))", "0\n")),
+        "{calls:?}"
+    );
+    assert!(!calls.iter().any(|(c, _)| c.contains("clamp(1, 0, 3)")));
+    // The stated calls reject what the range-only test let through (`x > hi` dropped, and
+    // more), so the score rises.
+    let before = score_task(&oracle, &t, MutantOptions::default(), &[]);
+    let b = before.adequacy.unwrap().mutation_score;
+    assert!(
+        grown.mutation_score() > b,
+        "{b:?} → {:?}",
+        grown.mutation_score()
+    );
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! task's `test_code` whose arguments are all literals are read, their arguments mutated by
 //! type (numbers stepped or drawn from the observed range, strings edited over the observed
 //! alphabet, containers shortened, lengthened or reordered), and written back as a call whose
-//! printed `repr` is compared (`print(repr(f(…)))`).
+//! printed `repr` is compared (`print(repr(f(…)))`). The task's own text states calls too:
+//! its docstring's examples (`>>> f(1)` then `2`, or `f(1) ==> 2`) are read as
+//! [`StatedCall`]s, tests whose expected value the task gives.
 
 use crate::program::with_tree;
 use rand::seq::SliceRandom;
@@ -34,6 +36,28 @@ pub enum Value {
 }
 
 impl Value {
+    /// Equality with floats compared to a relative 1e-6, and an integer equal to a float of
+    /// the same value (`2` and `2.0` compare equal in Python).
+    pub fn approx_eq(&self, other: &Value) -> bool {
+        let all = |a: &[Value], b: &[Value]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.approx_eq(y))
+        };
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0);
+        match (self, other) {
+            (Value::Float(a), Value::Float(b)) => close(*a, *b),
+            (Value::Float(a), Value::Int(b)) | (Value::Int(b), Value::Float(a)) => {
+                close(*a, *b as f64)
+            }
+            (Value::List(a), Value::List(b)) | (Value::Tuple(a), Value::Tuple(b)) => all(a, b),
+            (Value::Dict(a), Value::Dict(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(k, v)| b.iter().any(|(k2, v2)| k.approx_eq(k2) && v.approx_eq(v2)))
+            }
+            (a, b) => a == b,
+        }
+    }
+
     /// Python source for this value.
     pub fn render(&self) -> String {
         let join = |xs: &[Value]| xs.iter().map(Value::render).collect::<Vec<_>>().join(", ");
@@ -161,6 +185,107 @@ fn plain_string(n: Node<'_>, src: &str) -> Option<String> {
     Some(content)
 }
 
+/// A call of the entry point that the task's text states with its expected value: a doctest
+/// example (`>>> f(1)` and `2` on the next line) or an example line (`f(1) ==> 2`, `f(1) ➞ 2`,
+/// `f(1) -> 2`, `f(1) => 2`, `f(1) == 2`, `f(1) should return 2`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatedCall {
+    /// The literal arguments.
+    pub args: Vec<Value>,
+    /// The value the text says the call returns.
+    pub expected: Value,
+}
+
+/// Separators between a call and its stated value on one line, longest first.
+const STATED_SEPARATORS: [&str; 7] = [
+    " should return ",
+    "==>",
+    "==",
+    "=>",
+    "->",
+    "\u{279e}",
+    "\u{2192}",
+];
+
+/// The calls of `entry` with literal arguments that `source`'s text states with a literal
+/// expected value, in source order, without repeats. Lines that do not read as one are skipped.
+pub fn stated_calls(source: &str, entry: &str) -> Vec<StatedCall> {
+    let lines: Vec<&str> = source.lines().map(str::trim).collect();
+    let mut out: Vec<StatedCall> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let found = if let Some(call) = line.strip_prefix(">>> ") {
+            // The expected value is the next line, unless that is another prompt or blank.
+            lines
+                .get(i + 1)
+                .filter(|next| !next.is_empty() && !next.starts_with(">>>"))
+                .and_then(|next| stated(call, next, entry))
+        } else if line.contains(entry) {
+            STATED_SEPARATORS.iter().find_map(|sep| {
+                let (call, value) = line.split_once(sep)?;
+                let value = value.trim().trim_end_matches(['.', ',', ';']);
+                stated(call, value, entry)
+            })
+        } else {
+            None
+        };
+        if let Some(s) = found.filter(|s| !out.contains(s)) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// `call` as a call of `entry` with literal arguments and `value` as a literal.
+fn stated(call: &str, value: &str, entry: &str) -> Option<StatedCall> {
+    let call = call.trim();
+    let start = call.find(entry)?;
+    let call = call.get(start..)?;
+    let args = expression(call, |n, src| {
+        if n.kind() != "call" || src.get(n.child_by_field_name("function")?.byte_range())? != entry
+        {
+            return None;
+        }
+        let list = n.child_by_field_name("arguments")?;
+        if list.kind() != "argument_list" {
+            return None;
+        }
+        let mut c = list.walk();
+        let args: Option<Vec<Value>> = list
+            .named_children(&mut c)
+            .filter(|a| a.kind() != "comment")
+            .map(|a| literal(a, src))
+            .collect();
+        args.filter(|a| !a.is_empty())
+    })?;
+    let expected = expression(value.trim(), literal)?;
+    (!matches!(expected, Value::Raw(_))).then_some(StatedCall { args, expected })
+}
+
+/// Parses `text` as one Python expression and reads it with `read`.
+fn expression<T>(text: &str, read: impl Fn(Node<'_>, &str) -> Option<T>) -> Option<T> {
+    with_tree(text, |tree| {
+        let root = tree.root_node();
+        if root.has_error() || root.named_child_count() != 1 {
+            return Ok(None);
+        }
+        let stmt = root
+            .named_child(0)
+            .filter(|s| s.kind() == "expression_statement");
+        let expr = stmt
+            .filter(|s| s.named_child_count() == 1)
+            .and_then(|s| s.named_child(0));
+        Ok(expr.and_then(|e| read(e, text)))
+    })
+    .ok()
+    .flatten()
+}
+
+/// Whether `printed` (what `print(repr(…))` wrote) shows the value `expected`: equal literals,
+/// floats within a relative 1e-6 (docstrings round).
+pub fn shows(printed: &str, expected: &Value) -> bool {
+    expression(printed.trim(), literal).is_some_and(|v| v.approx_eq(expected))
+}
+
 /// The literal argument lists of the calls of a function task's entry point in its test code,
 /// and what they show (integer range, string alphabet).
 #[derive(Debug, Clone)]
@@ -211,6 +336,26 @@ impl CallModel {
             Ok(calls)
         })
         .ok()?;
+        Self::from_calls(entry, calls)
+    }
+
+    /// The model of a function task: the literal calls of its test code (when it has one) and
+    /// the calls its own text states ([`stated_calls`]); `None` when there is neither.
+    pub fn of_task(test_code: Option<&str>, source: &str, entry: &str) -> Option<CallModel> {
+        let mut calls = test_code
+            .and_then(|code| CallModel::of(code, entry))
+            .map(|m| m.calls)
+            .unwrap_or_default();
+        for s in stated_calls(source, entry) {
+            if !calls.contains(&s.args) {
+                calls.push(s.args);
+            }
+        }
+        Self::from_calls(entry, calls)
+    }
+
+    /// The model of these argument lists; `None` when there are none.
+    fn from_calls(entry: &str, calls: Vec<Vec<Value>>) -> Option<CallModel> {
         if calls.is_empty() {
             return None;
         }
@@ -385,6 +530,50 @@ mod tests {
             assert!(crate::program::validate(c).is_ok(), "{c}");
             assert!(c.starts_with("print(repr(f("), "{c}");
         }
+    }
+
+    #[test]
+    fn docstring_examples_and_example_lines_are_stated_calls() {
+        let src = "def f(xs, k):\n    \"\"\"Sum.\n    >>> f([1, 2], 3)\n    6\n    >>> f([], 0)\n\n    >>> f([1], 2)\n    [1, 2]\n    f([0.5], 1) ==> 1.5\n    f('a', 2) \u{279e} 'aa'.\n    For xs = [1] the output should be 1\n    >>> g(1)\n    2\n    \"\"\"\n";
+        let got = stated_calls(src, "f");
+        let shown: Vec<(String, String)> = got
+            .iter()
+            .map(|s| {
+                let args: Vec<String> = s.args.iter().map(Value::render).collect();
+                (args.join(", "), s.expected.render())
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                ("[1, 2], 3".to_string(), "6".to_string()),
+                ("[1], 2".to_string(), "[1, 2]".to_string()),
+                ("[0.5], 1".to_string(), "1.5".to_string()),
+                ("'a', 2".to_string(), "'aa'".to_string()),
+            ],
+            "a prompt without a value, prose and other functions' examples are skipped"
+        );
+        assert!(stated_calls("def f(x) -> int:\n    return x\n", "f").is_empty());
+    }
+
+    #[test]
+    fn printed_values_are_compared_as_values() {
+        assert!(shows("1.0000000001\n", &Value::Float(1.0)));
+        assert!(shows("2\n", &Value::Float(2.0)));
+        assert!(shows("\"it\"\n", &Value::Str("it".into())));
+        assert!(shows(
+            "[1, (2, 3)]\n",
+            &Value::List(vec![
+                Value::Int(1),
+                Value::Tuple(vec![Value::Int(2), Value::Int(3)])
+            ])
+        ));
+        assert!(!shows(
+            "[1, 2]\n",
+            &Value::List(vec![Value::Int(2), Value::Int(1)])
+        ));
+        assert!(!shows("1.1\n", &Value::Float(1.0)));
+        assert!(!shows("oops\n", &Value::Int(1)));
     }
 
     #[test]

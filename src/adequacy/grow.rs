@@ -16,7 +16,7 @@
 //! and the reason, never 1. A panic while growing one task (a bug of equimorph's) is caught and
 //! recorded as that task's error; the task is returned unchanged.
 
-use super::calls::CallModel;
+use super::calls::{shows, stated_calls, CallModel, Value};
 use super::inputs::InputModel;
 use super::mutants::{mutants_of, Mutant};
 use super::score::{tally, test_panic_point, verdicts, MutantOptions, Verdict};
@@ -86,8 +86,11 @@ pub struct GrowReport {
     /// And after.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<Adequacy>,
-    /// Tests added.
+    /// Tests added, those the task's text states included.
     pub added: usize,
+    /// Of them, calls with the value the task's text states (docstring examples), kept
+    /// whether or not they reject a mutant.
+    pub stated: usize,
     /// New inputs tried.
     pub tried: usize,
     /// New inputs dropped, by the rule that dropped them.
@@ -119,6 +122,8 @@ pub const NOT_DETERMINISTIC: &str = "the original is not deterministic on it";
 pub const DISAGREE: &str = "accepted solutions disagree on it";
 /// It kills no surviving mutant.
 pub const NO_KILL: &str = "it rejects no surviving mutant";
+/// The original does not return what the task's text states for this call.
+pub const CONTRADICTS: &str = "the original contradicts the value the task's text states";
 
 /// The source of new tests for a task.
 enum Maker {
@@ -138,9 +143,8 @@ impl Maker {
             let model = InputModel::of(inputs.iter().map(String::as_str));
             return Some(Maker::Stdin(model, inputs));
         }
-        let code = task.test_code.as_deref()?;
         let entry = task.entry_point.as_deref()?;
-        CallModel::of(code, entry).map(Maker::Call)
+        CallModel::of_task(task.test_code.as_deref(), &task.source, entry).map(Maker::Call)
     }
 
     fn kind(&self) -> &'static str {
@@ -276,6 +280,81 @@ fn kills(oracle: &Oracle, task: &Task, kept: &Kept, target: &Target<'_>) -> bool
     }
 }
 
+/// What growth has so far: the mutants still alive, the own mutants rejected, the tests added
+/// (the first `stated` of them from the task's text) and the stdin inputs to mutate.
+struct Growth<'m> {
+    survivors: Vec<Target<'m>>,
+    killed: usize,
+    new_tests: Vec<TestCase>,
+    pool: Vec<String>,
+    stated: usize,
+}
+
+/// Adds the kept tests that reject a surviving mutant (or all of them when `max_tests` is
+/// `None`: tests the task states), while fewer than `max_tests` were added; returns how many
+/// were.
+fn admit(
+    oracle: &Oracle,
+    task: &Task,
+    kept: Vec<Kept>,
+    max_tests: Option<usize>,
+    growth: &mut Growth<'_>,
+    report: &mut GrowReport,
+) -> usize {
+    // Which survivor each kept test rejects, all at once; then a greedy pass in order.
+    let survivors = &growth.survivors;
+    let kill_sets: Vec<Vec<bool>> = kept
+        .par_iter()
+        .map(|k| {
+            survivors
+                .par_iter()
+                .map(|m| kills(oracle, task, k, m))
+                .collect()
+        })
+        .collect();
+    let mut alive: Vec<bool> = vec![true; survivors.len()];
+    let mut added = 0;
+    for (k, set) in kept.into_iter().zip(kill_sets) {
+        let new_kills = set
+            .iter()
+            .zip(&alive)
+            .filter(|(kill, live)| **kill && **live)
+            .count();
+        if let Some(max) = max_tests {
+            if new_kills == 0 || growth.new_tests.len() - growth.stated >= max {
+                *report.discarded.entry(NO_KILL).or_default() += 1;
+                continue;
+            }
+        }
+        for ((a, kill), target) in alive.iter_mut().zip(&set).zip(survivors) {
+            if *a && *kill {
+                if target.owner == 0 {
+                    growth.killed += 1;
+                } else {
+                    report.sibling_killed += 1;
+                }
+            }
+            *a &= !kill;
+        }
+        added += 1;
+        if max_tests.is_none() {
+            growth.stated += 1;
+        }
+        if k.test.call.is_none() {
+            growth.pool.push(k.test.input.clone());
+        }
+        growth.new_tests.push(k.test);
+    }
+    let survivors = std::mem::take(&mut growth.survivors);
+    growth.survivors = survivors
+        .into_iter()
+        .zip(alive)
+        .filter(|(_, a)| *a)
+        .map(|(m, _)| m)
+        .collect();
+    added
+}
+
 /// A per-task seed: the run's seed mixed with the task's id.
 fn task_seed(seed: u64, id: &str) -> u64 {
     let h = blake3::hash(id.as_bytes());
@@ -327,6 +406,7 @@ fn empty_report(task: &Task, siblings: usize) -> GrowReport {
         before: None,
         after: None,
         added: 0,
+        stated: 0,
         tried: 0,
         discarded: BTreeMap::new(),
         siblings,
@@ -416,7 +496,8 @@ fn grow_inner(
     let mut out = task.clone();
     let Some(maker) = Maker::of(task) else {
         report.reason = Some(
-            "no test to grow from: neither stdin inputs nor literal calls of the entry point"
+            "no test to grow from: neither stdin inputs nor literal calls of the entry point \
+             (in the tests or the task's examples)"
                 .into(),
         );
         out.adequacy = report.before.clone();
@@ -424,16 +505,63 @@ fn grow_inner(
         return (out, report);
     };
     report.kind = Some(maker.kind());
-    let mut pool: Vec<String> = match &maker {
+    let pool: Vec<String> = match &maker {
         Maker::Stdin(_, inputs) => inputs.clone(),
         Maker::Call(_) => Vec::new(),
     };
     let mut seen: HashSet<String> = task.tests.iter().map(test_key).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(task_seed(options.seed, &task.id));
-    let mut new_tests: Vec<TestCase> = Vec::new();
-    let mut killed = counts.killed;
+    let mut growth = Growth {
+        survivors,
+        killed: counts.killed,
+        new_tests: Vec::new(),
+        pool,
+        stated: 0,
+    };
+    // The calls the task's own text states come first: tests the task gives, kept when the
+    // original returns what the text says (and keep rules 1–3 hold), whether or not they
+    // reject a mutant, and outside the `max_tests` budget.
+    if let (Maker::Call(model), Some(entry)) = (&maker, task.entry_point.as_deref()) {
+        let stated: Vec<(TestCase, Value)> = stated_calls(&task.source, entry)
+            .into_iter()
+            .map(|s| {
+                let test = TestCase {
+                    input: String::new(),
+                    output: None,
+                    call: Some(model.render(&s.args)),
+                    grown: true,
+                };
+                (test, s.expected)
+            })
+            .filter(|(t, _)| seen.insert(test_key(t)))
+            .collect();
+        report.tried += stated.len();
+        let verdicts: Vec<Result<Kept, &'static str>> = stated
+            .into_par_iter()
+            .map(|(t, expected)| {
+                let k = keep(oracle, task, siblings, t, options.deadline)?;
+                let printed = k.test.output.as_deref().unwrap_or("");
+                if shows(printed, &expected) {
+                    Ok(k)
+                } else {
+                    Err(CONTRADICTS)
+                }
+            })
+            .collect();
+        let mut kept = Vec::new();
+        for v in verdicts {
+            match v {
+                Ok(k) => kept.push(k),
+                Err(why) => *report.discarded.entry(why).or_default() += 1,
+            }
+        }
+        admit(oracle, task, kept, None, &mut growth, &mut report);
+    }
     let mut idle = 0;
-    while !survivors.is_empty() && new_tests.len() < options.max_tests && idle < options.patience {
+    while !growth.survivors.is_empty()
+        && growth.new_tests.len() - growth.stated < options.max_tests
+        && idle < options.patience
+    {
         if stop.load(Ordering::Relaxed) {
             report.interrupted = true;
             report.reason = Some("interrupted: nothing grown (the task is unchanged)".into());
@@ -445,7 +573,7 @@ fn grow_inner(
             if batch.len() == options.batch {
                 break;
             }
-            if let Some(t) = maker.make(&pool, &mut rng) {
+            if let Some(t) = maker.make(&growth.pool, &mut rng) {
                 if seen.insert(test_key(&t)) {
                     batch.push(t);
                 }
@@ -467,59 +595,27 @@ fn grow_inner(
                 Err(why) => *report.discarded.entry(why).or_default() += 1,
             }
         }
-        // Which survivor each kept test rejects, all at once; then a greedy pass in order.
-        let kill_sets: Vec<Vec<bool>> = kept
-            .par_iter()
-            .map(|k| {
-                survivors
-                    .par_iter()
-                    .map(|m| kills(oracle, task, k, m))
-                    .collect()
-            })
-            .collect();
-        let mut alive: Vec<bool> = vec![true; survivors.len()];
-        let mut added_now = 0;
-        for (k, set) in kept.into_iter().zip(kill_sets) {
-            let new_kills = set
-                .iter()
-                .zip(&alive)
-                .filter(|(kill, live)| **kill && **live)
-                .count();
-            if new_kills == 0 || new_tests.len() >= options.max_tests {
-                *report.discarded.entry(NO_KILL).or_default() += 1;
-                continue;
-            }
-            for ((a, kill), target) in alive.iter_mut().zip(&set).zip(&survivors) {
-                if *a && *kill {
-                    if target.owner == 0 {
-                        killed += 1;
-                    } else {
-                        report.sibling_killed += 1;
-                    }
-                }
-                *a &= !kill;
-            }
-            added_now += 1;
-            if k.test.call.is_none() {
-                pool.push(k.test.input.clone());
-            }
-            new_tests.push(k.test);
-        }
-        survivors = survivors
-            .into_iter()
-            .zip(alive)
-            .filter(|(_, a)| *a)
-            .map(|(m, _)| m)
-            .collect();
+        let added_now = admit(
+            oracle,
+            task,
+            kept,
+            Some(options.max_tests),
+            &mut growth,
+            &mut report,
+        );
         idle = if added_now > 0 { 0 } else { idle + 1 };
     }
-    report.added = new_tests.len();
+    report.added = growth.new_tests.len();
+    report.stated = growth.stated;
     let mut tests: Vec<TestCase> = task.tests.to_vec();
-    tests.extend(new_tests);
+    tests.extend(growth.new_tests);
     out.tests = tests.into();
     let after = Adequacy::measured(
         &out,
-        &MutantTally { killed, ..counts },
+        &MutantTally {
+            killed: growth.killed,
+            ..counts
+        },
         options.mutants.seed,
     );
     out.adequacy = Some(after.clone());

@@ -523,8 +523,13 @@ fn grown_lines(p: &mut Printout, r: &GrowReport) {
     } else {
         format!("; dropped: {}", dropped.join(", "))
     };
+    let stated = if r.stated > 0 {
+        format!(", {} from the task's examples", r.stated)
+    } else {
+        String::new()
+    };
     p.out(format!(
-        "{}: {} → {}, +{} test(s) ({} input(s) tried{siblings}{dropped})",
+        "{}: {} → {}, +{} test(s){stated} ({} input(s) tried{siblings}{dropped})",
         r.id,
         b.describe_score(),
         a.describe_score(),

@@ -261,6 +261,99 @@ fn stated(call: &str, value: &str, entry: &str) -> Option<StatedCall> {
     (!matches!(expected, Value::Raw(_))).then_some(StatedCall { args, expected })
 }
 
+/// Argument lists that `source`'s text gives by parameter name (`For lst = [1, 2] the output
+/// should be 3`, `Input: arr = [1, 2], k = 1`): one per line that names a literal for every
+/// parameter of `entry`. They only seed new calls; nothing says what those calls return.
+pub fn named_arguments(source: &str, entry: &str) -> Vec<Vec<Value>> {
+    let Some(params) = parameters(source, entry).filter(|p| !p.is_empty()) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Vec<Value>> = Vec::new();
+    for line in source.lines() {
+        let args: Option<Vec<Value>> = params.iter().map(|p| named_value(line, p)).collect();
+        if let Some(args) = args.filter(|a| !out.contains(a)) {
+            out.push(args);
+        }
+    }
+    out
+}
+
+/// The positional parameter names of `entry`'s definition in `source`; `None` when it has
+/// none that can be read, or takes `*args`/`**kwargs`.
+fn parameters(source: &str, entry: &str) -> Option<Vec<String>> {
+    with_tree(source, |tree| {
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+            if n.kind() != "function_definition"
+                || n.child_by_field_name("name")
+                    .map(|f| &source[f.byte_range()])
+                    != Some(entry)
+            {
+                continue;
+            }
+            let Some(list) = n.child_by_field_name("parameters") else {
+                return Ok(None);
+            };
+            let mut c = list.walk();
+            let mut names = Vec::new();
+            for p in list.named_children(&mut c) {
+                let id = match p.kind() {
+                    "identifier" => Some(p),
+                    "typed_parameter" => p.named_child(0).filter(|i| i.kind() == "identifier"),
+                    "default_parameter" | "typed_default_parameter" => {
+                        p.child_by_field_name("name")
+                    }
+                    _ => None,
+                };
+                match id {
+                    Some(i) => names.push(source[i.byte_range()].to_string()),
+                    None => return Ok(None),
+                }
+            }
+            return Ok(Some(names));
+        }
+        Ok(None)
+    })
+    .ok()
+    .flatten()
+}
+
+/// The literal written after `name =` in `line` (the longest prefix that reads as one).
+fn named_value(line: &str, name: &str) -> Option<Value> {
+    let mut from = 0;
+    while let Some(at) = line.get(from..)?.find(name) {
+        let start = from + at;
+        from = start + name.len();
+        let before = line[..start].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let Some(rest) = line[from..].trim_start().strip_prefix('=') else {
+            continue;
+        };
+        if rest.starts_with('=') {
+            continue;
+        }
+        let rest = rest.trim_start();
+        // Longest first: `[1, 2], k = 3` reads as `[1, 2]`, not `[1`.
+        let cuts = rest
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([rest.len()])
+            .filter(|&i| i > 0 && i <= 300)
+            .collect::<Vec<_>>();
+        for &cut in cuts.iter().rev() {
+            let v = expression(rest[..cut].trim_end_matches(['.', ',', ' ']), literal);
+            if let Some(v) = v.filter(|v| !matches!(v, Value::Raw(_))) {
+                return Some(v);
+            }
+        }
+    }
+    None
+}
+
 /// Parses `text` as one Python expression and reads it with `read`.
 fn expression<T>(text: &str, read: impl Fn(Node<'_>, &str) -> Option<T>) -> Option<T> {
     with_tree(text, |tree| {
@@ -339,16 +432,18 @@ impl CallModel {
         Self::from_calls(entry, calls)
     }
 
-    /// The model of a function task: the literal calls of its test code (when it has one) and
-    /// the calls its own text states ([`stated_calls`]); `None` when there is neither.
+    /// The model of a function task: the literal calls of its test code (when it has one), the
+    /// calls its own text states ([`stated_calls`]) and the arguments it names
+    /// ([`named_arguments`]); `None` when there is none of these.
     pub fn of_task(test_code: Option<&str>, source: &str, entry: &str) -> Option<CallModel> {
         let mut calls = test_code
             .and_then(|code| CallModel::of(code, entry))
             .map(|m| m.calls)
             .unwrap_or_default();
-        for s in stated_calls(source, entry) {
-            if !calls.contains(&s.args) {
-                calls.push(s.args);
+        let stated = stated_calls(source, entry).into_iter().map(|s| s.args);
+        for args in stated.chain(named_arguments(source, entry)) {
+            if !calls.contains(&args) {
+                calls.push(args);
             }
         }
         Self::from_calls(entry, calls)
@@ -554,6 +649,17 @@ mod tests {
             "a prompt without a value, prose and other functions' examples are skipped"
         );
         assert!(stated_calls("def f(x) -> int:\n    return x\n", "f").is_empty());
+    }
+
+    #[test]
+    fn arguments_named_in_the_text_seed_calls() {
+        let src = "def f(lst, k: int = 2):\n    \"\"\"\n    For lst = [1,2,3], k = 4 the output should be 14\n    Input: lst = [5], k=-1\n    For lst = [1] alone\n    \"\"\"\n";
+        let got: Vec<String> = named_arguments(src, "f")
+            .iter()
+            .map(|a| a.iter().map(Value::render).collect::<Vec<_>>().join(", "))
+            .collect();
+        assert_eq!(got, vec!["[1, 2, 3], 4", "[5], -1"]);
+        assert!(named_arguments("def f(*xs):\n    \"x = 1\"\n", "f").is_empty());
     }
 
     #[test]

@@ -280,6 +280,18 @@ fn kills(oracle: &Oracle, task: &Task, kept: &Kept, target: &Target<'_>) -> bool
     }
 }
 
+/// The tests that passed the keep rules; the others counted by the rule that dropped them.
+fn sorted_out(verdicts: Vec<Result<Kept, &'static str>>, report: &mut GrowReport) -> Vec<Kept> {
+    let mut kept = Vec::new();
+    for v in verdicts {
+        match v {
+            Ok(k) => kept.push(k),
+            Err(why) => *report.discarded.entry(why).or_default() += 1,
+        }
+    }
+    kept
+}
+
 /// What growth has so far: the mutants still alive, the own mutants rejected, the tests added
 /// (the first `stated` of them from the task's text) and the stdin inputs to mutate.
 struct Growth<'m> {
@@ -548,13 +560,7 @@ fn grow_inner(
                 }
             })
             .collect();
-        let mut kept = Vec::new();
-        for v in verdicts {
-            match v {
-                Ok(k) => kept.push(k),
-                Err(why) => *report.discarded.entry(why).or_default() += 1,
-            }
-        }
+        let kept = sorted_out(verdicts, &mut report);
         admit(oracle, task, kept, None, &mut growth, &mut report);
     }
     let mut idle = 0;
@@ -588,13 +594,7 @@ fn grow_inner(
             .into_par_iter()
             .map(|t| keep(oracle, task, siblings, t, options.deadline))
             .collect();
-        let mut kept = Vec::new();
-        for v in verdicts {
-            match v {
-                Ok(k) => kept.push(k),
-                Err(why) => *report.discarded.entry(why).or_default() += 1,
-            }
-        }
+        let kept = sorted_out(verdicts, &mut report);
         let added_now = admit(
             oracle,
             task,

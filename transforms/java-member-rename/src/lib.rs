@@ -162,11 +162,7 @@ fn occurrences<'t>(
             continue;
         }
         let parent = n.parent()?;
-        let is = |f: &str| {
-            parent
-                .child_by_field_name(f)
-                .is_some_and(|c| c.id() == n.id())
-        };
+        let is = |f: &str| is_field(parent, f, n);
         match parent.kind() {
             "method_declaration" if is("name") => {
                 if kind != "method" {
@@ -244,11 +240,7 @@ fn class_occurrences<'t>(
             continue;
         }
         let parent = n.parent()?;
-        let is = |f: &str| {
-            parent
-                .child_by_field_name(f)
-                .is_some_and(|c| c.id() == n.id())
-        };
+        let is = |f: &str| is_field(parent, f, n);
         let accepted = match (n.kind(), parent.kind()) {
             (_, "type_parameter") => false,
             ("type_identifier", _) => true,
@@ -273,6 +265,13 @@ fn is_public(p: &JavaParsed, decl: Node<'_>) -> bool {
         .named_children(&mut cursor)
         .any(|c| c.kind() == "modifiers" && p.text(c).split_whitespace().any(|w| w == "public"));
     public
+}
+
+/// Whether `node` is `parent`'s child in field `field`.
+fn is_field(parent: Node<'_>, field: &str, node: Node<'_>) -> bool {
+    parent
+        .child_by_field_name(field)
+        .is_some_and(|c| c.id() == node.id())
 }
 
 /// `word` with its first letter capitalised, as a class name reads.

@@ -240,23 +240,7 @@ fn stated(call: &str, value: &str, entry: &str) -> Option<StatedCall> {
     let call = call.trim();
     let start = call.find(entry)?;
     let call = call.get(start..)?;
-    let args = expression(call, |n, src| {
-        if n.kind() != "call" || src.get(n.child_by_field_name("function")?.byte_range())? != entry
-        {
-            return None;
-        }
-        let list = n.child_by_field_name("arguments")?;
-        if list.kind() != "argument_list" {
-            return None;
-        }
-        let mut c = list.walk();
-        let args: Option<Vec<Value>> = list
-            .named_children(&mut c)
-            .filter(|a| a.kind() != "comment")
-            .map(|a| literal(a, src))
-            .collect();
-        args.filter(|a| !a.is_empty())
-    })?;
+    let args = expression(call, |n, src| literal_call(n, src, |f| f == entry))?;
     let expected = expression(value.trim(), literal)?;
     (!matches!(expected, Value::Raw(_))).then_some(StatedCall { args, expected })
 }
@@ -354,6 +338,25 @@ fn named_value(line: &str, name: &str) -> Option<Value> {
     None
 }
 
+/// The arguments of `n`, a call of a function whose name `accept`s, when there are some and
+/// all are literal positional ones.
+fn literal_call(n: Node<'_>, src: &str, accept: impl Fn(&str) -> bool) -> Option<Vec<Value>> {
+    if n.kind() != "call" || !accept(src.get(n.child_by_field_name("function")?.byte_range())?) {
+        return None;
+    }
+    let list = n.child_by_field_name("arguments")?;
+    if list.kind() != "argument_list" {
+        return None;
+    }
+    let mut c = list.walk();
+    let args: Option<Vec<Value>> = list
+        .named_children(&mut c)
+        .filter(|a| a.kind() != "comment")
+        .map(|a| literal(a, src))
+        .collect();
+    args.filter(|a| !a.is_empty())
+}
+
 /// Parses `text` as one Python expression and reads it with `read`.
 fn expression<T>(text: &str, read: impl Fn(Node<'_>, &str) -> Option<T>) -> Option<T> {
     with_tree(text, |tree| {
@@ -400,29 +403,8 @@ impl CallModel {
             while let Some(n) = stack.pop() {
                 let mut c = n.walk();
                 stack.extend(n.children(&mut c));
-                if n.kind() != "call" {
-                    continue;
-                }
-                let Some(f) = n.child_by_field_name("function") else {
-                    continue;
-                };
-                let name = &test_code[f.byte_range()];
-                if name != entry && name != "candidate" {
-                    continue;
-                }
-                let Some(args) = n.child_by_field_name("arguments") else {
-                    continue;
-                };
-                if args.kind() != "argument_list" {
-                    continue;
-                }
-                let mut c = args.walk();
-                let values: Option<Vec<Value>> = args
-                    .named_children(&mut c)
-                    .filter(|a| a.kind() != "comment")
-                    .map(|a| literal(a, test_code))
-                    .collect();
-                if let Some(v) = values.filter(|v| !v.is_empty()) {
+                let accept = |f: &str| f == entry || f == "candidate";
+                if let Some(v) = literal_call(n, test_code, accept) {
                     calls.push(v);
                 }
             }

@@ -62,6 +62,8 @@ struct Receivers<'p> {
     /// variables so named, generic arguments stripped; `None` for one without a written type
     /// (`var`, an implicit lambda parameter).
     variables: HashMap<String, Vec<Option<String>>>,
+    /// The names of the locals and parameters alone.
+    locals: HashSet<String>,
 }
 
 impl<'p> Receivers<'p> {
@@ -73,7 +75,9 @@ impl<'p> Receivers<'p> {
             .map(|n| p.text(n))
             .collect();
         let mut variables: HashMap<String, Vec<Option<String>>> = HashMap::new();
+        let mut locals = HashSet::new();
         for l in scope::locals(p) {
+            locals.insert(l.name.clone());
             let ty = l.ty.as_deref().filter(|t| *t != "var").map(raw_type);
             variables.entry(l.name).or_default().push(ty);
         }
@@ -89,7 +93,11 @@ impl<'p> Receivers<'p> {
                 }
             }
         }
-        Receivers { classes, variables }
+        Receivers {
+            classes,
+            variables,
+            locals,
+        }
     }
 
     /// Whether a member of class `owner` reached through `obj` (absent for an unqualified
@@ -285,7 +293,6 @@ fn capitalised(word: &str) -> String {
 fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let receivers = Receivers::new(p);
-    let local_names: HashSet<String> = scope::locals(p).into_iter().map(|l| l.name).collect();
     // A program without `main` is a library: code outside it (its tests, its callers) reaches
     // every non-private member by name.
     let library = !p.source.contains("static void main");
@@ -315,7 +322,7 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         .filter_map(|m| {
             if m.kind == "class" {
                 class_occurrences(p, &m.name, &receivers).map(|o| (true, o))
-            } else if local_names.contains(&m.name) {
+            } else if receivers.locals.contains(&m.name) {
                 // A local of the same name would shadow a field, and makes `name.x` ambiguous.
                 None
             } else {

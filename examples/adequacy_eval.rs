@@ -45,6 +45,7 @@ fn judge(
     sample: &[TestCase],
     hidden: &[TestCase],
     grown: &[TestCase],
+    label: Option<&str>,
 ) -> (usize, usize, usize) {
     let counts: Vec<(usize, usize, usize)> = all_mutants(reference)
         .par_iter()
@@ -60,6 +61,9 @@ fn judge(
                 return (1, 0, 0);
             }
             let caught = grown.iter().any(|t| !same(oracle, reference, &m.source, t));
+            if let (Some(l), false) = (label, caught) {
+                eprintln!("survivor: {l} line {} {}", m.line, m.edit);
+            }
             (1, 1, usize::from(caught))
         })
         .collect();
@@ -105,6 +109,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect::<Result<_, _>>()?;
     let oracle = Oracle::new(OracleConfig::default())?;
+    // EQUIMORPH_EVAL_SURVIVORS=1 lists the held-out mutants the grown tests let through.
+    let survivors = std::env::var_os("EQUIMORPH_EVAL_SURVIVORS").is_some();
     let mut by_problem: BTreeMap<&str, Vec<&Task>> = BTreeMap::new();
     for t in &tasks {
         by_problem
@@ -127,7 +133,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         for t in group {
             let (sample, grown) = split(t);
-            let r = judge(&oracle, &t.source, &sample, hidden, &grown);
+            let r = judge(&oracle, &t.source, &sample, hidden, &grown, None);
             inside = (inside.0 + r.0, inside.1 + r.1, inside.2 + r.2);
             // False alarms: every grown test against every accepted solution of the problem.
             for g in &grown {
@@ -154,12 +160,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (_, grown) = split(group[0]);
         for s in &group[1..] {
             let (sample, _) = split(s);
-            let r = judge(&oracle, &s.source, &sample, hidden, &grown);
+            let r = judge(&oracle, &s.source, &sample, hidden, &grown, None);
             others = (others.0 + r.0, others.1 + r.1, others.2 + r.2);
         }
         for s in &unseen {
             let (sample, _) = split(s);
-            let r = judge(&oracle, &s.source, &sample, hidden, &grown);
+            let label = survivors.then_some(s.id.as_str());
+            let r = judge(&oracle, &s.source, &sample, hidden, &grown, label);
             held = (held.0 + r.0, held.1 + r.1, held.2 + r.2);
         }
     }

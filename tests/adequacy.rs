@@ -3,6 +3,7 @@
 
 use crate::common;
 
+use equimorph::adequacy::coverage::arcs_of;
 use equimorph::adequacy::grow::{grow_task, siblings_of, GrowOptions, CONTRADICTS, DISAGREE};
 use equimorph::adequacy::mutants::{all_mutants, mutants};
 use equimorph::adequacy::score::{score_task, MutantOptions};
@@ -10,6 +11,7 @@ use equimorph::adequacy::symbolic::{
     strengthened, SymbolicChecker, SymbolicRecord, SymbolicVerdict,
 };
 use equimorph::oracle::{OracleMode, ValidationStatus};
+use equimorph::program::Language;
 use equimorph::task::{self, Task, TestCase};
 use std::time::Duration;
 
@@ -130,6 +132,102 @@ fn an_input_accepted_solutions_disagree_on_is_discarded() {
             "kept an input outside the constraints: {n}"
         );
     }
+}
+
+#[test]
+fn coverage_tells_apart_the_branches_of_a_conditional_expression_on_one_line() {
+    let oracle = common::oracle(OracleMode::Fork);
+    let leap = "y = int(input())\nprint('YES' if y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) else 'NO')\n";
+    let arcs = |input: &str| {
+        let test = TestCase::stdin(input, None);
+        arcs_of(
+            &oracle,
+            Language::Python,
+            leap,
+            &test,
+            Duration::from_secs(5),
+        )
+        .unwrap_or_else(|| panic!("no coverage read on {input:?}"))
+    };
+    // 1999 fails the first test, 1996 passes through `% 100 != 0`, 1900 and 2000 reach the
+    // last one and leave it each way: four paths through one line.
+    let paths = ["1999\n", "1996\n", "1900\n", "2000\n"].map(arcs);
+    for (i, a) in paths.iter().enumerate() {
+        for b in paths.iter().skip(i + 1) {
+            assert_ne!(a, b, "two paths read as one");
+        }
+    }
+    assert_eq!(arcs("1997\n"), paths[0], "the same path read twice differs");
+    // The tracer is the program's own: what it prints is what the program prints.
+    let run = oracle.run("print(1)\n", "", Duration::from_secs(5));
+    assert_eq!(run.stdout, "1\n");
+    let java = TestCase::stdin("1\n", None);
+    assert!(arcs_of(
+        &oracle,
+        Language::Java,
+        "class A {}",
+        &java,
+        Duration::from_secs(5)
+    )
+    .is_none());
+}
+
+#[test]
+fn tests_that_reach_new_branches_or_answers_are_kept_when_every_mutant_is_dead() {
+    let oracle = common::oracle(OracleMode::Fork);
+    // The sample rejects every mutant of the first solution and its sibling, so mutants alone
+    // grow nothing; rule 5 keeps inputs that give new answers, within the range the sample
+    // shows (0..=9): a third solution that drops the last element is then rejected.
+    let sample = vec![TestCase::stdin("4\n3 1 9 2\n", Some("9\n".into()))];
+    let mut a = Task::new(
+        "last/0",
+        "n = int(input())\nprint(max(map(int, input().split())))\n",
+        sample.clone(),
+    );
+    let mut b = Task::new(
+        "last/1",
+        "input()\nprint(sorted(int(t) for t in input().split())[-1])\n",
+        sample,
+    );
+    a.problem = Some("last".into());
+    b.problem = Some("last".into());
+    let tasks = vec![a.clone(), b];
+    let siblings = siblings_of(&a, &tasks);
+    let options = GrowOptions {
+        patience: 8,
+        ..GrowOptions::default()
+    };
+    let (grown, report) = grow_task(&oracle, &a, &siblings, options);
+    assert!(report.covering > 0, "{report:?}");
+    assert!(report.covering <= options.coverage_tests, "{report:?}");
+    let kept: Vec<&TestCase> = grown.tests.iter().filter(|t| t.grown).collect();
+    assert_eq!(kept.len(), report.added);
+    for t in &kept {
+        for v in t.input.split_whitespace() {
+            let v: i64 = v.parse().unwrap();
+            assert!(
+                (0..=9).contains(&v),
+                "a covering test left the range: {:?}",
+                t.input
+            );
+        }
+    }
+    let drops_last =
+        "n = int(input())\nprint(max(list(map(int, input().split()))[:n - 1] or [0]))\n";
+    let rejected = kept.iter().any(|t| {
+        let run = oracle.run(drops_last, &t.input, Duration::from_secs(5));
+        Some(run.stdout.as_str()) != t.output.as_deref()
+    });
+    assert!(
+        rejected,
+        "no grown test tells the wrong solution apart: {kept:?}"
+    );
+    let off = GrowOptions {
+        coverage_tests: 0,
+        ..options
+    };
+    let (_, without) = grow_task(&oracle, &a, &siblings, off);
+    assert_eq!(without.covering, 0);
 }
 
 #[test]

@@ -476,12 +476,33 @@ impl CallModel {
 
     /// A new call made from a random existing one by changing one or two arguments.
     pub fn mutate(&self, rng: &mut impl Rng) -> String {
+        self.render(&self.mutate_args(rng))
+    }
+
+    /// The arguments of a new call made as [`CallModel::mutate`] makes it.
+    pub fn mutate_args(&self, rng: &mut impl Rng) -> Vec<Value> {
         let mut args = self.calls[rng.random_range(0..self.calls.len())].clone();
         for _ in 0..rng.random_range(1..=2) {
             let i = rng.random_range(0..args.len());
             self.mutate_value(&mut args[i], rng, 0);
         }
-        self.render(&args)
+        args
+    }
+
+    /// Whether every integer in `args` lies in the range the existing calls show, widened down
+    /// to 0: arguments a task's own calls make likely lie within its constraints.
+    pub fn within_observed(&self, args: &[Value]) -> bool {
+        let lo = self.int_lo.min(0);
+        let mut stack: Vec<&Value> = args.iter().collect();
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Int(i) if *i < lo || *i > self.int_hi => return false,
+                Value::List(xs) | Value::Tuple(xs) => stack.extend(xs),
+                Value::Dict(kv) => stack.extend(kv.iter().flat_map(|(k, v)| [k, v])),
+                _ => {}
+            }
+        }
+        true
     }
 
     fn mutate_value(&self, v: &mut Value, rng: &mut impl Rng, depth: usize) {

@@ -6,17 +6,26 @@
 //!    checker (an input they disagree on is most likely outside the problem's constraints),
 //! 4. and it rejects a mutant that every test so far lets through: a mutant of the original,
 //!    or of another accepted solution of the problem (judged against that solution's own
-//!    output), so the grown set covers the problem's behaviour, not only this program's code.
+//!    output), so the grown set covers the problem's behaviour, not only this program's code;
+//! 5. or, failing that, it reaches a branch (an arc, [`super::coverage`]) of the original or of
+//!    another accepted solution that no test so far reaches, or the original prints an output
+//!    no test so far shows, up to `coverage_tests` such tests: mutants only point where
+//!    equimorph's operators edit, and a solution growth never saw errs elsewhere, so inputs
+//!    that drive the known solutions down new paths, or to new answers, are kept too. Such a
+//!    test has no mutant's evidence behind it, so it is taken only when its integers lie in the
+//!    range the task's own tests show (widened down to 0), where the problem's constraints most
+//!    likely hold.
 //!
 //! A kept test is differential: its `output` is the original's. Growing stops when no new
-//! test has raised the mutation score for `patience` rounds, when no mutant survives, or at
-//! `max_tests` new tests.
+//! test has been kept for `patience` rounds, or when neither a surviving mutant nor coverage
+//! budget is left (at most `max_tests` tests for kills and `coverage_tests` for coverage).
 //!
 //! A task with no mutant that reached a verdict is not measured: its adequacy records no score
 //! and the reason, never 1. A panic while growing one task (a bug of equimorph's) is caught and
 //! recorded as that task's error; the task is returned unchanged.
 
 use super::calls::{shows, stated_calls, CallModel, Value};
+use super::coverage::{arcs_of, Arc};
 use super::inputs::InputModel;
 use super::mutants::{mutants_of, Mutant};
 use super::score::{tally, test_panic_point, verdicts, MutantOptions, Verdict};
@@ -30,7 +39,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -39,8 +48,10 @@ use std::time::Duration;
 pub struct GrowOptions {
     /// The mutants that guide growth (and score it).
     pub mutants: MutantOptions,
-    /// Most tests added to one task.
+    /// Most tests added to one task for the mutants they reject.
     pub max_tests: usize,
+    /// Most tests added to one task for the branches they reach alone (rule 5; 0: none).
+    pub coverage_tests: usize,
     /// New inputs tried per round.
     pub batch: usize,
     /// Rounds in a row without a new kill before a task stops.
@@ -56,6 +67,7 @@ impl Default for GrowOptions {
         GrowOptions {
             mutants: MutantOptions::default(),
             max_tests: 10,
+            coverage_tests: DEFAULT_COVERAGE_TESTS,
             batch: 16,
             patience: 4,
             deadline: Duration::from_secs(2),
@@ -63,6 +75,9 @@ impl Default for GrowOptions {
         }
     }
 }
+
+/// Tests kept per task for new coverage alone, by default.
+pub const DEFAULT_COVERAGE_TESTS: usize = 5;
 
 /// Largest output a grown test may have (bytes): a grown test is a small one.
 const MAX_GROWN_OUTPUT: usize = 64 << 10;
@@ -88,6 +103,8 @@ pub struct GrowReport {
     pub after: Option<Adequacy>,
     /// Tests added, those the task's text states included.
     pub added: usize,
+    /// Of them, kept only for the branches they reach (rule 5).
+    pub covering: usize,
     /// Of them, calls with the value the task's text states (docstring examples), kept
     /// whether or not they reject a mutant.
     pub stated: usize,
@@ -120,8 +137,8 @@ pub const TOO_LARGE: &str = "the original's output is too large";
 pub const NOT_DETERMINISTIC: &str = "the original is not deterministic on it";
 /// Accepted solutions disagree.
 pub const DISAGREE: &str = "accepted solutions disagree on it";
-/// It kills no surviving mutant.
-pub const NO_KILL: &str = "it rejects no surviving mutant";
+/// It kills no surviving mutant and reaches no new branch (or the budgets are spent).
+pub const NO_KILL: &str = "it rejects no surviving mutant and reaches no new branch";
 /// The original does not return what the task's text states for this call.
 pub const CONTRADICTS: &str = "the original contradicts the value the task's text states";
 
@@ -154,26 +171,36 @@ impl Maker {
         }
     }
 
-    fn make(&self, pool: &[String], rng: &mut ChaCha8Rng) -> Option<TestCase> {
+    /// A new test, and whether its integers lie within the range the task's own tests show
+    /// (see [`InputModel::within_observed`]).
+    fn make(&self, pool: &[String], rng: &mut ChaCha8Rng) -> Option<(TestCase, bool)> {
         match self {
             Maker::Stdin(model, _) => {
                 if pool.is_empty() {
                     return None;
                 }
                 let base = pool.get(rand::Rng::random_range(rng, 0..pool.len()))?;
-                model.mutate(base, rng).map(|input| TestCase {
-                    input,
-                    output: None,
-                    call: None,
-                    grown: true,
+                model.mutate(base, rng).map(|input| {
+                    let typical = model.within_observed(&input);
+                    let test = TestCase {
+                        input,
+                        output: None,
+                        call: None,
+                        grown: true,
+                    };
+                    (test, typical)
                 })
             }
-            Maker::Call(model) => Some(TestCase {
-                input: String::new(),
-                output: None,
-                call: Some(model.mutate(rng)),
-                grown: true,
-            }),
+            Maker::Call(model) => {
+                let args = model.mutate_args(rng);
+                let test = TestCase {
+                    input: String::new(),
+                    output: None,
+                    call: Some(model.render(&args)),
+                    grown: true,
+                };
+                Some((test, model.within_observed(&args)))
+            }
         }
     }
 }
@@ -293,26 +320,147 @@ fn sorted_out(verdicts: Vec<Result<Kept, &'static str>>, report: &mut GrowReport
 }
 
 /// What growth has so far: the mutants still alive, the own mutants rejected, the tests added
-/// (the first `stated` of them from the task's text) and the stdin inputs to mutate.
+/// (the first `stated` of them from the task's text, `covering` of them for coverage alone),
+/// the stdin inputs to mutate, and the arcs the tests reach in each program (the original
+/// first, then its siblings; `None` where coverage cannot be read).
 struct Growth<'m> {
     survivors: Vec<Target<'m>>,
     killed: usize,
     new_tests: Vec<TestCase>,
     pool: Vec<String>,
     stated: usize,
+    covering: usize,
+    covered: Vec<Option<BTreeSet<Arc>>>,
+    outputs: HashSet<String>,
+    atypical: HashSet<String>,
+    sibling_killed: usize,
+}
+
+impl Growth<'_> {
+    /// Tests added for the mutants they reject (neither stated nor covering).
+    fn killing(&self) -> usize {
+        self.new_tests.len() - self.stated - self.covering
+    }
+
+    /// Records a new test, with the arcs it reaches in each program.
+    fn push(&mut self, test: TestCase, arcs: Vec<Option<BTreeSet<Arc>>>) {
+        for (covered, new) in self.covered.iter_mut().zip(arcs) {
+            if let (Some(c), Some(n)) = (covered.as_mut(), new) {
+                c.extend(n);
+            }
+        }
+        if test.call.is_none() {
+            self.pool.push(test.input.clone());
+        }
+        if let Some(o) = &test.output {
+            self.outputs.insert(o.trim_end().to_string());
+        }
+        self.new_tests.push(test);
+    }
+}
+
+/// The programs coverage is read from: the task's original, then its siblings.
+fn programs<'t>(task: &'t Task, siblings: &[&'t Task]) -> Vec<(Language, &'t str)> {
+    std::iter::once(task)
+        .chain(siblings.iter().copied())
+        .map(|t| (t.language, t.source.as_str()))
+        .collect()
+}
+
+/// The arcs `test` reaches in each of `programs` (see [`arcs_of`]).
+fn arcs_in(
+    oracle: &Oracle,
+    programs: &[(Language, &str)],
+    test: &TestCase,
+    deadline: Duration,
+) -> Vec<Option<BTreeSet<Arc>>> {
+    programs
+        .par_iter()
+        .map(|(language, source)| arcs_of(oracle, *language, source, test, deadline))
+        .collect()
+}
+
+/// The arcs the task's own tests reach in each of `programs`: where a program's coverage
+/// cannot be read on one of them, that program has none (rule 5 then never fires for it).
+fn initial_coverage(
+    oracle: &Oracle,
+    task: &Task,
+    programs: &[(Language, &str)],
+    deadline: Duration,
+) -> Vec<Option<BTreeSet<Arc>>> {
+    let mut tests: Vec<TestCase> = task.tests.to_vec();
+    if let Some(code) = task.test_code.as_deref().filter(|_| tests.is_empty()) {
+        tests.push(TestCase {
+            input: String::new(),
+            output: None,
+            call: Some(code.to_string()),
+            grown: false,
+        });
+    }
+    let mut covered: Vec<Option<BTreeSet<Arc>>> = vec![Some(BTreeSet::new()); programs.len()];
+    for test in &tests {
+        for (c, new) in covered
+            .iter_mut()
+            .zip(arcs_in(oracle, programs, test, deadline))
+        {
+            match (c.as_mut(), new) {
+                (Some(c), Some(n)) => c.extend(n),
+                _ => *c = None,
+            }
+        }
+    }
+    covered
+}
+
+/// Adds, in order, the `kept` tests within the observed range that reach an arc no test so far
+/// reaches in the original or a sibling, or on which the original prints what no test so far
+/// shows (rule 5), while fewer than `budget` were added for coverage; the others are counted
+/// as [`NO_KILL`]. Returns how many were added.
+fn admit_covering(
+    oracle: &Oracle,
+    programs: &[(Language, &str)],
+    kept: Vec<Kept>,
+    budget: usize,
+    deadline: Duration,
+    growth: &mut Growth<'_>,
+    report: &mut GrowReport,
+) -> usize {
+    let mut added = 0;
+    for k in kept {
+        if growth.covering >= budget || growth.atypical.contains(&test_key(&k.test)) {
+            *report.discarded.entry(NO_KILL).or_default() += 1;
+            continue;
+        }
+        let printed = k.test.output.as_deref().unwrap_or("").trim_end();
+        let arcs = arcs_in(oracle, programs, &k.test, deadline);
+        let new = !growth.outputs.contains(printed)
+            || growth.covered.iter().zip(&arcs).any(|(c, a)| match (c, a) {
+                (Some(c), Some(a)) => !a.is_subset(c),
+                _ => false,
+            });
+        if new {
+            growth.covering += 1;
+            added += 1;
+            growth.push(k.test, arcs);
+        } else {
+            *report.discarded.entry(NO_KILL).or_default() += 1;
+        }
+    }
+    added
 }
 
 /// Adds the kept tests that reject a surviving mutant (or all of them when `max_tests` is
 /// `None`: tests the task states), while fewer than `max_tests` were added; returns how many
-/// were.
+/// were, and the kept tests it did not add, in order.
 fn admit(
     oracle: &Oracle,
     task: &Task,
+    programs: &[(Language, &str)],
     kept: Vec<Kept>,
     max_tests: Option<usize>,
+    deadline: Duration,
     growth: &mut Growth<'_>,
-    report: &mut GrowReport,
-) -> usize {
+) -> (usize, Vec<Kept>) {
     // Which survivor each kept test rejects, all at once; then a greedy pass in order.
     let survivors = &growth.survivors;
     let kill_sets: Vec<Vec<bool>> = kept
@@ -325,7 +473,9 @@ fn admit(
         })
         .collect();
     let mut alive: Vec<bool> = vec![true; survivors.len()];
-    let mut added = 0;
+    let mut admitted = Vec::new();
+    let mut left = Vec::new();
+    let mut sibling_killed = 0;
     for (k, set) in kept.into_iter().zip(kill_sets) {
         let new_kills = set
             .iter()
@@ -333,8 +483,8 @@ fn admit(
             .filter(|(kill, live)| **kill && **live)
             .count();
         if let Some(max) = max_tests {
-            if new_kills == 0 || growth.new_tests.len() - growth.stated >= max {
-                *report.discarded.entry(NO_KILL).or_default() += 1;
+            if new_kills == 0 || growth.killing() + admitted.len() >= max {
+                left.push(k);
                 continue;
             }
         }
@@ -343,20 +493,26 @@ fn admit(
                 if target.owner == 0 {
                     growth.killed += 1;
                 } else {
-                    report.sibling_killed += 1;
+                    sibling_killed += 1;
                 }
             }
             *a &= !kill;
         }
-        added += 1;
+        admitted.push(k.test);
+    }
+    let added = admitted.len();
+    // The arcs the new tests reach, so that coverage (rule 5) counts only what they leave.
+    let arcs: Vec<Vec<Option<BTreeSet<Arc>>>> = admitted
+        .par_iter()
+        .map(|t| arcs_in(oracle, programs, t, deadline))
+        .collect();
+    for (test, arcs) in admitted.into_iter().zip(arcs) {
         if max_tests.is_none() {
             growth.stated += 1;
         }
-        if k.test.call.is_none() {
-            growth.pool.push(k.test.input.clone());
-        }
-        growth.new_tests.push(k.test);
+        growth.push(test, arcs);
     }
+    growth.sibling_killed += sibling_killed;
     let survivors = std::mem::take(&mut growth.survivors);
     growth.survivors = survivors
         .into_iter()
@@ -364,7 +520,7 @@ fn admit(
         .filter(|(_, a)| *a)
         .map(|(m, _)| m)
         .collect();
-    added
+    (added, left)
 }
 
 /// A per-task seed: the run's seed mixed with the task's id.
@@ -418,6 +574,7 @@ fn empty_report(task: &Task, siblings: usize) -> GrowReport {
         before: None,
         after: None,
         added: 0,
+        covering: 0,
         stated: 0,
         tried: 0,
         discarded: BTreeMap::new(),
@@ -523,12 +680,27 @@ fn grow_inner(
     };
     let mut seen: HashSet<String> = task.tests.iter().map(test_key).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(task_seed(options.seed, &task.id));
+    let programs = programs(task, siblings);
+    let covered = if options.coverage_tests > 0 {
+        initial_coverage(oracle, task, &programs, options.deadline)
+    } else {
+        vec![None; programs.len()]
+    };
     let mut growth = Growth {
         survivors,
         killed: counts.killed,
         new_tests: Vec::new(),
         pool,
         stated: 0,
+        covering: 0,
+        covered,
+        outputs: reference
+            .runs
+            .iter()
+            .map(|r| r.stdout.trim_end().to_string())
+            .collect(),
+        atypical: HashSet::new(),
+        sibling_killed: 0,
     };
     // The calls the task's own text states come first: tests the task gives, kept when the
     // original returns what the text says (and keep rules 1–3 hold), whether or not they
@@ -561,13 +733,23 @@ fn grow_inner(
             })
             .collect();
         let kept = sorted_out(verdicts, &mut report);
-        admit(oracle, task, kept, None, &mut growth, &mut report);
+        admit(
+            oracle,
+            task,
+            &programs,
+            kept,
+            None,
+            options.deadline,
+            &mut growth,
+        );
     }
     let mut idle = 0;
-    while !growth.survivors.is_empty()
-        && growth.new_tests.len() - growth.stated < options.max_tests
-        && idle < options.patience
-    {
+    while idle < options.patience {
+        let kills_left = !growth.survivors.is_empty() && growth.killing() < options.max_tests;
+        let coverage_left = growth.covering < options.coverage_tests;
+        if !kills_left && !coverage_left {
+            break;
+        }
         if stop.load(Ordering::Relaxed) {
             report.interrupted = true;
             report.reason = Some("interrupted: nothing grown (the task is unchanged)".into());
@@ -579,8 +761,11 @@ fn grow_inner(
             if batch.len() == options.batch {
                 break;
             }
-            if let Some(t) = maker.make(&growth.pool, &mut rng) {
+            if let Some((t, typical)) = maker.make(&growth.pool, &mut rng) {
                 if seen.insert(test_key(&t)) {
+                    if !typical {
+                        growth.atypical.insert(test_key(&t));
+                    }
                     batch.push(t);
                 }
             }
@@ -595,18 +780,30 @@ fn grow_inner(
             .map(|t| keep(oracle, task, siblings, t, options.deadline))
             .collect();
         let kept = sorted_out(verdicts, &mut report);
-        let added_now = admit(
+        let (killing, left) = admit(
             oracle,
             task,
+            &programs,
             kept,
             Some(options.max_tests),
+            options.deadline,
+            &mut growth,
+        );
+        let covering = admit_covering(
+            oracle,
+            &programs,
+            left,
+            options.coverage_tests,
+            options.deadline,
             &mut growth,
             &mut report,
         );
-        idle = if added_now > 0 { 0 } else { idle + 1 };
+        idle = if killing + covering > 0 { 0 } else { idle + 1 };
     }
     report.added = growth.new_tests.len();
     report.stated = growth.stated;
+    report.covering = growth.covering;
+    report.sibling_killed = growth.sibling_killed;
     let mut tests: Vec<TestCase> = task.tests.to_vec();
     tests.extend(growth.new_tests);
     out.tests = tests.into();

@@ -11,6 +11,21 @@
 use rand::Rng;
 use std::collections::BTreeSet;
 
+/// `v` rounded toward 0 to a multiple of a random power of ten below it (`1937` → `1900`).
+fn round_down(v: i64, rng: &mut impl Rng) -> i64 {
+    let digits = v.unsigned_abs().checked_ilog10().unwrap_or(0);
+    if digits == 0 {
+        return v;
+    }
+    let unit = 10i64.pow(rng.random_range(1..=digits));
+    v / unit * unit
+}
+
+/// Whether two tokens are of the same kind (integer, decimal, word).
+fn same_type(a: &Token, b: &Token) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
+}
+
 /// One whitespace-separated token.
 #[derive(Debug, Clone, PartialEq)]
 enum Token {
@@ -191,6 +206,17 @@ impl InputModel {
         }
     }
 
+    /// Whether every integer of `input` lies in the range the existing inputs show, widened down
+    /// to 0: such an input most likely lies within the problem's constraints.
+    pub fn within_observed(&self, input: &str) -> bool {
+        let lo = self.int_lo.min(0);
+        Parsed::of(input)
+            .lines
+            .iter()
+            .flatten()
+            .all(|t| !matches!(t, Token::Int(v) if *v < lo || *v > self.int_hi))
+    }
+
     /// A new input made from `base` by one to three mutations; `None` when `base` has nothing
     /// to mutate.
     pub fn mutate(&self, base: &str, rng: &mut impl Rng) -> Option<String> {
@@ -243,6 +269,23 @@ impl InputModel {
         }
         let (l, k) = sites[rng.random_range(0..sites.len())];
         let keep_length = length_bound.contains(&l);
+        // Sometimes a tie: the value of another token of the same line and type, where equal
+        // elements take another path (a strict `>`, a stable order, a first index).
+        if rng.random_bool(0.2) {
+            if let Some(line) = p.lines.get_mut(l) {
+                let twins: Vec<Token> = (0..line.len())
+                    .filter(|&j| j != k && !counts.contains(&(l, j)))
+                    .filter_map(|j| line.get(j).cloned())
+                    .filter(|t| line.get(k).is_some_and(|own| same_type(t, own)))
+                    .collect();
+                if !twins.is_empty() {
+                    if let Some(slot) = line.get_mut(k) {
+                        *slot = twins[rng.random_range(0..twins.len())].clone();
+                    }
+                    return;
+                }
+            }
+        }
         let Some(t) = p.lines.get_mut(l).and_then(|line| line.get_mut(k)) else {
             return;
         };
@@ -266,13 +309,15 @@ impl InputModel {
     fn new_int(&self, v: i64, rng: &mut impl Rng) -> i64 {
         let (lo, hi) = self.int_range();
         let step = (v.unsigned_abs() / 2).clamp(1, 1 << 20) as i64;
-        let candidate = match rng.random_range(0..8) {
+        let candidate = match rng.random_range(0..10) {
             0 => v.saturating_add(1),
             1 => v.saturating_sub(1),
             2 => v.saturating_add(rng.random_range(1..=step)),
             3 => v.saturating_sub(rng.random_range(1..=step)),
             4 => self.int_lo,
             5 => self.int_hi,
+            // A round number: where divisibility by 10, 100, … changes the answer.
+            6 => round_down(rng.random_range(lo..=hi), rng),
             _ => rng.random_range(lo..=hi),
         };
         candidate.clamp(lo.min(v), hi.max(v))

@@ -8,6 +8,7 @@
 //! ([`symbolic`], CrossHair).
 
 pub mod calls;
+pub mod coverage;
 pub mod grow;
 pub mod inputs;
 pub mod mutants;

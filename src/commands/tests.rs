@@ -6,6 +6,7 @@ use super::common::{
 };
 use anyhow::Result;
 use clap::{Args, Subcommand};
+use equimorph::adequacy::grow::DEFAULT_COVERAGE_TESTS;
 use equimorph::adequacy::score::MutantOptions;
 use equimorph::job::tests::{grow_options, mutant_options, GrowJob, ScoreJob};
 use equimorph::task::TaskFormat;
@@ -89,9 +90,13 @@ pub struct GrowArgs {
     dataset: DatasetArgs,
     #[command(flatten)]
     mutants: MutantArgs,
-    /// Most tests added to one task.
+    /// Most tests added to one task for the mutants they reject.
     #[arg(long, default_value_t = 10, value_name = "N")]
     max_tests: usize,
+    /// Most tests added to one task only because they reach a branch of the original or of
+    /// another accepted solution that no test reached (Python; 0: none).
+    #[arg(long, default_value_t = DEFAULT_COVERAGE_TESTS, value_name = "N")]
+    coverage_tests: usize,
     /// New inputs tried per round.
     #[arg(long, default_value_t = 16, value_name = "N")]
     batch: usize,
@@ -145,6 +150,7 @@ fn grow(args: GrowArgs) -> Result<ExitCode> {
     let options = grow_options(
         mutants,
         args.max_tests,
+        args.coverage_tests,
         args.batch,
         args.patience,
         args.deadline,

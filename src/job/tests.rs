@@ -70,6 +70,7 @@ pub fn mutant_options(max_mutants: usize, seed: u64) -> Result<MutantOptions, Te
 pub fn grow_options(
     mutants: MutantOptions,
     max_tests: usize,
+    coverage_tests: usize,
     batch: usize,
     patience: usize,
     deadline: f64,
@@ -85,6 +86,7 @@ pub fn grow_options(
     Ok(GrowOptions {
         mutants,
         max_tests,
+        coverage_tests,
         batch,
         patience,
         deadline,
@@ -523,11 +525,14 @@ fn grown_lines(p: &mut Printout, r: &GrowReport) {
     } else {
         format!("; dropped: {}", dropped.join(", "))
     };
-    let stated = if r.stated > 0 {
+    let mut stated = if r.stated > 0 {
         format!(", {} from the task's examples", r.stated)
     } else {
         String::new()
     };
+    if r.covering > 0 {
+        stated.push_str(&format!(", {} for new branches or answers", r.covering));
+    }
     p.out(format!(
         "{}: {} → {}, +{} test(s){stated} ({} input(s) tried{siblings}{dropped})",
         r.id,
@@ -699,16 +704,16 @@ mod unit {
         assert!(matches!(mutant_options(0, 1), Err(TestsError::NoMutants)));
         let m = mutant_options(3, 7).unwrap();
         assert!(matches!(
-            grow_options(m, 0, 1, 1, 1.0),
+            grow_options(m, 0, 0, 1, 1, 1.0),
             Err(TestsError::NoGrowth)
         ));
         for d in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(matches!(
-                grow_options(m, 1, 1, 1, d),
+                grow_options(m, 1, 0, 1, 1, d),
                 Err(TestsError::Deadline)
             ));
         }
-        let g = grow_options(m, 2, 3, 4, 0.5).unwrap();
+        let g = grow_options(m, 2, 5, 3, 4, 0.5).unwrap();
         assert_eq!((g.seed, g.deadline), (7, Duration::from_millis(500)));
     }
 }

@@ -231,6 +231,77 @@ fn tests_that_reach_new_branches_or_answers_are_kept_when_every_mutant_is_dead()
 }
 
 #[test]
+fn tests_grow_holdout_judges_the_solutions_it_did_not_grow_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("two-problems.jsonl");
+    let all = adequacy_tasks();
+    let chosen: Vec<Task> = ["grade", "two-sum"]
+        .iter()
+        .flat_map(|p| problem(&all, p))
+        .collect();
+    assert_eq!(chosen.len(), 6);
+    std::fs::write(
+        &tasks,
+        chosen
+            .iter()
+            .map(|t| serde_json::to_string(t).unwrap() + "\n")
+            .collect::<String>(),
+    )
+    .unwrap();
+    let grown = dir.path().join("grown.jsonl");
+    let report = dir.path().join("report.jsonl");
+    let out = common::equimorph(
+        &[
+            "tests",
+            "grow",
+            tasks.to_str().unwrap(),
+            "--out",
+            grown.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+            "--holdout",
+            "1",
+        ],
+        None,
+    );
+    let text = common::success_stdout(&out);
+    assert!(text.contains("grade/2: held out: "), "{text}");
+    assert!(text.contains("two-sum/2: held out: "), "{text}");
+    assert!(text.contains("held out: 2 solution(s)"), "{text}");
+    // The held-out solutions are written unchanged; the others grew.
+    let written = task::load(&grown, None).unwrap().tasks;
+    for t in &written {
+        if t.id.ends_with("/2") {
+            assert_eq!(t.grown_tests(), 0, "{} grew", t.id);
+        }
+    }
+    assert!(written.iter().any(|t| t.grown_tests() > 0));
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&report)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let held: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l.get("holdout").is_some())
+        .collect();
+    assert_eq!(held.len(), 2);
+    for h in held {
+        let h = &h["holdout"];
+        let (shown, rejected) = (
+            h["shown"].as_u64().unwrap(),
+            h["rejected"].as_u64().unwrap(),
+        );
+        assert!(
+            rejected <= shown && shown <= h["let_through"].as_u64().unwrap(),
+            "{h}"
+        );
+        assert!(h["grown_tests"].as_u64().unwrap() > 0, "{h}");
+        assert_eq!(h["false_alarms"], 0, "{h}");
+    }
+}
+
+#[test]
 fn a_task_without_literal_asserts_grows_from_its_docstring_examples() {
     let oracle = common::oracle(OracleMode::Fork);
     // The test code has no literal call; the docstring states three, one of them wrongly.

@@ -125,6 +125,10 @@ pub struct GrowReport {
     /// Set when the run was interrupted while this task grew: the task is returned unchanged.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// Set for a solution held out by `--holdout`: not grown, judged by the problem's grown
+    /// tests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holdout: Option<super::holdout::HoldoutReport>,
 }
 
 /// Why a new input was dropped.
@@ -143,13 +147,15 @@ pub const NO_KILL: &str = "it rejects no surviving mutant and reaches no new bra
 pub const CONTRADICTS: &str = "the original contradicts the value the task's text states";
 
 /// The source of new tests for a task.
-enum Maker {
+pub(super) enum Maker {
     Stdin(InputModel, Vec<String>),
     Call(CallModel),
 }
 
 impl Maker {
-    fn of(task: &Task) -> Option<Maker> {
+    /// The maker of `task`'s new tests: from its stdin inputs, or from the literal calls of
+    /// its entry point; `None` when it has neither.
+    pub(super) fn of(task: &Task) -> Option<Maker> {
         let inputs: Vec<String> = task
             .tests
             .iter()
@@ -164,6 +170,14 @@ impl Maker {
         CallModel::of_task(task.test_code.as_deref(), &task.source, entry).map(Maker::Call)
     }
 
+    /// The stdin inputs new ones are made from (none for calls).
+    pub(super) fn inputs(&self) -> Vec<String> {
+        match self {
+            Maker::Stdin(_, inputs) => inputs.clone(),
+            Maker::Call(_) => Vec::new(),
+        }
+    }
+
     fn kind(&self) -> &'static str {
         match self {
             Maker::Stdin(..) => "stdin",
@@ -173,7 +187,7 @@ impl Maker {
 
     /// A new test, and whether its integers lie within the range the task's own tests show
     /// (see [`InputModel::within_observed`]).
-    fn make(&self, pool: &[String], rng: &mut ChaCha8Rng) -> Option<(TestCase, bool)> {
+    pub(super) fn make(&self, pool: &[String], rng: &mut ChaCha8Rng) -> Option<(TestCase, bool)> {
         match self {
             Maker::Stdin(model, _) => {
                 if pool.is_empty() {
@@ -212,9 +226,9 @@ fn test_key(t: &TestCase) -> String {
 
 /// A new test that passed the keep rules 1–3, with the original's time on it and each other
 /// accepted solution's own output and time.
-struct Kept {
-    test: TestCase,
-    seconds: f64,
+pub(super) struct Kept {
+    pub(super) test: TestCase,
+    pub(super) seconds: f64,
     siblings: Vec<(String, f64)>,
 }
 
@@ -230,7 +244,7 @@ struct Target<'a> {
 }
 
 /// Applies keep rules 1–3 to `test`.
-fn keep(
+pub(super) fn keep(
     oracle: &Oracle,
     task: &Task,
     siblings: &[&Task],
@@ -289,14 +303,31 @@ fn kills(oracle: &Oracle, task: &Task, kept: &Kept, target: &Target<'_>) -> bool
         0 => (kept.test.output.as_deref().unwrap_or(""), kept.seconds),
         i => (kept.siblings[i - 1].0.as_str(), kept.siblings[i - 1].1),
     };
-    let timeout = oracle.candidate_timeout(task, seconds);
-    let got = oracle.run_test(
+    differs(
+        oracle,
+        task,
         target.language,
         &target.mutant.source,
         &kept.test,
-        timeout,
-        REFERENCE_HASH_SEED,
-    );
+        expected,
+        seconds,
+    )
+}
+
+/// Whether `program` (of `language`) fails `test` or prints other than `expected`, which its
+/// reference printed in `seconds` (the timeout is the oracle's for a candidate of `task`). A
+/// sandbox failure is no evidence either way.
+pub(super) fn differs(
+    oracle: &Oracle,
+    task: &Task,
+    language: Language,
+    program: &str,
+    test: &TestCase,
+    expected: &str,
+    seconds: f64,
+) -> bool {
+    let timeout = oracle.candidate_timeout(task, seconds);
+    let got = oracle.run_test(language, program, test, timeout, REFERENCE_HASH_SEED);
     match got.class {
         // A sandbox failure is no evidence either way.
         ExitClass::Crash => false,
@@ -565,7 +596,7 @@ pub fn grow_task_until(
 }
 
 /// The report of a task nothing was done to yet.
-fn empty_report(task: &Task, siblings: usize) -> GrowReport {
+pub fn empty_report(task: &Task, siblings: usize) -> GrowReport {
     GrowReport {
         id: task.id.clone(),
         status: ValidationStatus::Ok,
@@ -583,6 +614,7 @@ fn empty_report(task: &Task, siblings: usize) -> GrowReport {
         sibling_killed: 0,
         error: None,
         interrupted: false,
+        holdout: None,
     }
 }
 
@@ -674,10 +706,7 @@ fn grow_inner(
         return (out, report);
     };
     report.kind = Some(maker.kind());
-    let pool: Vec<String> = match &maker {
-        Maker::Stdin(_, inputs) => inputs.clone(),
-        Maker::Call(_) => Vec::new(),
-    };
+    let pool = maker.inputs();
     let mut seen: HashSet<String> = task.tests.iter().map(test_key).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(task_seed(options.seed, &task.id));
     let programs = programs(task, siblings);

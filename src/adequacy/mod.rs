@@ -10,6 +10,7 @@
 pub mod calls;
 pub mod coverage;
 pub mod grow;
+pub mod holdout;
 pub mod inputs;
 pub mod mutants;
 pub mod score;

@@ -109,6 +109,12 @@ pub struct GrowArgs {
     /// Also write what happened to each task as JSON lines.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Hold out the last K accepted solutions of every problem with more than K: grow on the
+    /// others, then report how many non-equivalent mutants of the held-out ones the grown tests
+    /// reject (what the tests are worth on code growth never saw). Held-out tasks are written
+    /// unchanged.
+    #[arg(long, default_value_t = 0, value_name = "K")]
+    holdout: usize,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -165,6 +171,7 @@ fn grow(args: GrowArgs) -> Result<ExitCode> {
         options,
         out: args.out.clone(),
         report: args.report.clone(),
+        holdout: args.holdout,
     };
     let outcome = job.run(&stop, &Bar::new(args.quiet))?;
     print(&outcome.printout());

@@ -9,12 +9,14 @@
 
 use super::exit::ExitStatus;
 use super::{Printout, Progress};
-use crate::adequacy::grow::{grow_task_until, siblings_of, GrowOptions, GrowReport};
+use crate::adequacy::grow::{empty_report, grow_task_until, siblings_of, GrowOptions, GrowReport};
+use crate::adequacy::holdout::{held_out, judge, HoldoutReport};
 use crate::adequacy::score::{broken_by_task, score_task, MutantOptions, TaskScore};
 use crate::adequacy::{ScoreDistribution, BAND_LABELS};
 use crate::oracle::{Oracle, ValidationStatus};
 use crate::task::{Task, TaskSet};
 use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -355,6 +357,9 @@ pub struct GrowJob<'a> {
     pub out: PathBuf,
     /// Where to write what happened to each task as JSON lines, if anywhere.
     pub report: Option<PathBuf>,
+    /// Accepted solutions held out per problem (the last ones in the file; 0: none): not
+    /// grown, judged by the tests grown for the others ([`crate::adequacy::holdout`]).
+    pub holdout: usize,
 }
 
 /// How `tests grow` ended.
@@ -382,14 +387,29 @@ impl GrowJob<'_> {
     ) -> Result<GrowOutcome, TestsError> {
         let set = self.tasks;
         let start = Instant::now();
+        let held: HashSet<&str> = held_out(&set.tasks, self.holdout)
+            .into_iter()
+            .filter_map(|i| set.tasks.get(i).map(|t| t.id.as_str()))
+            .collect();
         // `None`: not reached (or left half-way) before an interrupt.
-        let grown: Vec<Option<(Task, GrowReport)>> =
+        let mut grown: Vec<Option<(Task, GrowReport)>> =
             map_tasks(&set.tasks, stop, progress, "growing", |t| {
-                let siblings = siblings_of(t, &set.tasks);
+                if held.contains(t.id.as_str()) {
+                    let mut report = empty_report(t, 0);
+                    report.reason = Some("held out: judged by the problem's grown tests".into());
+                    return Some((t.clone(), report));
+                }
+                let siblings: Vec<&Task> = siblings_of(t, &set.tasks)
+                    .into_iter()
+                    .filter(|s| !held.contains(s.id.as_str()))
+                    .collect();
                 let r = grow_task_until(self.oracle, t, &siblings, self.options, stop);
                 (!r.1.interrupted).then_some(r)
             });
         let pending = grown.iter().filter(|g| g.is_none()).count();
+        if pending == 0 && !held.is_empty() {
+            self.judge_held_out(&held, &mut grown, stop, progress);
+        }
         let tasks: Vec<Task> = set
             .tasks
             .iter()
@@ -409,6 +429,45 @@ impl GrowJob<'_> {
             seconds: start.elapsed().as_secs_f64(),
             out: self.out.clone(),
         })
+    }
+}
+
+impl GrowJob<'_> {
+    /// Judges each held-out task by the tests grown for its problem's other tasks, recording
+    /// the outcome in its report.
+    fn judge_held_out(
+        &self,
+        held: &HashSet<&str>,
+        grown: &mut [Option<(Task, GrowReport)>],
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) {
+        let set = self.tasks;
+        let targets: Vec<Task> = set
+            .tasks
+            .iter()
+            .filter(|t| held.contains(t.id.as_str()))
+            .cloned()
+            .collect();
+        let after: Vec<&Task> = grown.iter().flatten().map(|(t, _)| t).collect();
+        let judged = map_tasks(&targets, stop, progress, "judging held-out", |h| {
+            let of_problem: Vec<&Task> = after
+                .iter()
+                .copied()
+                .filter(|t| t.problem == h.problem && !held.contains(t.id.as_str()))
+                .collect();
+            let others = siblings_of(h, &set.tasks);
+            Some((
+                h.id.clone(),
+                judge(self.oracle, h, &of_problem, &others, &self.options),
+            ))
+        });
+        let judged: HashMap<String, HoldoutReport> = judged.into_iter().flatten().collect();
+        for (_, report) in grown.iter_mut().flatten() {
+            if let Some(j) = judged.get(&report.id) {
+                report.holdout = Some(j.clone());
+            }
+        }
     }
 }
 
@@ -451,7 +510,10 @@ impl GrowOutcome {
     pub fn printout(&self) -> Printout {
         let mut p = Printout::new();
         for r in &self.reports {
-            grown_lines(&mut p, r);
+            match &r.holdout {
+                Some(h) => holdout_line(&mut p, &r.id, h),
+                None => grown_lines(&mut p, r),
+            }
         }
         let errors = self.reports.iter().filter(|r| r.error.is_some());
         errors_line(&mut p, errors.map(|r| r.id.as_str()));
@@ -471,6 +533,7 @@ impl GrowOutcome {
                 p.out("no task could be grown: no task's mutation score could be measured");
             }
         }
+        self.holdout_total(&mut p);
         if self.pending > 0 {
             p.err(format!(
                 "interrupted: {} of {} task(s) done; the other {} are written unchanged to {}",
@@ -482,6 +545,52 @@ impl GrowOutcome {
         }
         p
     }
+}
+
+impl GrowOutcome {
+    /// The held-out solutions' figures summed, when any was judged.
+    fn holdout_total(&self, p: &mut Printout) {
+        let judged: Vec<&HoldoutReport> = self
+            .reports
+            .iter()
+            .filter_map(|r| r.holdout.as_ref())
+            .filter(|h| h.reason.is_none())
+            .collect();
+        if judged.is_empty() {
+            return;
+        }
+        let sum = |f: fn(&HoldoutReport) -> usize| judged.iter().map(|h| f(h)).sum::<usize>();
+        let (shown, rejected) = (sum(|h| h.shown), sum(|h| h.rejected));
+        let share = if shown > 0 {
+            format!("{:.3}", rejected as f64 / shown as f64)
+        } else {
+            "not measured: no mutant shown non-equivalent".into()
+        };
+        p.out(format!(
+            "held out: {} solution(s); of {} mutant(s) their own tests let through, {} shown \
+             non-equivalent; the grown tests reject {} ({share}); false alarms: {} of {} \
+             (grown test, held-out solution) runs",
+            judged.len(),
+            sum(|h| h.let_through),
+            shown,
+            rejected,
+            sum(|h| h.false_alarms),
+            sum(|h| h.grown_tests),
+        ));
+    }
+}
+
+/// One held-out task's line of `tests grow --holdout`.
+fn holdout_line(p: &mut Printout, id: &str, h: &HoldoutReport) {
+    if let Some(why) = &h.reason {
+        p.out(format!("{id}: held out, not judged: {why}"));
+        return;
+    }
+    p.out(format!(
+        "{id}: held out: {} of {} mutant(s) let through by its own tests shown non-equivalent \
+         ({} fresh input(s)), {} rejected by the problem's {} grown test(s); false alarms: {}",
+        h.shown, h.let_through, h.judge_inputs, h.rejected, h.grown_tests, h.false_alarms
+    ));
 }
 
 /// One task's lines of `tests grow`.

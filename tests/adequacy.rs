@@ -4,6 +4,7 @@
 use crate::common;
 
 use equimorph::adequacy::coverage::arcs_of;
+use equimorph::adequacy::equivalent::without_trivially_equivalent;
 use equimorph::adequacy::grow::{grow_task, siblings_of, GrowOptions, CONTRADICTS, DISAGREE};
 use equimorph::adequacy::mutants::{all_mutants, mutants};
 use equimorph::adequacy::score::{score_task, MutantOptions};
@@ -177,7 +178,7 @@ fn tests_that_reach_new_branches_or_answers_are_kept_when_every_mutant_is_dead()
     let oracle = common::oracle(OracleMode::Fork);
     // The sample rejects every mutant of the first solution and its sibling, so mutants alone
     // grow nothing; rule 5 keeps inputs that give new answers, within the range the sample
-    // shows (0..=9): a third solution that drops the last element is then rejected.
+    // shows (1..=9): a third solution that drops the last element is then rejected.
     let sample = vec![TestCase::stdin("4\n3 1 9 2\n", Some("9\n".into()))];
     let mut a = Task::new(
         "last/0",
@@ -206,7 +207,7 @@ fn tests_that_reach_new_branches_or_answers_are_kept_when_every_mutant_is_dead()
         for v in t.input.split_whitespace() {
             let v: i64 = v.parse().unwrap();
             assert!(
-                (0..=9).contains(&v),
+                (1..=9).contains(&v),
                 "a covering test left the range: {:?}",
                 t.input
             );
@@ -299,6 +300,32 @@ fn tests_grow_holdout_judges_the_solutions_it_did_not_grow_from() {
         assert!(h["grown_tests"].as_u64().unwrap() > 0, "{h}");
         assert_eq!(h["false_alarms"], 0, "{h}");
     }
+}
+
+#[test]
+fn mutants_that_compile_to_the_originals_bytecode_are_left_out() {
+    let oracle = common::oracle(OracleMode::Fork);
+    // `y = 2` follows a return: CPython drops it, so its mutants compile to the same code.
+    let source = "def f(x):\n    return x + 1\n    y = 2\nprint(f(1))\n";
+    let all = equimorph::adequacy::mutants::all_mutants(source);
+    let dead = all
+        .iter()
+        .filter(|m| m.line == 3 && m.edit.contains("`2` →"))
+        .count();
+    assert!(dead >= 1, "{all:?}");
+    let (kept, dropped) =
+        without_trivially_equivalent(&oracle, Language::Python, source, all.clone());
+    assert_eq!(dropped, dead, "{kept:?}");
+    assert_eq!(kept.len() + dropped, all.len());
+    assert!(kept.iter().any(|m| m.line == 2), "live mutants are kept");
+    // Java mutants are not compared.
+    let java = equimorph::adequacy::mutants::all_mutants_of(
+        Language::Java,
+        "class A { public static void main(String[] a) { int y = 2; System.out.println(y + 1); } }",
+    );
+    let n = java.len();
+    let (kept, dropped) = without_trivially_equivalent(&oracle, Language::Java, "", java);
+    assert_eq!((kept.len(), dropped), (n, 0));
 }
 
 #[test]

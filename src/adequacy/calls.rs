@@ -489,10 +489,11 @@ impl CallModel {
         args
     }
 
-    /// Whether every integer in `args` lies in the range the existing calls show, widened down
-    /// to 0: arguments a task's own calls make likely lie within its constraints.
+    /// Whether every integer in `args` lies in the range the existing calls show (widened down
+    /// to 1 when they show only positive ones, as [`super::inputs::InputModel::within_observed`]):
+    /// arguments a task's own calls make likely lie within its constraints.
     pub fn within_observed(&self, args: &[Value]) -> bool {
-        let lo = self.int_lo.min(0);
+        let lo = if self.int_lo >= 1 { 1 } else { self.int_lo };
         let mut stack: Vec<&Value> = args.iter().collect();
         while let Some(v) = stack.pop() {
             match v {

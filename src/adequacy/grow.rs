@@ -13,8 +13,8 @@
 //!    equimorph's operators edit, and a solution growth never saw errs elsewhere, so inputs
 //!    that drive the known solutions down new paths, or to new answers, are kept too. Such a
 //!    test has no mutant's evidence behind it, so it is taken only when its integers lie in the
-//!    range the task's own tests show (widened down to 0), where the problem's constraints most
-//!    likely hold.
+//!    range the task's own tests show and its words are theirs, where the problem's
+//!    constraints most likely hold.
 //!
 //! A kept test is differential: its `output` is the original's. Growing stops when no new
 //! test has been kept for `patience` rounds, or when neither a surviving mutant nor coverage
@@ -26,8 +26,9 @@
 
 use super::calls::{shows, stated_calls, CallModel, Value};
 use super::coverage::{arcs_of, Arc};
+use super::equivalent::mutants_to_judge;
 use super::inputs::InputModel;
-use super::mutants::{mutants_of, Mutant};
+use super::mutants::Mutant;
 use super::score::{tally, test_panic_point, verdicts, MutantOptions, Verdict};
 use super::{Adequacy, MutantTally};
 use crate::oracle::{
@@ -636,12 +637,7 @@ fn grow_inner(
         report.reason = validation.reason;
         return (task.clone(), report);
     };
-    let ms = mutants_of(
-        task.language,
-        &task.source,
-        options.mutants.max_mutants,
-        options.mutants.seed,
-    );
+    let (ms, _) = mutants_to_judge(oracle, task.language, &task.source, options.mutants);
     let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
     let own = verdicts(oracle, task, &reference, &sources);
     let counts: MutantTally = tally(&own);
@@ -662,12 +658,7 @@ fn grow_inner(
             let Some(reference) = oracle.validate(s).reference else {
                 return Vec::new();
             };
-            let ms = mutants_of(
-                s.language,
-                &s.source,
-                options.mutants.max_mutants,
-                options.mutants.seed,
-            );
+            let (ms, _) = mutants_to_judge(oracle, s.language, &s.source, options.mutants);
             let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
             let vs = verdicts(oracle, s, &reference, &sources);
             ms.into_iter()

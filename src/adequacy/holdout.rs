@@ -16,8 +16,8 @@
 //! their reach tells apart is counted nowhere, so the share is measured on behaviour the
 //! generators can see, not on all of the problem's behaviour.
 
+use super::equivalent::mutants_to_judge;
 use super::grow::{differs, keep, Maker};
-use super::mutants::mutants_of;
 use super::score::{verdicts, Verdict};
 use crate::oracle::{ExitClass, Oracle, ValidationStatus, REFERENCE_HASH_SEED};
 use crate::task::{Task, TestCase};
@@ -153,12 +153,7 @@ pub fn judge(
         }
     };
     report.judge_inputs = fresh.len();
-    let ms = mutants_of(
-        held.language,
-        &held.source,
-        options.mutants.max_mutants,
-        options.mutants.seed,
-    );
+    let (ms, _) = mutants_to_judge(oracle, held.language, &held.source, options.mutants);
     report.mutants = ms.len();
     let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
     let through: Vec<&str> = verdicts(oracle, held, &reference, &sources)

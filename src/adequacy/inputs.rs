@@ -154,6 +154,8 @@ pub struct InputModel {
     alphabets: [Vec<char>; 4],
     len_lo: usize,
     len_hi: usize,
+    /// The words seen.
+    words: BTreeSet<String>,
 }
 
 /// The class of a word, for its alphabet.
@@ -178,6 +180,7 @@ impl InputModel {
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         let mut alphabets: [BTreeSet<char>; 4] = Default::default();
         let (mut len_lo, mut len_hi) = (usize::MAX, 0);
+        let mut words = BTreeSet::new();
         for input in inputs {
             for t in Parsed::of(input).lines.iter().flatten() {
                 match t {
@@ -186,6 +189,7 @@ impl InputModel {
                         hi = hi.max(*v);
                     }
                     Token::Word(w) => {
+                        words.insert(w.clone());
                         alphabets[word_class(w)].extend(w.chars());
                         len_lo = len_lo.min(w.chars().count());
                         len_hi = len_hi.max(w.chars().count());
@@ -203,18 +207,22 @@ impl InputModel {
             alphabets: alphabets.map(|a| a.into_iter().collect()),
             len_lo: len_lo.min(len_hi),
             len_hi,
+            words,
         }
     }
 
-    /// Whether every integer of `input` lies in the range the existing inputs show, widened down
-    /// to 0: such an input most likely lies within the problem's constraints.
+    /// Whether `input` stays within what the existing inputs show: every integer in their
+    /// range (widened down to 1 when they show only positive ones: `1 ≤ x` is the commonest
+    /// constraint, and 0 or a negative the commonest invalid input), every word one of theirs
+    /// (an edited word may be no valid numeral, time or name). Such an input most likely lies
+    /// within the problem's constraints.
     pub fn within_observed(&self, input: &str) -> bool {
-        let lo = self.int_lo.min(0);
-        Parsed::of(input)
-            .lines
-            .iter()
-            .flatten()
-            .all(|t| !matches!(t, Token::Int(v) if *v < lo || *v > self.int_hi))
+        let lo = if self.int_lo >= 1 { 1 } else { self.int_lo };
+        Parsed::of(input).lines.iter().flatten().all(|t| match t {
+            Token::Int(v) => (lo..=self.int_hi).contains(v),
+            Token::Word(w) => self.words.contains(w),
+            Token::Float(..) => true,
+        })
     }
 
     /// A new input made from `base` by one to three mutations; `None` when `base` has nothing

@@ -9,6 +9,7 @@
 
 pub mod calls;
 pub mod coverage;
+pub mod equivalent;
 pub mod grow;
 pub mod holdout;
 pub mod inputs;

@@ -47,6 +47,16 @@ pub enum Operator {
     RangeBound,
     /// `min` ↔ `max`.
     MinMax,
+    /// `return e` → `return None`.
+    ReturnValue,
+    /// The `else` of an `if` dropped.
+    DropElse,
+    /// The first two positional arguments of a call swapped.
+    SwapArguments,
+    /// A variable read replaced by another variable of the same function.
+    WrongVariable,
+    /// `break` → `return` in a function, `break` ↔ `continue`.
+    LoopExit,
 }
 
 impl Operator {
@@ -64,6 +74,11 @@ impl Operator {
             Operator::SliceBound => "slice-bound",
             Operator::RangeBound => "range-bound",
             Operator::MinMax => "min-max",
+            Operator::ReturnValue => "return-value",
+            Operator::DropElse => "drop-else",
+            Operator::SwapArguments => "swap-arguments",
+            Operator::WrongVariable => "wrong-variable",
+            Operator::LoopExit => "loop-exit",
         }
     }
 }
@@ -294,13 +309,21 @@ fn collect(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
             }
             if n.kind() == "if_statement" {
                 swap_branches(n, src, edits);
+                drop_else(n, edits);
             }
         }
-        "expression_statement"
-        | "return_statement"
-        | "break_statement"
-        | "continue_statement"
-        | "delete_statement" => {
+        "return_statement" => {
+            if n.parent()
+                .is_some_and(|p| matches!(p.kind(), "block" | "module"))
+            {
+                push(edits, Operator::DropStatement, n, "pass");
+            }
+            if let Some(value) = n.named_child(0).filter(|v| v.kind() != "none") {
+                push(edits, Operator::ReturnValue, value, "None");
+            }
+        }
+        "function_definition" | "module" => wrong_variables(n, src, edits),
+        "expression_statement" | "break_statement" | "continue_statement" | "delete_statement" => {
             let docstring = n.kind() == "expression_statement"
                 && n.named_child_count() == 1
                 && n.named_child(0).is_some_and(|c| c.kind() == "string");
@@ -310,6 +333,7 @@ fn collect(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
             if in_block && !docstring {
                 push(edits, Operator::DropStatement, n, "pass");
             }
+            loop_exit(n, edits);
         }
         "slice" => slice_bounds(n, src, edits),
         "call" => call_edits(n, src, edits),
@@ -354,6 +378,160 @@ fn swap_branches(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
     });
 }
 
+/// `if c: A else: B` → `if c: A` (also after `elif`s): the else branch's work is skipped.
+fn drop_else(n: Node<'_>, edits: &mut Vec<Edit>) {
+    let mut c = n.walk();
+    let alternatives: Vec<Node<'_>> = n.children_by_field_name("alternative", &mut c).collect();
+    let Some(last) = alternatives.last().filter(|a| a.kind() == "else_clause") else {
+        return;
+    };
+    let Some(before) = last.prev_sibling() else {
+        return;
+    };
+    edits.push(Edit {
+        operator: Operator::DropElse,
+        start: before.end_byte(),
+        end: last.end_byte(),
+        text: String::new(),
+        line: last.start_position().row + 1,
+    });
+}
+
+/// `break` → `continue` (and `return` when the loop is in a function), `continue` → `break`:
+/// a loop left early, or not left when it should be.
+fn loop_exit(n: Node<'_>, edits: &mut Vec<Edit>) {
+    match n.kind() {
+        "break_statement" => {
+            push(edits, Operator::LoopExit, n, "continue");
+            let mut up = n.parent();
+            while let Some(p) = up {
+                if p.kind() == "function_definition" {
+                    push(edits, Operator::LoopExit, n, "return");
+                    break;
+                }
+                if p.kind() == "class_definition" {
+                    break;
+                }
+                up = p.parent();
+            }
+        }
+        "continue_statement" => push(edits, Operator::LoopExit, n, "break"),
+        _ => {}
+    }
+}
+
+/// The body of a scope: a function's block, or the module itself.
+fn scope_body(scope: Node<'_>) -> Option<Node<'_>> {
+    match scope.kind() {
+        "module" => Some(scope),
+        _ => scope.child_by_field_name("body"),
+    }
+}
+
+/// The names a scope (a function or the module) binds directly: a function's parameters and
+/// plain-name targets of assignments and `for` loops in its own body (not in nested functions
+/// or classes).
+fn bound_names<'s>(function: Node<'_>, src: &'s str) -> Vec<&'s str> {
+    let mut names = Vec::new();
+    if let Some(params) = function.child_by_field_name("parameters") {
+        let mut c = params.walk();
+        for p in params.named_children(&mut c) {
+            let name = match p.kind() {
+                "identifier" => Some(p),
+                "typed_parameter" => p.named_child(0).filter(|x| x.kind() == "identifier"),
+                "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+                _ => None,
+            };
+            names.extend(name.map(|x| text(x, src)));
+        }
+    }
+    let mut stack: Vec<Node<'_>> = scope_body(function).into_iter().collect();
+    while let Some(n) = stack.pop() {
+        if matches!(
+            n.kind(),
+            "function_definition" | "class_definition" | "lambda"
+        ) {
+            continue;
+        }
+        if matches!(
+            n.kind(),
+            "assignment" | "augmented_assignment" | "for_statement"
+        ) {
+            if let Some(left) = n
+                .child_by_field_name("left")
+                .filter(|l| l.kind() == "identifier")
+            {
+                names.push(text(left, src));
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Whether identifier `n` is read where it stands (not bound, not an attribute's or a keyword
+/// argument's name, not a called function).
+fn is_read(n: Node<'_>) -> bool {
+    let Some(p) = n.parent() else {
+        return false;
+    };
+    let is = |field: &str| {
+        p.child_by_field_name(field)
+            .is_some_and(|c| c.id() == n.id())
+    };
+    match p.kind() {
+        "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => !is("left"),
+        "attribute" => !is("attribute"),
+        "keyword_argument" => !is("name"),
+        "call" => !is("function"),
+        "parameters"
+        | "typed_parameter"
+        | "default_parameter"
+        | "typed_default_parameter"
+        | "function_definition"
+        | "class_definition"
+        | "global_statement"
+        | "nonlocal_statement"
+        | "dotted_name"
+        | "aliased_import"
+        | "lambda_parameters" => false,
+        _ => true,
+    }
+}
+
+/// Each read of a name the scope (a function or the module) binds, replaced by the next such
+/// name (in sorted order, wrapping): a variable mixed up with another of the same scope.
+fn wrong_variables(scope: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
+    let names = bound_names(scope, src);
+    if names.len() < 2 {
+        return;
+    }
+    let Some(body) = scope_body(scope) else {
+        return;
+    };
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if matches!(
+            n.kind(),
+            "function_definition" | "class_definition" | "lambda"
+        ) {
+            continue;
+        }
+        if n.kind() == "identifier" && is_read(n) {
+            let name = text(n, src);
+            if let Some(i) = names.iter().position(|x| *x == name) {
+                let other = names[(i + 1) % names.len()];
+                push(edits, Operator::WrongVariable, n, other);
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+}
+
 /// `a[i:j]` → `a[(i)+1:j]`, `a[i:(j)-1]`, …; `a[:j]` → `a[1:j]`.
 fn slice_bounds(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
     let mut c = n.walk();
@@ -395,6 +573,10 @@ fn call_edits(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
     let Some(f) = n.child_by_field_name("function") else {
         return;
     };
+    // Arguments swapped: except for `min` and `max`, whose two orders give the same value.
+    if !matches!(text(f, src), "min" | "max") {
+        swap_arguments(n, src, edits);
+    }
     match text(f, src) {
         "min" => push(edits, Operator::MinMax, f, "max"),
         "max" => push(edits, Operator::MinMax, f, "min"),
@@ -413,6 +595,33 @@ fn call_edits(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
             }
         }
         _ => {}
+    }
+}
+
+/// `f(a, b, …)` → `f(b, a, …)` when the first two arguments are positional and differ.
+fn swap_arguments(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
+    let Some(args) = n.child_by_field_name("arguments") else {
+        return;
+    };
+    let mut c = args.walk();
+    let named: Vec<Node<'_>> = args.named_children(&mut c).collect();
+    if let [a, b, ..] = named.as_slice() {
+        let positional = |x: &Node<'_>| {
+            !matches!(
+                x.kind(),
+                "keyword_argument" | "list_splat" | "dictionary_splat" | "comment"
+            )
+        };
+        if positional(a) && positional(b) && text(*a, src) != text(*b, src) {
+            let between = src.get(a.end_byte()..b.start_byte()).unwrap_or(", ");
+            edits.push(Edit {
+                operator: Operator::SwapArguments,
+                start: a.start_byte(),
+                end: b.end_byte(),
+                text: format!("{}{between}{}", text(*b, src), text(*a, src)),
+                line: n.start_position().row + 1,
+            });
+        }
     }
 }
 
@@ -599,6 +808,58 @@ mod tests {
     use crate::program::validate;
 
     const PROGRAM: &str = "n = int(input())\nxs = list(map(int, input().split()))\nbest = 0\nfor i in range(1, n):\n    if xs[i] > xs[i - 1] and xs[i] % 2 == 0:\n        best += xs[i]\n    else:\n        best -= 1\nprint(max(best, 0), xs[:n])\n";
+
+    const FUNCTION: &str = "def f(xs, k):\n    best = 0\n    for x in xs:\n        if x > k:\n            break\n        elif x == k:\n            continue\n        else:\n            best = max(best, x)\n    return pow(best, 2)\nprint(f([1, 2, 3], 2))\n";
+
+    fn edits_of(op: Operator) -> Vec<String> {
+        all_mutants(FUNCTION)
+            .into_iter()
+            .filter(|m| m.operator == op)
+            .map(|m| m.edit)
+            .collect()
+    }
+
+    #[test]
+    fn the_wider_operators_make_the_mutants_they_name() {
+        assert_eq!(edits_of(Operator::ReturnValue), ["`pow(best, 2)` → `None`"]);
+        let dropped = all_mutants(FUNCTION)
+            .into_iter()
+            .find(|m| m.operator == Operator::DropElse)
+            .map(|m| m.source)
+            .unwrap_or_default();
+        assert!(
+            !dropped.contains("else:") && dropped.contains("elif x == k:"),
+            "{dropped}"
+        );
+        // `f([1, 2, 3], 2)` and `pow(best, 2)` swap; `max(best, x)` does not (same value).
+        let swaps = edits_of(Operator::SwapArguments);
+        assert!(
+            swaps.contains(&"`best, 2` → `2, best`".to_string()),
+            "{swaps:?}"
+        );
+        assert!(swaps.iter().all(|e| !e.contains("best, x")), "{swaps:?}");
+        let exits = edits_of(Operator::LoopExit);
+        for e in [
+            "`break` → `continue`",
+            "`break` → `return`",
+            "`continue` → `break`",
+        ] {
+            assert!(exits.contains(&e.to_string()), "{exits:?}");
+        }
+        // Reads of xs, k, best and x become the next bound name; bindings stay.
+        let wrong = edits_of(Operator::WrongVariable);
+        assert!(wrong.contains(&"`k` → `x`".to_string()), "{wrong:?}");
+        assert!(wrong.contains(&"`xs` → `best`".to_string()), "{wrong:?}");
+        assert!(
+            !wrong
+                .iter()
+                .any(|e| e.contains("`f`") || e.contains("`max`")),
+            "{wrong:?}"
+        );
+        for m in all_mutants(FUNCTION) {
+            assert!(validate(&m.source).is_ok(), "{}", m.edit);
+        }
+    }
 
     #[test]
     fn every_mutant_parses_differs_and_is_distinct() {

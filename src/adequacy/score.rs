@@ -1,7 +1,8 @@
 //! The mutation score of a task's tests: run each mutant of the original through the oracle
 //! (the same sandbox, cache and limits as any candidate) and count the ones it rejects.
 
-use super::mutants::{mutants_of, Mutant};
+use super::equivalent::mutants_to_judge;
+use super::mutants::Mutant;
 use super::{Adequacy, BrokenShare, MutantTally};
 use crate::oracle::{Oracle, Reference, ValidationStatus};
 use crate::task::{BrokenProgram, Task};
@@ -55,6 +56,9 @@ pub struct TaskScore {
     pub survivors: Vec<Mutant>,
     /// Mutant checks without a verdict (the sandbox failed).
     pub faults: usize,
+    /// Mutants left out because they compile to the original's bytecode
+    /// ([`super::equivalent`]).
+    pub trivially_equivalent: usize,
     /// Set when equimorph itself failed on this task (a caught panic): the task has no result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -144,6 +148,7 @@ pub fn score_task(
         by_operator: BTreeMap::new(),
         survivors: Vec::new(),
         faults: 0,
+        trivially_equivalent: 0,
         error: Some(why),
     })
 }
@@ -164,6 +169,7 @@ fn score_task_inner(
         by_operator: BTreeMap::new(),
         survivors: Vec::new(),
         faults: 0,
+        trivially_equivalent: 0,
         error: None,
     };
     let Some(reference) = validation
@@ -172,12 +178,8 @@ fn score_task_inner(
     else {
         return out;
     };
-    let ms = mutants_of(
-        task.language,
-        &task.source,
-        options.max_mutants,
-        options.seed,
-    );
+    let (ms, equivalent) = mutants_to_judge(oracle, task.language, &task.source, options);
+    out.trivially_equivalent = equivalent;
     let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
     let vs = verdicts(oracle, task, &reference, &sources);
     let counts = tally(&vs);

@@ -317,6 +317,12 @@ fn task_score_lines(p: &mut Printout, s: &TaskScore, survivors: bool) {
         a.mutants,
         a.tests
     );
+    if s.trivially_equivalent > 0 {
+        line.push_str(&format!(
+            "; {} trivially equivalent (same bytecode) left out",
+            s.trivially_equivalent
+        ));
+    }
     if let Some(b) = a.broken {
         line.push_str(&format!(
             "; {}/{} known-broken programs rejected",

@@ -21,6 +21,15 @@ fn adequacy_tasks() -> Vec<Task> {
     task::load(&path, None).expect("fixture loads").tasks
 }
 
+/// Writes `tasks` as a task file at `path`.
+fn write_tasks(path: &std::path::Path, tasks: &[Task]) {
+    let lines: String = tasks
+        .iter()
+        .map(|t| serde_json::to_string(t).unwrap() + "\n")
+        .collect();
+    std::fs::write(path, lines).unwrap();
+}
+
 fn problem(tasks: &[Task], name: &str) -> Vec<Task> {
     tasks
         .iter()
@@ -241,14 +250,7 @@ fn tests_grow_holdout_judges_the_solutions_it_did_not_grow_from() {
         .flat_map(|p| problem(&all, p))
         .collect();
     assert_eq!(chosen.len(), 6);
-    std::fs::write(
-        &tasks,
-        chosen
-            .iter()
-            .map(|t| serde_json::to_string(t).unwrap() + "\n")
-            .collect::<String>(),
-    )
-    .unwrap();
+    write_tasks(&tasks, &chosen);
     let grown = dir.path().join("grown.jsonl");
     let report = dir.path().join("report.jsonl");
     let out = common::equimorph(
@@ -407,14 +409,7 @@ fn tests_score_and_grow_on_the_command_line_and_verify_rejudges_a_run() {
     let dir = tempfile::tempdir().unwrap();
     let tasks = dir.path().join("grade.jsonl");
     let grade = problem(&adequacy_tasks(), "grade");
-    std::fs::write(
-        &tasks,
-        grade
-            .iter()
-            .map(|t| serde_json::to_string(t).unwrap() + "\n")
-            .collect::<String>(),
-    )
-    .unwrap();
+    write_tasks(&tasks, &grade);
     let scored = dir.path().join("scored.jsonl");
     let out = common::equimorph(
         &[

@@ -55,7 +55,7 @@ pub struct GrowOptions {
     pub coverage_tests: usize,
     /// New inputs tried per round.
     pub batch: usize,
-    /// Rounds in a row without a new kill before a task stops.
+    /// Rounds in a row without a new test kept before a task stops.
     pub patience: usize,
     /// Longest the original may run on a grown test.
     pub deadline: Duration,
@@ -799,7 +799,11 @@ fn grow_inner(
             .into_par_iter()
             .map(|t| keep(oracle, task, siblings, t, options.deadline))
             .collect();
-        let kept = sorted_out(verdicts, &mut report);
+        let mut kept = sorted_out(verdicts, &mut report);
+        // Inputs within what the task's tests show go first: where one of them rejects a
+        // mutant, the greedy pass takes it over an input that may lie outside the constraints
+        // (an edited word that is no valid numeral or time).
+        kept.sort_by_key(|k| growth.atypical.contains(&test_key(&k.test)));
         let (killing, left) = admit(
             oracle,
             task,

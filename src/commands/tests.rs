@@ -100,7 +100,7 @@ pub struct GrowArgs {
     /// New inputs tried per round.
     #[arg(long, default_value_t = 16, value_name = "N")]
     batch: usize,
-    /// Rounds in a row without a rise of the mutation score before a task stops.
+    /// Rounds in a row without a new test kept before a task stops.
     #[arg(long, default_value_t = 4, value_name = "N")]
     patience: usize,
     /// Longest the original may run on a grown test, in seconds.

@@ -30,6 +30,19 @@ fn write_tasks(path: &std::path::Path, tasks: &[Task]) {
     std::fs::write(path, lines).unwrap();
 }
 
+/// Two accepted solutions `PROBLEM/0` and `PROBLEM/1` with one shared sample.
+fn two_solutions(problem: &str, sample: TestCase, first: &str, second: &str) -> Vec<Task> {
+    [first, second]
+        .iter()
+        .enumerate()
+        .map(|(i, source)| {
+            let mut t = Task::new(&format!("{problem}/{i}"), *source, vec![sample.clone()]);
+            t.problem = Some(problem.into());
+            t
+        })
+        .collect()
+}
+
 fn problem(tasks: &[Task], name: &str) -> Vec<Task> {
     tasks
         .iter()
@@ -115,16 +128,13 @@ fn grown_tests_reject_the_off_by_one_the_sample_misses_and_no_accepted_solution(
 fn an_input_accepted_solutions_disagree_on_is_discarded() {
     let oracle = common::oracle(OracleMode::Fork);
     // The problem promises n < 10: both solutions are right there, and differ above it.
-    let sample = vec![TestCase::stdin("7\n", Some("7\n".into()))];
-    let mut a = Task::new(
-        "digit/0",
+    let tasks = two_solutions(
+        "digit",
+        TestCase::stdin("7\n", Some("7\n".into())),
         "n = int(input())\nprint(n % 10)\n",
-        sample.clone(),
+        "n = int(input())\nprint(n)\n",
     );
-    let mut b = Task::new("digit/1", "n = int(input())\nprint(n)\n", sample);
-    a.problem = Some("digit".into());
-    b.problem = Some("digit".into());
-    let tasks = vec![a.clone(), b];
+    let a = tasks[0].clone();
     let siblings = siblings_of(&a, &tasks);
     let options = GrowOptions {
         patience: 8,
@@ -188,20 +198,13 @@ fn tests_that_reach_new_branches_or_answers_are_kept_when_every_mutant_is_dead()
     // The sample rejects every mutant of the first solution and its sibling, so mutants alone
     // grow nothing; rule 5 keeps inputs that give new answers, within the range the sample
     // shows (1..=9): a third solution that drops the last element is then rejected.
-    let sample = vec![TestCase::stdin("4\n3 1 9 2\n", Some("9\n".into()))];
-    let mut a = Task::new(
-        "last/0",
+    let tasks = two_solutions(
+        "last",
+        TestCase::stdin("4\n3 1 9 2\n", Some("9\n".into())),
         "n = int(input())\nprint(max(map(int, input().split())))\n",
-        sample.clone(),
-    );
-    let mut b = Task::new(
-        "last/1",
         "input()\nprint(sorted(int(t) for t in input().split())[-1])\n",
-        sample,
     );
-    a.problem = Some("last".into());
-    b.problem = Some("last".into());
-    let tasks = vec![a.clone(), b];
+    let a = tasks[0].clone();
     let siblings = siblings_of(&a, &tasks);
     let options = GrowOptions {
         patience: 8,

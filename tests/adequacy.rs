@@ -36,7 +36,7 @@ fn two_solutions(problem: &str, sample: TestCase, first: &str, second: &str) -> 
         .iter()
         .enumerate()
         .map(|(i, source)| {
-            let mut t = Task::new(&format!("{problem}/{i}"), *source, vec![sample.clone()]);
+            let mut t = Task::new(format!("{problem}/{i}"), *source, vec![sample.clone()]);
             t.problem = Some(problem.into());
             t
         })

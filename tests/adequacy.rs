@@ -43,6 +43,15 @@ fn two_solutions(problem: &str, sample: TestCase, first: &str, second: &str) -> 
         .collect()
 }
 
+/// The first task, its siblings, and grow options patient enough for a small problem.
+fn first_of(tasks: &[Task]) -> (&Task, Vec<&Task>, GrowOptions) {
+    let options = GrowOptions {
+        patience: 8,
+        ..GrowOptions::default()
+    };
+    (&tasks[0], siblings_of(&tasks[0], tasks), options)
+}
+
 fn problem(tasks: &[Task], name: &str) -> Vec<Task> {
     tasks
         .iter()
@@ -134,13 +143,8 @@ fn an_input_accepted_solutions_disagree_on_is_discarded() {
         "n = int(input())\nprint(n % 10)\n",
         "n = int(input())\nprint(n)\n",
     );
-    let a = tasks[0].clone();
-    let siblings = siblings_of(&a, &tasks);
-    let options = GrowOptions {
-        patience: 8,
-        ..GrowOptions::default()
-    };
-    let (grown, report) = grow_task(&oracle, &a, &siblings, options);
+    let (a, siblings, options) = first_of(&tasks);
+    let (grown, report) = grow_task(&oracle, a, &siblings, options);
     assert!(
         report.discarded.get(DISAGREE).copied().unwrap_or(0) > 0,
         "{report:?}"
@@ -204,13 +208,8 @@ fn tests_that_reach_new_branches_or_answers_are_kept_when_every_mutant_is_dead()
         "n = int(input())\nprint(max(map(int, input().split())))\n",
         "input()\nprint(sorted(int(t) for t in input().split())[-1])\n",
     );
-    let a = tasks[0].clone();
-    let siblings = siblings_of(&a, &tasks);
-    let options = GrowOptions {
-        patience: 8,
-        ..GrowOptions::default()
-    };
-    let (grown, report) = grow_task(&oracle, &a, &siblings, options);
+    let (a, siblings, options) = first_of(&tasks);
+    let (grown, report) = grow_task(&oracle, a, &siblings, options);
     assert!(report.covering > 0, "{report:?}");
     assert!(report.covering <= options.coverage_tests, "{report:?}");
     let kept: Vec<&TestCase> = grown.tests.iter().filter(|t| t.grown).collect();
@@ -239,7 +238,7 @@ fn tests_that_reach_new_branches_or_answers_are_kept_when_every_mutant_is_dead()
         coverage_tests: 0,
         ..options
     };
-    let (_, without) = grow_task(&oracle, &a, &siblings, off);
+    let (_, without) = grow_task(&oracle, a, &siblings, off);
     assert_eq!(without.covering, 0);
 }
 

@@ -91,10 +91,7 @@ pub fn arcs_of(
     if language != Language::Python {
         return None;
     }
-    let program = match &test.call {
-        Some(call) => format!("{source}\n\n{call}\n"),
-        None => source.to_string(),
-    };
+    let program = test.program(source);
     let run = oracle.run_seeded(&traced(&program), &test.input, timeout, REFERENCE_HASH_SEED);
     if matches!(run.class, ExitClass::Timeout | ExitClass::Crash) {
         return None;

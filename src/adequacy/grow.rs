@@ -221,7 +221,7 @@ impl Maker {
 }
 
 /// The identity of a test's input, for de-duplication.
-fn test_key(t: &TestCase) -> String {
+pub(super) fn test_key(t: &TestCase) -> String {
     format!("{}\u{0}{}", t.call.as_deref().unwrap_or(""), t.input)
 }
 

@@ -17,7 +17,7 @@
 //! generators can see, not on all of the problem's behaviour.
 
 use super::equivalent::mutants_to_judge;
-use super::grow::{differs, keep, Maker};
+use super::grow::{differs, keep, test_key, Maker};
 use super::score::{verdicts, Verdict};
 use crate::oracle::{ExitClass, Oracle, ValidationStatus, REFERENCE_HASH_SEED};
 use crate::task::{Task, TestCase};
@@ -68,11 +68,6 @@ pub struct HoldoutReport {
     pub reason: Option<String>,
 }
 
-/// The identity of a test's input, for de-duplication.
-fn key(t: &TestCase) -> (String, String) {
-    (t.call.clone().unwrap_or_default(), t.input.clone())
-}
-
 /// Judges `held` (a held-out accepted solution) by the tests grown for `grown` (the problem's
 /// other tasks, after growth); `others` are the problem's other accepted solutions as given.
 pub fn judge(
@@ -99,7 +94,7 @@ pub fn judge(
     let grown_tests: Vec<&TestCase> = grown
         .iter()
         .flat_map(|t| t.tests.iter().filter(|c| c.grown))
-        .filter(|c| seen.insert(key(c)))
+        .filter(|c| seen.insert(test_key(c)))
         .collect();
     report.grown_tests = grown_tests.len();
     let deadline = options.deadline;
@@ -140,7 +135,7 @@ pub fn judge(
                     break;
                 }
                 if let Some((t, _)) = maker.make(&pool, &mut rng) {
-                    if seen.insert(key(&t)) {
+                    if seen.insert(test_key(&t)) {
                         candidates.push(t);
                     }
                 }

@@ -483,12 +483,7 @@ impl Oracle {
         hash_seed: u32,
     ) -> RunResult {
         match &test.call {
-            Some(call) => self.run_seeded(
-                &format!("{source}\n\n{call}\n"),
-                &test.input,
-                timeout,
-                hash_seed,
-            ),
+            Some(_) => self.run_seeded(&test.program(source), &test.input, timeout, hash_seed),
             None => self.run_in(language, source, &test.input, timeout, hash_seed),
         }
     }
@@ -496,10 +491,7 @@ impl Oracle {
     /// The program to run and the stdin of test `i` of `task` for program text `source`.
     fn test_program<'a>(task: &'a Task, source: &str, i: usize) -> (String, &'a str) {
         if let Some(test) = task.tests.get(i) {
-            match &test.call {
-                Some(call) => (format!("{source}\n\n{call}\n"), test.input.as_str()),
-                None => (source.to_string(), test.input.as_str()),
-            }
+            (test.program(source).into_owned(), test.input.as_str())
         } else {
             let code = task.test_code.as_deref().unwrap_or("");
             (format!("{source}\n\n{code}"), "")

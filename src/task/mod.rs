@@ -49,6 +49,15 @@ impl TestCase {
             grown: false,
         }
     }
+
+    /// The Python program this test runs for program text `source`: `source` with the call
+    /// appended, for a call-level test; `source` itself otherwise.
+    pub fn program<'s>(&self, source: &'s str) -> std::borrow::Cow<'s, str> {
+        match &self.call {
+            Some(call) => format!("{source}\n\n{call}\n").into(),
+            None => source.into(),
+        }
+    }
 }
 
 /// A program and its tests.

@@ -212,3 +212,37 @@ fn with_one_strong_transform_among_near_identities_guided_finds_it_with_far_fewe
         beam.counts.scored
     );
 }
+
+#[test]
+fn a_task_not_yet_below_the_threshold_searches_past_n_and_a_won_one_does_not() {
+    let transforms: Vec<_> = common::default_set().iter().cloned().collect();
+    let det = tiny_detector();
+    let task = &common::fixture_tasks().tasks[0];
+    let config = |success_below| SearchConfig {
+        iterations: 2,
+        patience: Some(50),
+        extend: 3,
+        success_below,
+        ..guided(5)
+    };
+    // A threshold no program reaches: every improving iteration of the extension is taken.
+    let unreached = search(&transforms, &det, task, config(Some(-1.0)));
+    assert!(
+        unreached.iterations > 2 && unreached.iterations <= 5,
+        "{} iterations, stopped: {:?}",
+        unreached.iterations,
+        unreached.stopped
+    );
+    // A threshold the original is already below: the task is won, N is the limit.
+    let won = search(&transforms, &det, task, config(Some(2.0)));
+    assert_eq!(won.iterations, 2, "stopped: {:?}", won.stopped);
+    // No threshold: no extension.
+    let none = search(&transforms, &det, task, config(None));
+    assert_eq!(none.iterations, 2);
+    // The extension continues the same search: its first N iterations are the same.
+    assert_eq!(
+        unreached.best_per_iteration[..2],
+        none.best_per_iteration[..],
+        "the first iterations differ"
+    );
+}

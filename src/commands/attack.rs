@@ -51,6 +51,11 @@ pub struct AttackArgs {
     /// guided, never for the others).
     #[arg(long, value_name = "ITERATIONS")]
     pub(super) patience: Option<usize>,
+    /// A task whose best M is still above the threshold after N iterations goes on for up to
+    /// this many more (still stopped by --patience on a plateau), so the budget goes to the
+    /// tasks not yet won (default: 30 for guided, 0 for the others).
+    #[arg(long, value_name = "ITERATIONS")]
+    pub(super) extend: Option<usize>,
     /// Run seed (every transform seed derives from it).
     #[arg(long, default_value_t = 0)]
     pub(super) seed: u64,
@@ -182,6 +187,7 @@ fn search_config(args: &AttackArgs) -> Result<SearchConfig> {
         iterations: args.iterations,
         queries_per_iteration: args.queries_per_iteration,
         patience: args.patience,
+        extend: args.extend,
         seed: args.seed,
         oracle_order: args.oracle_order,
         max_queries: args.max_queries,

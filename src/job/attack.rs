@@ -300,7 +300,12 @@ impl AttackJob<'_> {
         }
         progress.start(todo.len() as u64);
         let list: Vec<_> = self.transforms.iter().cloned().collect();
-        let searcher = Searcher::new(&list, detector, self.oracle, self.search.clone());
+        // The extension aims at the run's threshold, known only now.
+        let search = SearchConfig {
+            success_below: Some(threshold.value),
+            ..self.search.clone()
+        };
+        let searcher = Searcher::new(&list, detector, self.oracle, search);
         let gate = self.symbolic.map(|c| SymbolicGate::new(c, self.oracle));
         let job = Gated::new(&searcher, gate.as_ref(), self.symbolic_rounds);
         let start = Instant::now();
@@ -521,8 +526,11 @@ pub struct SearchRequest {
     pub iterations: Option<usize>,
     /// Guided: candidates scored per iteration after the first.
     pub queries_per_iteration: Option<usize>,
-    /// Stop after this many iterations without improvement (default: 4 for guided).
+    /// Stop after this many iterations without improvement (default: 8 for guided).
     pub patience: Option<usize>,
+    /// Iterations a task not yet below the threshold may add (default: 30 for guided, 0
+    /// otherwise).
+    pub extend: Option<usize>,
     /// Run seed.
     pub seed: u64,
     /// Lazy or eager oracle.
@@ -596,6 +604,12 @@ impl SearchRequest {
             patience: self
                 .patience
                 .or(guided.then_some(crate::search::DEFAULT_PATIENCE)),
+            extend: self.extend.unwrap_or(if guided {
+                crate::search::DEFAULT_EXTEND
+            } else {
+                0
+            }),
+            success_below: None,
         })
     }
 }
@@ -622,6 +636,7 @@ pub fn record_attack(
         .set_opt("max queries", search.max_queries)
         .set_opt("queries per iteration", search.per_iteration)
         .set_opt("patience", search.patience)
+        .set("extend", search.extend)
         .set_opt("max oracle", search.max_oracle)
         .set_opt(
             "time per task",

@@ -406,6 +406,7 @@ impl AutosptSettings {
             iterations: Some(self.iterations),
             queries_per_iteration: None,
             patience: None,
+            extend: None,
             seed: self.seed,
             oracle_order: OracleOrder::Lazy,
             max_queries: None,

@@ -369,6 +369,7 @@ impl AttackSettings {
             iterations: self.iterations,
             queries_per_iteration: None,
             patience: None,
+            extend: None,
             seed,
             oracle_order: OracleOrder::Lazy,
             max_queries: self.max_queries,

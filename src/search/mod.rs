@@ -73,6 +73,10 @@ pub const DEFAULT_PER_ITERATION: usize = 10;
 /// instead of 0.670 at 282 detector queries per task instead of 230.
 pub const DEFAULT_PATIENCE: usize = 8;
 
+/// Iterations the guided search may add, by default, for a task whose best M is not yet below
+/// the run's threshold after its N (see [`SearchConfig::extend`]).
+pub const DEFAULT_EXTEND: usize = 30;
+
 /// Search settings.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchConfig {
@@ -103,6 +107,12 @@ pub struct SearchConfig {
     pub per_iteration: Option<usize>,
     /// Stop a task once its best M has not improved for this many iterations.
     pub patience: Option<usize>,
+    /// Iterations a task may go on for past `iterations` while its best M is not yet below
+    /// `success_below` (the patience rule still stops it on a plateau).
+    pub extend: usize,
+    /// The M a task must fall below to count as a success (the run's threshold), which
+    /// `extend` aims at; `None`: no extension.
+    pub success_below: Option<f32>,
 }
 
 /// TextAttack-style constraints, applied to every candidate before the detector scores it.
@@ -132,6 +142,8 @@ impl Default for SearchConfig {
             constraints: Constraints::default(),
             per_iteration: None,
             patience: None,
+            extend: 0,
+            success_below: None,
         }
     }
 }
@@ -321,6 +333,8 @@ pub(crate) struct Child {
     transform: usize,
     node: Candidate,
     edit: f64,
+    /// The detector's token count, when a constraint counted it.
+    tokens: Option<usize>,
 }
 
 /// Sets each child's `edit`: how much further from the original, in its language's tokens (1 −
@@ -343,6 +357,45 @@ fn set_edit_sizes(original: &classic::Prepared, beam: &[Candidate], children: &m
         );
         c.edit = parents[c.parent] - f64::from(own);
     });
+}
+
+/// How much M a token of free window is worth when the beam is ordered (see [`beam_order`]):
+/// about what the strong one-step rewrites of docstring-heavy HumanEval programs buy per
+/// token they add (a wrapper class 0.125 for 16 tokens, broken docstring words 0.22 for 58).
+const M_PER_FREE_TOKEN: f64 = 0.004;
+
+/// Free tokens beyond this share of the window earn nothing more in [`beam_order`]: a
+/// candidate with that much room left is not held back by the window.
+const ROOM_THAT_COUNTS: f64 = 0.1;
+
+/// Orders scored candidates (with their token counts) for the beam: by M, lowest first.
+/// Where a window binds, only the first place goes by M; the others go by M less what the
+/// window left free is worth ([`M_PER_FREE_TOKEN`], up to [`ROOM_THAT_COUNTS`] of the window).
+/// A beam of programs that all fill the window can only take rewrites that add nothing; one
+/// that keeps room can still take the strong rewrites that add a few tokens (a wrapper class,
+/// broken docstring words).
+fn beam_order(
+    mut scored: Vec<(Candidate, Option<usize>)>,
+    window: Option<usize>,
+) -> Vec<Candidate> {
+    let by_m = |a: &Candidate, b: &Candidate| {
+        a.similarity
+            .total_cmp(&b.similarity)
+            .then_with(|| a.hash.cmp(&b.hash))
+    };
+    scored.sort_by(|(a, _), (b, _)| by_m(a, b));
+    let Some(w) = window else {
+        return scored.into_iter().map(|(c, _)| c).collect();
+    };
+    let counted = (w as f64 * ROOM_THAT_COUNTS).max(1.0);
+    let key = |c: &Candidate, t: Option<usize>| {
+        let free = t.map_or(0.0, |t| (w.saturating_sub(t) as f64).min(counted));
+        f64::from(c.similarity) - M_PER_FREE_TOKEN * free
+    };
+    let mut rest = scored.split_off(scored.len().min(1));
+    rest.sort_by(|(a, ta), (b, tb)| key(a, *ta).total_cmp(&key(b, *tb)).then_with(|| by_m(a, b)));
+    scored.extend(rest);
+    scored.into_iter().map(|(c, _)| c).collect()
 }
 
 /// Makes `n` the answer if it is less similar than the best so far.
@@ -417,17 +470,18 @@ impl<'a> Searcher<'a> {
         Ok((window, waived))
     }
 
-    /// Which of `texts` meet the constraints, counting the others' reasons.
+    /// Which of `texts` meet the constraints, counting the others' reasons: `None` for one
+    /// that does not, else its token count when a constraint needed it counted.
     fn constrain(
         &self,
         task: &Task,
         texts: &[&str],
         r: &mut SearchResult,
-    ) -> Result<Vec<bool>, SearchError> {
+    ) -> Result<Vec<Option<Option<usize>>>, SearchError> {
         let c = self.config.constraints;
         let (window, _) = self.window_for(task)?;
         if c.max_growth.is_none() && window.is_none() {
-            return Ok(vec![true; texts.len()]);
+            return Ok(vec![Some(None); texts.len()]);
         }
         let t0 = Instant::now();
         let original = tokens_of(self.detector, &task.source)?.max(1) as f64;
@@ -442,12 +496,12 @@ impl<'a> Searcher<'a> {
             };
             if c.max_growth.is_some_and(|g| tokens as f64 > g * original) {
                 r.counts.rejected_growth += 1;
-                keep.push(false);
+                keep.push(None);
             } else if window.is_some_and(|w| tokens > w) {
                 r.counts.rejected_window += 1;
-                keep.push(false);
+                keep.push(None);
             } else {
-                keep.push(true);
+                keep.push(Some(Some(tokens)));
             }
         }
         r.seconds.detector += t0.elapsed().as_secs_f64();
@@ -466,7 +520,7 @@ impl<'a> Searcher<'a> {
         Ok(children
             .into_iter()
             .zip(keep)
-            .filter_map(|(c, k)| k.then_some(c))
+            .filter_map(|(c, k)| k.map(|tokens| Child { tokens, ..c }))
             .collect())
     }
 
@@ -556,6 +610,7 @@ impl<'a> Searcher<'a> {
                     transform,
                     node,
                     edit: 0.0,
+                    tokens: None,
                 });
             }
         }
@@ -691,7 +746,16 @@ impl<'a> Searcher<'a> {
         let mut beam = vec![origin];
         let mut since_improved = 0;
         let origin_tokens = classic::Prepared::new_as(task.language, &task.source);
-        for it in 0..self.config.iterations {
+        let (window, _) = self.window_for(task)?;
+        for it in 0..self.config.iterations + self.config.extend {
+            if it >= self.config.iterations
+                && self
+                    .config
+                    .success_below
+                    .is_none_or(|t| r.best.similarity < t)
+            {
+                break;
+            }
             if let Some(reason) = self.budget_exhausted(&r, start) {
                 r.stopped = Some(reason);
                 break;
@@ -712,13 +776,13 @@ impl<'a> Searcher<'a> {
             let mut fresh: Vec<Candidate> = Vec::with_capacity(children.len());
             let mut origins = Vec::with_capacity(children.len());
             for c in children {
-                origins.push((c.parent, c.transform, c.edit));
+                origins.push((c.parent, c.transform, c.edit, c.tokens));
                 fresh.push(c.node);
             }
             self.score(task, &mut fresh, &mut r)?;
             if let Some((bandit, _)) = &mut guide {
                 bandit.decay();
-                for (n, &(parent, transform, edit)) in fresh.iter().zip(&origins) {
+                for (n, &(parent, transform, edit, _)) in fresh.iter().zip(&origins) {
                     bandit.observe(transform, beam[parent].similarity - n.similarity, edit);
                 }
             }
@@ -729,11 +793,8 @@ impl<'a> Searcher<'a> {
                     }
                 }
             }
-            fresh.sort_by(|a, b| {
-                a.similarity
-                    .total_cmp(&b.similarity)
-                    .then_with(|| a.hash.cmp(&b.hash))
-            });
+            let tokens = origins.iter().map(|o| o.3);
+            let fresh = beam_order(fresh.into_iter().zip(tokens).collect(), window);
             let selected = self.select(task, reference, fresh, width, &mut r, verified)?;
             r.iterations = it + 1;
             r.scored_per_iteration.push(r.counts.scored);
@@ -743,8 +804,9 @@ impl<'a> Searcher<'a> {
                 break;
             }
             let before = r.best.similarity;
-            if let Some(top) = selected.first() {
-                offer(&mut r, top);
+            // Not always the first: where a window binds, the beam is not in M order.
+            for n in &selected {
+                offer(&mut r, n);
             }
             r.best_per_iteration.push(r.best.similarity);
             r.beams.push(selected.iter().map(|n| n.hash).collect());
@@ -847,7 +909,7 @@ impl<'a> Searcher<'a> {
                     continue;
                 }
                 r.counts.unique += 1;
-                if !self.constrain(task, &[node.text.as_str()], &mut r)?[0] {
+                if self.constrain(task, &[node.text.as_str()], &mut r)?[0].is_none() {
                     continue;
                 }
                 if self
@@ -921,5 +983,64 @@ impl crate::adequacy::symbolic::Screened for SearchResult {
 
     fn set_symbolic(&mut self, record: crate::adequacy::symbolic::SymbolicRecord) {
         self.symbolic = Some(record);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scored(text: &str, similarity: f32, tokens: usize) -> (Candidate, Option<usize>) {
+        let mut c = Candidate::original(text);
+        c.similarity = similarity;
+        (c, Some(tokens))
+    }
+
+    fn texts(order: &[Candidate]) -> Vec<&str> {
+        order.iter().map(|c| c.text.as_str()).collect()
+    }
+
+    #[test]
+    fn without_a_window_the_beam_takes_the_lowest_m_first() {
+        let order = beam_order(
+            vec![
+                scored("b", 0.5, 250),
+                scored("a", 0.4, 255),
+                scored("c", 0.6, 100),
+            ],
+            None,
+        );
+        assert_eq!(texts(&order), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn where_a_window_binds_room_left_buys_a_place_after_the_first() {
+        // Window 256: room counts up to 25.6 tokens at 0.004 M each. "a" is first (lowest
+        // M); "d" has the most room but only 25.6 of it counts.
+        let order = beam_order(
+            vec![
+                scored("a", 0.40, 255),
+                scored("b", 0.45, 250),
+                scored("c", 0.52, 225),
+                scored("d", 0.60, 150),
+                scored("e", 0.50, 256),
+            ],
+            Some(256),
+        );
+        // Keys: b 0.426, c 0.4176, d 0.4976, e 0.50.
+        assert_eq!(texts(&order), ["a", "c", "b", "d", "e"]);
+    }
+
+    #[test]
+    fn with_room_to_spare_everywhere_the_order_is_by_m() {
+        let order = beam_order(
+            vec![
+                scored("a", 0.40, 200),
+                scored("b", 0.45, 250),
+                scored("c", 0.55, 100),
+            ],
+            Some(256),
+        );
+        assert_eq!(texts(&order), ["a", "b", "c"]);
     }
 }

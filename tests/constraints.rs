@@ -19,11 +19,24 @@ fn run(
     Vec<results::ResultLine>,
     serde_json::Value,
 ) {
+    run_for(2, extra)
+}
+
+/// Attacks five fixtures for `iterations` with the tiny model: the run directory, its result
+/// lines and its summary.
+fn run_for(
+    iterations: u32,
+    extra: &[&str],
+) -> (
+    tempfile::TempDir,
+    Vec<results::ResultLine>,
+    serde_json::Value,
+) {
     let (_d, tasks) = common::fixture_subset(5);
     let out = tempfile::tempdir().unwrap();
     let mut args = vec!["--beam", "2", "--threshold", "0.5"];
     args.extend_from_slice(extra);
-    let o = common::attack_command(&tasks, out.path(), &tiny_spec(), 2, &args)
+    let o = common::attack_command(&tasks, out.path(), &tiny_spec(), iterations, &args)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -149,4 +162,38 @@ fn the_window_is_on_by_default_and_waived_only_for_originals_longer_than_it() {
             .any(|l| l.truncated == Some(true) && !l.transforms.is_empty()),
         "with --no-window some rewrite outgrows the {window}-token window"
     );
+}
+
+#[test]
+fn tasks_not_yet_below_the_threshold_search_past_n_and_the_summary_counts_them() {
+    // Threshold 0.5 with the tiny model: some fixtures are won within one iteration, others
+    // not; `--extend 2` lets only the others go on, to at most 3 iterations.
+    let (dir, lines, summary) = run_for(1, &["--extend", "2", "--patience", "5"]);
+    let info: serde_json::Value =
+        serde_json::from_str(&common::read(dir.path().join("run.json"))).unwrap();
+    assert_eq!(info["settings"]["extend"], "2", "{info}");
+    let ok: Vec<_> = lines.iter().filter(|l| l.status == Status::Ok).collect();
+    let mut extended = 0;
+    for l in &ok {
+        assert!(l.iterations <= 3, "{}: {} iterations", l.id, l.iterations);
+        if l.iterations > 1 {
+            extended += 1;
+            // It went on because it was not yet won after the first iteration.
+            let first = l.best_per_iteration.first().copied().unwrap_or(1.0);
+            assert!(first >= 0.5, "{}: won at {first} yet extended", l.id);
+        }
+    }
+    assert!(extended > 0, "no task was extended: pick other fixtures");
+    assert_eq!(summary["extended"], extended, "{summary}");
+    let report = common::read(dir.path().join("report.md"));
+    assert!(
+        report.contains("tasks searched past 1 iterations"),
+        "{report}"
+    );
+    // --extend 0: N is the limit.
+    let (_dir, lines, _) = run_for(1, &["--extend", "0"]);
+    assert!(lines
+        .iter()
+        .filter(|l| l.status == Status::Ok)
+        .all(|l| l.iterations == 1));
 }

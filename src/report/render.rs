@@ -92,6 +92,13 @@ pub fn markdown(s: &Summary) -> String {
             s.window_waived
         );
     }
+    if s.extended > 0 {
+        let _ = writeln!(
+            o,
+            "| tasks searched past {} iterations (not yet below the threshold there: `--extend`) | {} |",
+            s.run.iterations, s.extended
+        );
+    }
     let _ = writeln!(
         o,
         "| median candidates scored per task | {} |",

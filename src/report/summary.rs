@@ -112,6 +112,10 @@ pub struct Summary {
     /// was waived for them.
     #[serde(default)]
     pub window_waived: usize,
+    /// Attacked tasks that searched past the run's N iterations because their best M was
+    /// still above the threshold there (`attack --extend`).
+    #[serde(default)]
+    pub extended: usize,
     /// Attacked tasks whose best program the detector truncated.
     #[serde(default)]
     pub truncated_winners: usize,
@@ -374,6 +378,7 @@ impl Summary {
             },
             truncated_winners: ok.iter().filter(|l| l.truncated == Some(true)).count(),
             window_waived: ok.iter().filter(|l| l.window_waived).count(),
+            extended: ok.iter().filter(|l| l.iterations > run.iterations).count(),
             window_held: WindowHeld::of(&ok),
             anytime: anytime_curve(&ok),
             reference_clones: None,

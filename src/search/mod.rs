@@ -990,57 +990,46 @@ impl crate::adequacy::symbolic::Screened for SearchResult {
 mod tests {
     use super::*;
 
-    fn scored(text: &str, similarity: f32, tokens: usize) -> (Candidate, Option<usize>) {
-        let mut c = Candidate::original(text);
-        c.similarity = similarity;
-        (c, Some(tokens))
-    }
-
-    fn texts(order: &[Candidate]) -> Vec<&str> {
-        order.iter().map(|c| c.text.as_str()).collect()
+    /// The texts of `candidates` (text, M, tokens) in the order [`beam_order`] gives them.
+    fn order(candidates: &[(&str, f32, usize)], window: Option<usize>) -> Vec<String> {
+        let scored = candidates
+            .iter()
+            .map(|&(text, similarity, tokens)| {
+                let mut c = Candidate::original(text);
+                c.similarity = similarity;
+                (c, Some(tokens))
+            })
+            .collect();
+        beam_order(scored, window)
+            .into_iter()
+            .map(|c| c.text)
+            .collect()
     }
 
     #[test]
     fn without_a_window_the_beam_takes_the_lowest_m_first() {
-        let order = beam_order(
-            vec![
-                scored("b", 0.5, 250),
-                scored("a", 0.4, 255),
-                scored("c", 0.6, 100),
-            ],
-            None,
-        );
-        assert_eq!(texts(&order), ["a", "b", "c"]);
+        let candidates = [("b", 0.5, 250), ("a", 0.4, 255), ("c", 0.6, 100)];
+        assert_eq!(order(&candidates, None), ["a", "b", "c"]);
     }
 
     #[test]
     fn where_a_window_binds_room_left_buys_a_place_after_the_first() {
         // Window 256: room counts up to 25.6 tokens at 0.004 M each. "a" is first (lowest
-        // M); "d" has the most room but only 25.6 of it counts.
-        let order = beam_order(
-            vec![
-                scored("a", 0.40, 255),
-                scored("b", 0.45, 250),
-                scored("c", 0.52, 225),
-                scored("d", 0.60, 150),
-                scored("e", 0.50, 256),
-            ],
-            Some(256),
-        );
-        // Keys: b 0.426, c 0.4176, d 0.4976, e 0.50.
-        assert_eq!(texts(&order), ["a", "c", "b", "d", "e"]);
+        // M); "d" has the most room but only 25.6 of it counts. Keys after "a": b 0.426,
+        // c 0.4176, d 0.4976, e 0.50.
+        let candidates = [
+            ("a", 0.40, 255),
+            ("b", 0.45, 250),
+            ("c", 0.52, 225),
+            ("d", 0.60, 150),
+            ("e", 0.50, 256),
+        ];
+        assert_eq!(order(&candidates, Some(256)), ["a", "c", "b", "d", "e"]);
     }
 
     #[test]
     fn with_room_to_spare_everywhere_the_order_is_by_m() {
-        let order = beam_order(
-            vec![
-                scored("a", 0.40, 200),
-                scored("b", 0.45, 250),
-                scored("c", 0.55, 100),
-            ],
-            Some(256),
-        );
-        assert_eq!(texts(&order), ["a", "b", "c"]);
+        let candidates = [("c", 0.55, 100), ("a", 0.40, 200), ("b", 0.45, 190)];
+        assert_eq!(order(&candidates, Some(256)), ["a", "b", "c"]);
     }
 }

@@ -398,6 +398,15 @@ fn beam_order(
     scored.into_iter().map(|(c, _)| c).collect()
 }
 
+/// The token limits a task's candidates must meet (see [`Constraints`]).
+#[derive(Clone, Copy)]
+struct Limits {
+    /// The window that applies (see [`applicable_window`]).
+    window: Option<usize>,
+    /// `--max-growth` times the original's tokens.
+    max_tokens: Option<f64>,
+}
+
 /// Makes `n` the answer if it is less similar than the best so far.
 fn offer(r: &mut SearchResult, n: &Candidate) {
     if n.similarity < r.best.similarity {
@@ -470,21 +479,29 @@ impl<'a> Searcher<'a> {
         Ok((window, waived))
     }
 
-    /// Which of `texts` meet the constraints, counting the others' reasons: `None` for one
-    /// that does not, else its token count when a constraint needed it counted.
+    /// The token limits of `task`'s candidates, counted once per task.
+    fn limits(&self, task: &Task) -> Result<Limits, SearchError> {
+        let (window, _) = self.window_for(task)?;
+        let max_tokens = match self.config.constraints.max_growth {
+            Some(g) => Some(g * tokens_of(self.detector, &task.source)?.max(1) as f64),
+            None => None,
+        };
+        Ok(Limits { window, max_tokens })
+    }
+
+    /// Which of `texts` meet `limits`, counting the others' reasons: `None` for one that does
+    /// not, else its token count when a limit needed it counted.
     fn constrain(
         &self,
-        task: &Task,
+        limits: &Limits,
         texts: &[&str],
         r: &mut SearchResult,
     ) -> Result<Vec<Option<Option<usize>>>, SearchError> {
-        let c = self.config.constraints;
-        let (window, _) = self.window_for(task)?;
-        if c.max_growth.is_none() && window.is_none() {
+        let Limits { window, max_tokens } = *limits;
+        if max_tokens.is_none() && window.is_none() {
             return Ok(vec![Some(None); texts.len()]);
         }
         let t0 = Instant::now();
-        let original = tokens_of(self.detector, &task.source)?.max(1) as f64;
         let mut keep = Vec::with_capacity(texts.len());
         // One call for the lot: a detector with a tokenizer counts them in parallel (and keeps
         // the tokens for scoring).
@@ -494,7 +511,7 @@ impl<'a> Searcher<'a> {
                 Some(t) => t,
                 None => tokens_of(self.detector, text)?,
             };
-            if c.max_growth.is_some_and(|g| tokens as f64 > g * original) {
+            if max_tokens.is_some_and(|m| tokens as f64 > m) {
                 r.counts.rejected_growth += 1;
                 keep.push(None);
             } else if window.is_some_and(|w| tokens > w) {
@@ -511,12 +528,12 @@ impl<'a> Searcher<'a> {
     /// Drops the children that break the constraints.
     fn constrain_children(
         &self,
-        task: &Task,
+        limits: &Limits,
         children: Vec<Child>,
         r: &mut SearchResult,
     ) -> Result<Vec<Child>, SearchError> {
         let texts: Vec<&str> = children.iter().map(|c| c.node.text.as_str()).collect();
-        let keep = self.constrain(task, &texts, r)?;
+        let keep = self.constrain(limits, &texts, r)?;
         Ok(children
             .into_iter()
             .zip(keep)
@@ -746,7 +763,7 @@ impl<'a> Searcher<'a> {
         let mut beam = vec![origin];
         let mut since_improved = 0;
         let origin_tokens = classic::Prepared::new_as(task.language, &task.source);
-        let (window, _) = self.window_for(task)?;
+        let limits = self.limits(task)?;
         for it in 0..self.config.iterations + self.config.extend {
             if it >= self.config.iterations
                 && self
@@ -761,7 +778,7 @@ impl<'a> Searcher<'a> {
                 break;
             }
             let children = self.expand(task.language, &beam, it, &mut seen, &mut r);
-            let mut children = self.constrain_children(task, children, &mut r)?;
+            let mut children = self.constrain_children(&limits, children, &mut r)?;
             if let Some((bandit, per_iteration)) = &guide {
                 set_edit_sizes(&origin_tokens, &beam, &mut children);
                 // The first iteration scores every transform once: its one-step strength.
@@ -794,7 +811,7 @@ impl<'a> Searcher<'a> {
                 }
             }
             let tokens = origins.iter().map(|o| o.3);
-            let fresh = beam_order(fresh.into_iter().zip(tokens).collect(), window);
+            let fresh = beam_order(fresh.into_iter().zip(tokens).collect(), limits.window);
             let selected = self.select(task, reference, fresh, width, &mut r, verified)?;
             r.iterations = it + 1;
             r.scored_per_iteration.push(r.counts.scored);
@@ -869,6 +886,7 @@ impl<'a> Searcher<'a> {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(
             self.config.seed ^ u64::from_le_bytes(current.hash.0[..8].try_into().unwrap_or([0; 8])),
         );
+        let limits = self.limits(task)?;
         for it in 0..self.config.iterations {
             if let Some(reason) = self.budget_exhausted(&r, start) {
                 r.stopped = Some(reason);
@@ -909,7 +927,7 @@ impl<'a> Searcher<'a> {
                     continue;
                 }
                 r.counts.unique += 1;
-                if self.constrain(task, &[node.text.as_str()], &mut r)?[0].is_none() {
+                if self.constrain(&limits, &[node.text.as_str()], &mut r)?[0].is_none() {
                     continue;
                 }
                 if self

@@ -3,7 +3,8 @@
 # query budget, greedy and random, on the fixtures and on any real task files given with
 # --real (HumanEval.jsonl.gz, CodeContests, your own JSONL), with the same detector, transforms,
 # constraints (the window, on by default) and threshold. Prints one table per task set: mean
-# worst-case distance L, success rate, detector queries and oracle checks per task, wall time;
+# worst-case distance L, success rate, detector queries and oracle checks per task, wall time,
+# and time to quality (mean best L within 30, 60 and 120 wall seconds of each task's search);
 # then `equimorph compare` writes the anytime curves of every run side by side
 # (out/bench-search/<set>/compare.{md,html}).
 #
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
         --limit) LIMIT="$2"; shift 2 ;;
         --searches) SEARCHES="$2"; shift 2 ;;
         --) shift; EXTRA=("$@"); break ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) echo "bench-search: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -85,8 +86,15 @@ PY
     python3 - "$dir" $SEARCHES <<'PY'
 import json, sys
 d, searches = sys.argv[1], sys.argv[2:]
-print(f"{'search':<12} {'tasks':>5} {'mean L':>7} {'success':>8} {'queries/task':>13} {'oracle/task':>12} {'growth':>7} {'wall s':>7}")
+print(f"{'search':<12} {'tasks':>5} {'mean L':>7} {'success':>8} {'queries/task':>13} {'oracle/task':>12} {'growth':>7} {'wall s':>7}"
+      f" {'L@30s':>6} {'L@60s':>6} {'L@120s':>6}")
 base = None
+
+def at(curve, t):
+    """Mean best L within t wall seconds per task (summary.json's anytime_seconds)."""
+    before = [l for x, l in curve if x <= t]
+    return f"{before[-1]:.3f}" if before else "-"
+
 for s in searches:
     lines = [json.loads(l) for l in open(f"{d}/{s}/results.jsonl")]
     ok = [l for l in lines if l["status"] == "ok"]
@@ -100,7 +108,8 @@ for s in searches:
         base = q
     share = f" ({100 * q / base:.0f} %)" if base else ""
     print(f"{s:<12} {len(ok):>5} {summary['mean_distance']:>7.4f} {100 * summary['success_rate']:>7.1f}% "
-          f"{q:>7.0f}{share:>6} {o:>12.1f} {g:>6.2f}x {wall:>7.1f}")
+          f"{q:>7.0f}{share:>6} {o:>12.1f} {g:>6.2f}x {wall:>7.1f}"
+          + "".join(f" {at(summary.get('anytime_seconds', []), t):>6}" for t in (30, 60, 120)))
 PY
     "$BIN" compare "${runs[@]}" "${labels[@]}" --out "$dir" > /dev/null
     echo "anytime curves: $dir/compare.md, $dir/compare.html"

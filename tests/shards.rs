@@ -18,7 +18,7 @@ fn attack(tasks: &Path, out: &Path, extra: &[&str]) {
 fn timeless(p: &Path) -> serde_json::Value {
     let mut v: serde_json::Value = serde_json::from_str(&common::read(p)).unwrap();
     if let Some(o) = v.as_object_mut() {
-        for k in ["seconds", "detector_share"] {
+        for k in ["seconds", "detector_share", "anytime_seconds"] {
             o.remove(k);
         }
     }

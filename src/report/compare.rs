@@ -40,10 +40,17 @@ pub struct Comparison {
     /// Each run's anytime curve (see [`Summary::anytime`]), labelled like its column (and its
     /// detector when the runs use more than one).
     pub anytime: Vec<(String, Vec<(u64, f64)>)>,
+    /// Each run's anytime curve in wall seconds (see [`Summary::anytime_seconds`]), labelled
+    /// the same way.
+    pub anytime_seconds: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 /// Query budgets at which the Markdown table reads the anytime curves.
 const BUDGETS: [u64; 6] = [50, 100, 200, 400, 800, 1600];
+
+/// Wall-time budgets (seconds per task) at which the tables read the time curves: the
+/// time-to-quality headline.
+pub const TIME_BUDGETS: [f64; 3] = [30.0, 60.0, 120.0];
 
 /// A short label for a run's transform set.
 pub fn transform_set_label(transforms: &[String]) -> String {
@@ -111,28 +118,43 @@ pub fn compare(runs: &[(String, Summary)]) -> Comparison {
     }
     c.rows = rows.into_iter().collect();
     let several = c.rows.len() > 1;
+    let name = |label: &String, s: &Summary| {
+        if several {
+            format!("{label} · {}", s.run.detector)
+        } else {
+            label.clone()
+        }
+    };
     c.anytime = runs
         .iter()
         .filter(|(_, s)| !s.anytime.is_empty())
-        .map(|(label, s)| {
-            let name = if several {
-                format!("{label} · {}", s.run.detector)
-            } else {
-                label.clone()
-            };
-            (name, s.anytime.clone())
-        })
+        .map(|(label, s)| (name(label, s), s.anytime.clone()))
+        .collect();
+    c.anytime_seconds = runs
+        .iter()
+        .filter(|(_, s)| !s.anytime_seconds.is_empty())
+        .map(|(label, s)| (name(label, s), s.anytime_seconds.clone()))
         .collect();
     c
 }
 
-/// The mean best L of `curve` within `q` queries per task (the last point at or below q).
-fn within(curve: &[(u64, f64)], q: u64) -> Option<f64> {
+/// The mean best L of `curve` within budget `q` per task (the last point at or below q);
+/// `None` when the curve starts above it.
+fn within<X: PartialOrd + Copy>(curve: &[(X, f64)], q: X) -> Option<f64> {
     curve
         .iter()
         .take_while(|(x, _)| *x <= q)
         .last()
         .map(|(_, l)| *l)
+}
+
+/// The mean best L of a time curve at each of [`TIME_BUDGETS`], as table cells; a budget
+/// past the curve's end reads its last point (every task had ended by then).
+pub fn time_cells(curve: &[(f64, f64)]) -> Vec<String> {
+    TIME_BUDGETS
+        .iter()
+        .map(|t| within(curve, *t).map_or("–".into(), |l| format!("{l:.3}")))
+        .collect()
 }
 
 /// Colours of the anytime curves, in run order.
@@ -246,6 +268,17 @@ impl Comparison {
                 let _ = writeln!(o, "| {label} | {} |", cells.join(" | "));
             }
         }
+        if !self.anytime_seconds.is_empty() {
+            let _ = writeln!(
+                o,
+                "\n## Time to quality: mean best L within t wall seconds per task\n\n| run | {} |\n|---|{}",
+                TIME_BUDGETS.map(|t| format!("t = {t} s")).join(" | "),
+                "---|".repeat(TIME_BUDGETS.len())
+            );
+            for (label, curve) in &self.anytime_seconds {
+                let _ = writeln!(o, "| {label} | {} |", time_cells(curve).join(" | "));
+            }
+        }
         o
     }
 
@@ -319,6 +352,21 @@ impl Comparison {
         if !self.anytime.is_empty() {
             o.push_str(&anytime_svg(&self.anytime, &esc));
         }
+        if !self.anytime_seconds.is_empty() {
+            o.push_str("<h2>Time to quality</h2><table><tr><th>run</th>");
+            for t in TIME_BUDGETS {
+                let _ = write!(o, "<th>L within {t} s</th>");
+            }
+            o.push_str("</tr>");
+            for (label, curve) in &self.anytime_seconds {
+                let _ = write!(o, "<tr><th>{}</th>", esc(label));
+                for cell in time_cells(curve) {
+                    let _ = write!(o, "<td>{cell}</td>");
+                }
+                o.push_str("</tr>");
+            }
+            o.push_str("</table><p>Mean over tasks of the best distance L found within the first t wall seconds of each task's search.</p>");
+        }
         o.push_str("</body></html>\n");
         o
     }
@@ -383,5 +431,24 @@ mod tests {
         let html = c.html();
         assert_eq!(html.matches("<polyline").count(), 2, "{html}");
         assert!(html.contains("id=\"anytime\""));
+        // No run recorded times: no time table.
+        assert!(!md.contains("Time to quality"), "{md}");
+    }
+
+    #[test]
+    fn time_curves_are_read_at_30_60_and_120_seconds() {
+        let mut fast = summary("minilm", 0.6);
+        fast.anytime_seconds = vec![(0.0, 0.0), (20.0, 0.5), (50.0, 0.6)];
+        let mut slow = summary("minilm", 0.65);
+        slow.anytime_seconds = vec![(0.0, 0.0), (40.0, 0.3), (100.0, 0.65)];
+        let c = compare(&[("fast".into(), fast), ("slow".into(), slow)]);
+        let md = c.markdown();
+        assert!(
+            md.contains("| run | t = 30 s | t = 60 s | t = 120 s |"),
+            "{md}"
+        );
+        assert!(md.contains("| fast | 0.500 | 0.600 | 0.600 |"), "{md}");
+        assert!(md.contains("| slow | 0.000 | 0.300 | 0.650 |"), "{md}");
+        assert!(c.html().contains("<th>L within 30 s</th>"));
     }
 }

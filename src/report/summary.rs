@@ -108,6 +108,11 @@ pub struct Summary {
     /// found within the first q queries), at evenly spaced q up to the longest task's queries.
     #[serde(default)]
     pub anytime: Vec<(u64, f64)>,
+    /// The anytime curve in time: (wall seconds into each task's search t, mean over attacked
+    /// tasks of the best L found within its first t seconds), at evenly spaced t up to the
+    /// longest task's search. Varies between identical runs, like `seconds`.
+    #[serde(default)]
+    pub anytime_seconds: Vec<(f64, f64)>,
     /// Attacked tasks whose original is longer than the detector's window, so the window rule
     /// was waived for them.
     #[serde(default)]
@@ -245,8 +250,33 @@ pub fn best_within(line: &ResultLine, q: u64) -> f64 {
         .map_or(0.0, |(_, m)| 1.0 - f64::from(*m))
 }
 
-/// The anytime curve of `lines` at no more than 200 evenly spaced query counts (a step of
-/// 1, 2 or 5 × a power of ten, so budgets like 100 or 250 fall on it).
+/// The best L a task had found `t` wall seconds into its search (0 before its first
+/// iteration ended; its final L after its last).
+pub fn best_within_seconds(line: &ResultLine, t: f64) -> f64 {
+    line.seconds
+        .per_iteration
+        .iter()
+        .zip(&line.best_per_iteration)
+        .take_while(|(s, _)| **s <= t)
+        .last()
+        .map_or(0.0, |(_, m)| 1.0 - f64::from(*m))
+}
+
+/// The smallest step of 1, 2 or 5 × a power of ten (from 0.1) that covers `longest` in at
+/// most 200 steps, so budgets like 100 or 250 (queries or seconds) fall on the curve.
+fn curve_step(longest: f64) -> f64 {
+    for power in -1..12 {
+        for m in [1.0, 2.0, 5.0] {
+            let step = m * 10f64.powi(power);
+            if longest / step <= 200.0 {
+                return step;
+            }
+        }
+    }
+    longest / 200.0
+}
+
+/// The anytime curve of `lines` at no more than 200 evenly spaced query counts.
 pub fn anytime_curve(lines: &[&ResultLine]) -> Vec<(u64, f64)> {
     let longest = lines
         .iter()
@@ -256,20 +286,34 @@ pub fn anytime_curve(lines: &[&ResultLine]) -> Vec<(u64, f64)> {
     if longest == 0 {
         return Vec::new();
     }
-    let mut step = 1u64;
-    'pick: for power in 0..12 {
-        for m in [1u64, 2, 5] {
-            step = m * 10u64.pow(power);
-            if longest / step <= 200 {
-                break 'pick;
-            }
-        }
-    }
+    let step = (curve_step(longest as f64) as u64).max(1);
     let n = lines.len().max(1) as f64;
     (0..=longest.div_ceil(step))
         .map(|i| {
             let q = i * step;
             (q, lines.iter().map(|l| best_within(l, q)).sum::<f64>() / n)
+        })
+        .collect()
+}
+
+/// The anytime curve of `lines` in wall seconds, at no more than 200 evenly spaced times
+/// (empty when no line recorded its iterations' times).
+pub fn anytime_seconds_curve(lines: &[&ResultLine]) -> Vec<(f64, f64)> {
+    let longest = lines
+        .iter()
+        .filter_map(|l| l.seconds.per_iteration.last().copied())
+        .fold(0.0f64, f64::max);
+    if longest <= 0.0 {
+        return Vec::new();
+    }
+    let step = curve_step(longest);
+    let n = lines.len().max(1) as f64;
+    (0..=(longest / step).ceil() as u64)
+        .map(|i| {
+            // Rounded so that budgets like 0.3 s print and compare as written.
+            let t = (i as f64 * step * 1e6).round() / 1e6;
+            let mean = lines.iter().map(|l| best_within_seconds(l, t)).sum::<f64>() / n;
+            (t, mean)
         })
         .collect()
 }
@@ -381,6 +425,7 @@ impl Summary {
             extended: ok.iter().filter(|l| l.iterations > run.iterations).count(),
             window_held: WindowHeld::of(&ok),
             anytime: anytime_curve(&ok),
+            anytime_seconds: anytime_seconds_curve(&ok),
             reference_clones: None,
             symbolic: SymbolicTotals::of(lines.iter().filter_map(|l| l.symbolic.as_ref())),
             transform_strength: strength
@@ -482,6 +527,17 @@ mod tests {
             "only b has scored: (0 + 0.1) / 2"
         );
         assert!((at(90) - 0.3).abs() < 1e-6, "(0.5 + 0.1) / 2");
+        // The same in seconds: before a's first iteration ended nothing counts.
+        let mut a = a;
+        a.seconds.per_iteration = vec![2.0, 4.5, 7.0];
+        assert_eq!(best_within_seconds(&a, 1.9), 0.0);
+        assert!((best_within_seconds(&a, 5.0) - 0.4).abs() < 1e-6);
+        let timed = anytime_seconds_curve(&[&a, &b]);
+        assert_eq!(timed.first(), Some(&(0.0, 0.0)));
+        let at_t = |t: f64| timed.iter().find(|p| p.0 == t).map(|p| p.1).unwrap();
+        // b recorded no times: it counts as 0 throughout.
+        assert!((at_t(7.0) - 0.25).abs() < 1e-6, "(0.5 + 0) / 2");
+        assert!(anytime_seconds_curve(&[&b]).is_empty());
         // A long run gets a coarser step, never more than 201 points.
         let long = line(vec![5_000], vec![0.5]);
         let curve = anytime_curve(&[&long]);

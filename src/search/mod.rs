@@ -186,7 +186,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// Wall time per stage.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StageSeconds {
     /// Applying transforms (and validity checks).
     pub transform: f64,
@@ -196,6 +196,10 @@ pub struct StageSeconds {
     pub oracle: f64,
     /// The whole search.
     pub total: f64,
+    /// Wall seconds since the search began, after each iteration (with `best_per_iteration`:
+    /// the anytime curve in time). Empty where summed over tasks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_iteration: Vec<f64>,
 }
 
 /// The outcome of one task's search.
@@ -815,6 +819,7 @@ impl<'a> Searcher<'a> {
             let selected = self.select(task, reference, fresh, width, &mut r, verified)?;
             r.iterations = it + 1;
             r.scored_per_iteration.push(r.counts.scored);
+            r.seconds.per_iteration.push(start.elapsed().as_secs_f64());
             if selected.is_empty() {
                 r.best_per_iteration.push(r.best.similarity);
                 r.stopped = Some("no equivalent candidate left".into());
@@ -950,6 +955,7 @@ impl<'a> Searcher<'a> {
             }
             r.iterations = it + 1;
             r.scored_per_iteration.push(r.counts.scored);
+            r.seconds.per_iteration.push(start.elapsed().as_secs_f64());
             offer(&mut r, &current);
             r.best_per_iteration.push(r.best.similarity);
             r.beams.push(vec![current.hash]);

@@ -161,6 +161,10 @@ pub struct Candidate {
     pub hash: ProgramHash,
     /// M(original, text); NaN until the detector has scored it (1 for the original).
     pub similarity: f32,
+    /// M by the search's cheap scorer, when one ranked it (`attack --scorer`): it only orders
+    /// candidates; `similarity` alone decides winners and reports.
+    #[serde(skip)]
+    pub cheap: Option<f32>,
     /// How it was reached from the original (empty for the original).
     pub steps: Vec<Step>,
 }
@@ -172,6 +176,7 @@ impl Candidate {
             text: source.to_string(),
             hash: ProgramHash::of(source),
             similarity: 1.0,
+            cheap: None,
             steps: Vec::new(),
         }
     }
@@ -184,6 +189,7 @@ impl Candidate {
             hash: ProgramHash::of(&text),
             text,
             similarity: f32::NAN,
+            cheap: None,
             steps,
         }
     }
@@ -191,6 +197,12 @@ impl Candidate {
     /// L = 1 − M.
     pub fn distance(&self) -> f32 {
         1.0 - self.similarity
+    }
+
+    /// The M a search orders it by: the cheap scorer's where one ranked it, else the
+    /// detector's.
+    pub fn rank_m(&self) -> f32 {
+        self.cheap.unwrap_or(self.similarity)
     }
 }
 

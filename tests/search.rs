@@ -246,3 +246,61 @@ fn a_task_not_yet_below_the_threshold_searches_past_n_and_a_won_one_does_not() {
         "the first iterations differ"
     );
 }
+
+#[test]
+fn a_cheap_scorer_ranks_while_the_detector_alone_decides_the_best() {
+    use equimorph::detector::{Classic, Detector};
+    let transforms: Vec<_> = common::default_set().iter().cloned().collect();
+    let det = tiny_detector();
+    // A real cheap scorer that ranks unlike the detector: token-multiset Jaccard.
+    let cheap = Classic::Jaccard;
+    let ranked = |task: &Task, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let oracle = common::oracle(OracleMode::Fork);
+            let reference = oracle.validate(task).reference.expect("fixture ok");
+            Searcher::new(&transforms, &det, &oracle, guided(5))
+                .with_scorer(Some(&cheap))
+                .run(task, &reference)
+                .unwrap()
+        })
+    };
+    for task in common::fixture_tasks().tasks.iter().take(3) {
+        let plain = search(&transforms, &det, task, guided(5));
+        let r = ranked(task, 1);
+        assert_eq!(outcome(&r), outcome(&ranked(task, 2)), "{}", task.id);
+        assert!(r.iterations >= 2, "{}: {:?}", task.id, r.stopped);
+        // After the first iteration the scorer ranks; only contenders reach the detector.
+        assert!(r.counts.cheap_scored > 0, "{}: {:?}", task.id, r.counts);
+        assert!(
+            r.counts.scored < plain.counts.scored,
+            "{}: {:?} against {:?}",
+            task.id,
+            r.counts,
+            plain.counts
+        );
+        // The first iteration (one-step strength) is the detector's in both.
+        assert_eq!(r.single_step, plain.single_step, "{}", task.id);
+        // The best is the detector's M of the best program, never the scorer's.
+        assert!(r.best_per_iteration.iter().all(|m| m.is_finite()));
+        // (Scored alone here, in a batch there: the last digits may differ.)
+        let exact = det.score(&task.source, &[r.best.text.as_str()]).unwrap()[0];
+        assert!(
+            (r.best.similarity - exact).abs() < 1e-5,
+            "{}: {} against {exact}",
+            task.id,
+            r.best.similarity
+        );
+        if r.best.similarity < 1.0 {
+            let jaccard = cheap.score(&task.source, &[r.best.text.as_str()]).unwrap()[0];
+            assert!(
+                (r.best.similarity - jaccard).abs() > 1e-3,
+                "{}: the scorer's M",
+                task.id
+            );
+        }
+    }
+}

@@ -390,6 +390,7 @@ impl<'a> Augmenter<'a> {
         a.counts.sandbox_breakers += r.counts.sandbox_breakers;
         a.seconds.transform += r.seconds.transform;
         a.seconds.detector += r.seconds.detector;
+        a.seconds.tokenize += r.seconds.tokenize;
         a.seconds.oracle += r.seconds.oracle;
         add_errors(&mut a.transform_errors, r.transform_errors);
         pool.retain(|c| (self.config.min_steps..=self.config.max_steps).contains(&c.steps.len()));

@@ -250,6 +250,7 @@ pub fn finish(
         s.sandbox_breakers += t.counts.sandbox_breakers;
         s.seconds.transform += t.seconds.transform;
         s.seconds.detector += t.seconds.detector;
+        s.seconds.tokenize += t.seconds.tokenize;
         s.seconds.oracle += t.seconds.oracle;
         s.seconds.total += t.seconds.total;
     }

@@ -6,7 +6,7 @@ use super::common::{
 };
 use anyhow::{bail, Result};
 use clap::Args;
-use equimorph::job::attack::{record_attack, AttackJob, SearchRequest};
+use equimorph::job::attack::{record_attack, scorer_settings, AttackJob, SearchRequest};
 use equimorph::job::settings::RunInputs;
 use equimorph::report::calibration::ThresholdSpec;
 use equimorph::report::shard::Shard;
@@ -56,6 +56,12 @@ pub struct AttackArgs {
     /// tasks not yet won (default: 30 for guided, 0 for the others).
     #[arg(long, value_name = "ITERATIONS")]
     pub(super) extend: Option<usize>,
+    /// A cheap scorer that ranks candidates so that only those that could be the new best
+    /// reach the detector (multi-fidelity): none, auto (minilm-int8 when the detector is
+    /// minilm on the CPU, else none) or a detector spec. Winners, thresholds and reports use
+    /// the detector's M only.
+    #[arg(long, default_value = "none", value_name = "SPEC|auto|none")]
+    pub(super) scorer: String,
     /// Run seed (every transform seed derives from it).
     #[arg(long, default_value_t = 0)]
     pub(super) seed: u64,
@@ -155,6 +161,11 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let settings = run_settings(&args, &search, &transforms)?;
     let (run_dir, opened) = RunDir::open(&args.out, JobKind::Attack, settings, args.force_new)?;
     let detector = args.detector.open()?;
+    let scorer = match scorer_settings(&args.scorer, &args.detector.settings(), args.keep_verified)?
+    {
+        Some(s) => Some(s.open()?),
+        None => None,
+    };
     let oracle = args.oracle.oracle()?;
     stop_point(&stop, "starting the sandbox", NOTHING_ATTACKED)?;
     let symbolic = args.verify.checker()?;
@@ -163,6 +174,7 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
         tasks_label: args.tasks.display().to_string(),
         transforms: &transforms,
         detector: detector.as_ref(),
+        scorer: scorer.as_deref(),
         oracle: &oracle,
         symbolic: symbolic.as_ref(),
         symbolic_rounds: args.symbolic_rounds,
@@ -221,6 +233,11 @@ fn run_settings(
         args.keep_verified,
         args.shard,
     );
+    let scorer = scorer_settings(&args.scorer, &args.detector.settings(), args.keep_verified)?;
+    // Recorded only when one ranks: runs made without one resume as they were.
+    if let Some(s) = scorer {
+        settings.set("scorer", s.spec);
+    }
     args.verify.record(&mut settings);
     if args.verify.verify.is_some() {
         settings.set("symbolic rounds", args.symbolic_rounds);

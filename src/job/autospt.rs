@@ -734,6 +734,7 @@ impl AutosptJob<'_> {
         let oracle = self.oracle.start(r.notices)?;
         stop_point(&stop, "starting the sandbox", NOTHING_ATTACKED)?;
         let job = AttackJob {
+            scorer: None,
             tasks: &set,
             tasks_label: s.tasks.display().to_string(),
             transforms: &transforms,

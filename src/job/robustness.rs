@@ -881,6 +881,7 @@ impl RobustnessJob<'_> {
         let oracle = self.oracle.start(r.notices)?;
         stop_point(r.stop, "starting the sandbox", BEFORE_SAVED)?;
         let job = AttackJob {
+            scorer: None,
             tasks: &tasks,
             tasks_label: layout.test_tasks.display().to_string(),
             transforms,

@@ -371,6 +371,7 @@ impl Summary {
             }
             seconds.transform += l.seconds.transform;
             seconds.detector += l.seconds.detector;
+            seconds.tokenize += l.seconds.tokenize;
             seconds.oracle += l.seconds.oracle;
             seconds.total += l.seconds.total;
         }

@@ -161,6 +161,10 @@ pub struct Counts {
     pub unique: u64,
     /// Candidates scored by the detector.
     pub scored: u64,
+    /// Candidates ranked by the cheap scorer (`attack --scorer`); only those that could be
+    /// the new best also reach the detector (`scored`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cheap_scored: u64,
     /// Candidates checked by the oracle (cache hits included).
     pub oracle_checked: u64,
     /// Candidates the oracle accepted.
@@ -190,8 +194,11 @@ fn is_zero(n: &u64) -> bool {
 pub struct StageSeconds {
     /// Applying transforms (and validity checks).
     pub transform: f64,
-    /// Detector scoring.
+    /// Detector scoring, and counting candidates' tokens for the window and growth rules.
     pub detector: f64,
+    /// The part of `detector` spent counting tokens for the window and growth rules.
+    #[serde(default)]
+    pub tokenize: f64,
     /// Oracle checks.
     pub oracle: f64,
     /// The whole search.
@@ -383,8 +390,8 @@ fn beam_order(
     window: Option<usize>,
 ) -> Vec<Candidate> {
     let by_m = |a: &Candidate, b: &Candidate| {
-        a.similarity
-            .total_cmp(&b.similarity)
+        a.rank_m()
+            .total_cmp(&b.rank_m())
             .then_with(|| a.hash.cmp(&b.hash))
     };
     scored.sort_by(|(a, _), (b, _)| by_m(a, b));
@@ -394,7 +401,7 @@ fn beam_order(
     let counted = (w as f64 * ROOM_THAT_COUNTS).max(1.0);
     let key = |c: &Candidate, t: Option<usize>| {
         let free = t.map_or(0.0, |t| (w.saturating_sub(t) as f64).min(counted));
-        f64::from(c.similarity) - M_PER_FREE_TOKEN * free
+        f64::from(c.rank_m()) - M_PER_FREE_TOKEN * free
     };
     let mut rest = scored.split_off(scored.len().min(1));
     rest.sort_by(|(a, ta), (b, tb)| key(a, *ta).total_cmp(&key(b, *tb)).then_with(|| by_m(a, b)));
@@ -411,7 +418,13 @@ struct Limits {
     max_tokens: Option<f64>,
 }
 
-/// Makes `n` the answer if it is less similar than the best so far.
+/// How far above the best's cheap M a selected candidate's cheap M may be and still reach the
+/// exact detector: int8 MiniLM differs from fp32 by 0.013 (sd) on the fixtures' originals and
+/// winners, and less between siblings, whose errors move together.
+pub const CHEAP_MARGIN: f32 = 0.02;
+
+/// Makes `n` the answer if it is less similar than the best so far (never one the detector
+/// has not scored: its M is NaN).
 fn offer(r: &mut SearchResult, n: &Candidate) {
     if n.similarity < r.best.similarity {
         r.best = n.clone();
@@ -422,6 +435,9 @@ fn offer(r: &mut SearchResult, n: &Candidate) {
 pub struct Searcher<'a> {
     transforms: &'a [LoadedTransform],
     detector: &'a dyn Detector,
+    /// A cheaper detector that ranks candidates after the first iteration (see
+    /// [`Searcher::with_scorer`]).
+    scorer: Option<&'a dyn Detector>,
     oracle: &'a Oracle,
     config: SearchConfig,
 }
@@ -437,9 +453,20 @@ impl<'a> Searcher<'a> {
         Searcher {
             transforms,
             detector,
+            scorer: None,
             oracle,
             config,
         }
+    }
+
+    /// Ranks candidates with `scorer` (multi-fidelity): from the second iteration of the beam
+    /// searches on, every candidate is scored by `scorer`, the beam is chosen by its M, and
+    /// only an equivalent candidate whose cheap M is within [`CHEAP_MARGIN`] of the best's
+    /// reaches the detector, whose M alone decides the best. The first iteration (every
+    /// transform's one-step strength) is scored by the detector.
+    pub fn with_scorer(mut self, scorer: Option<&'a dyn Detector>) -> Self {
+        self.scorer = scorer;
+        self
     }
 
     /// The settings.
@@ -525,7 +552,9 @@ impl<'a> Searcher<'a> {
                 keep.push(Some(Some(tokens)));
             }
         }
-        r.seconds.detector += t0.elapsed().as_secs_f64();
+        let spent = t0.elapsed().as_secs_f64();
+        r.seconds.detector += spent;
+        r.seconds.tokenize += spent;
         Ok(keep)
     }
 
@@ -657,6 +686,57 @@ impl<'a> Searcher<'a> {
         Ok(())
     }
 
+    /// Sets the cheap M of `nodes` (see [`Searcher::with_scorer`]).
+    fn score_cheap(
+        &self,
+        scorer: &dyn Detector,
+        task: &Task,
+        nodes: &mut [&mut Candidate],
+        r: &mut SearchResult,
+    ) -> Result<(), SearchError> {
+        if nodes.is_empty() {
+            return Ok(());
+        }
+        let t0 = Instant::now();
+        let texts: Vec<&str> = nodes.iter().map(|n| n.text.as_str()).collect();
+        let ms = scorer.score(&task.source, &texts)?;
+        for (n, m) in nodes.iter_mut().zip(ms) {
+            n.cheap = Some(m);
+        }
+        r.counts.cheap_scored += nodes.len() as u64;
+        r.seconds.detector += t0.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// With a cheap scorer: the detector's M of the selected candidates that could be the
+    /// new best (cheap M below the best's plus [`CHEAP_MARGIN`]).
+    fn score_contenders(
+        &self,
+        task: &Task,
+        best_cheap: f32,
+        selected: &mut [Candidate],
+        r: &mut SearchResult,
+    ) -> Result<(), SearchError> {
+        let mut contenders: Vec<Candidate> = Vec::new();
+        let mut at = Vec::new();
+        for (i, n) in selected.iter().enumerate() {
+            if n.similarity.is_nan() && n.cheap.is_some_and(|c| c < best_cheap + CHEAP_MARGIN) {
+                contenders.push(n.clone());
+                at.push(i);
+            }
+        }
+        if contenders.is_empty() {
+            return Ok(());
+        }
+        self.score(task, &mut contenders, r)?;
+        for (i, n) in at.into_iter().zip(contenders) {
+            if let Some(slot) = selected.get_mut(i) {
+                slot.similarity = n.similarity;
+            }
+        }
+        Ok(())
+    }
+
     fn oracle_budget_left(&self, r: &SearchResult) -> usize {
         self.config.max_oracle.map_or(usize::MAX, |m| {
             m.saturating_sub(r.counts.oracle_checked as usize)
@@ -768,6 +848,8 @@ impl<'a> Searcher<'a> {
         let mut since_improved = 0;
         let origin_tokens = classic::Prepared::new_as(task.language, &task.source);
         let limits = self.limits(task)?;
+        // The best's cheap M, once the cheap scorer ranks (see `with_scorer`).
+        let mut best_cheap: Option<f32> = None;
         for it in 0..self.config.iterations + self.config.extend {
             if it >= self.config.iterations
                 && self
@@ -781,18 +863,36 @@ impl<'a> Searcher<'a> {
                 r.stopped = Some(reason);
                 break;
             }
+            let cheap = self.scorer.filter(|_| it > 0);
+            if let Some(scorer) = cheap {
+                // Gains are measured in one unit: members the detector scored get a cheap M.
+                let mut unranked: Vec<&mut Candidate> =
+                    beam.iter_mut().filter(|b| b.cheap.is_none()).collect();
+                self.score_cheap(scorer, task, &mut unranked, &mut r)?;
+                if best_cheap.is_none() {
+                    best_cheap = match beam.iter().find(|b| b.hash == r.best.hash) {
+                        Some(b) => b.cheap,
+                        None => {
+                            let mut best = r.best.clone();
+                            self.score_cheap(scorer, task, &mut [&mut best], &mut r)?;
+                            best.cheap
+                        }
+                    };
+                }
+            }
             let children = self.expand(task.language, &beam, it, &mut seen, &mut r);
             let mut children = self.constrain_children(&limits, children, &mut r)?;
             if let Some((bandit, per_iteration)) = &guide {
                 set_edit_sizes(&origin_tokens, &beam, &mut children);
                 // The first iteration scores every transform once: its one-step strength.
                 if it > 0 {
-                    let parents: Vec<f32> = beam.iter().map(|b| b.similarity).collect();
+                    let parents: Vec<f32> = beam.iter().map(Candidate::rank_m).collect();
                     children = bandit.most_promising(children, &parents, *per_iteration);
                 }
             }
             if let Some(max) = self.config.max_queries {
-                children.truncate(max.saturating_sub(r.counts.scored as usize));
+                let used = r.counts.scored + r.counts.cheap_scored;
+                children.truncate(max.saturating_sub(used as usize));
             }
             let mut fresh: Vec<Candidate> = Vec::with_capacity(children.len());
             let mut origins = Vec::with_capacity(children.len());
@@ -800,11 +900,17 @@ impl<'a> Searcher<'a> {
                 origins.push((c.parent, c.transform, c.edit, c.tokens));
                 fresh.push(c.node);
             }
-            self.score(task, &mut fresh, &mut r)?;
+            match cheap {
+                Some(scorer) => {
+                    let mut all: Vec<&mut Candidate> = fresh.iter_mut().collect();
+                    self.score_cheap(scorer, task, &mut all, &mut r)?;
+                }
+                None => self.score(task, &mut fresh, &mut r)?,
+            }
             if let Some((bandit, _)) = &mut guide {
                 bandit.decay();
                 for (n, &(parent, transform, edit, _)) in fresh.iter().zip(&origins) {
-                    bandit.observe(transform, beam[parent].similarity - n.similarity, edit);
+                    bandit.observe(transform, beam[parent].rank_m() - n.rank_m(), edit);
                 }
             }
             if it == 0 {
@@ -816,7 +922,11 @@ impl<'a> Searcher<'a> {
             }
             let tokens = origins.iter().map(|o| o.3);
             let fresh = beam_order(fresh.into_iter().zip(tokens).collect(), limits.window);
-            let selected = self.select(task, reference, fresh, width, &mut r, verified)?;
+            let mut selected = self.select(task, reference, fresh, width, &mut r, verified)?;
+            if cheap.is_some() {
+                let bar = best_cheap.unwrap_or(f32::INFINITY);
+                self.score_contenders(task, bar, &mut selected, &mut r)?;
+            }
             r.iterations = it + 1;
             r.scored_per_iteration.push(r.counts.scored);
             r.seconds.per_iteration.push(start.elapsed().as_secs_f64());
@@ -829,6 +939,9 @@ impl<'a> Searcher<'a> {
             // Not always the first: where a window binds, the beam is not in M order.
             for n in &selected {
                 offer(&mut r, n);
+            }
+            if r.best.similarity < before && cheap.is_some() {
+                best_cheap = r.best.cheap;
             }
             r.best_per_iteration.push(r.best.similarity);
             r.beams.push(selected.iter().map(|n| n.hash).collect());

@@ -304,3 +304,50 @@ fn a_cheap_scorer_ranks_while_the_detector_alone_decides_the_best() {
         }
     }
 }
+
+#[test]
+fn ranked_application_applies_far_fewer_pairs_and_gives_the_same_bytes_on_any_threads() {
+    let transforms: Vec<_> = common::default_set().iter().cloned().collect();
+    let det = tiny_detector();
+    let ranked = SearchConfig {
+        ranked_apply: true,
+        ..guided(5)
+    };
+    for task in common::fixture_tasks().tasks.iter().take(3) {
+        let runs: Vec<SearchResult> = [1, 2]
+            .into_iter()
+            .map(|threads| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| search(&transforms, &det, task, ranked.clone()))
+            })
+            .collect();
+        assert_eq!(outcome(&runs[0]), outcome(&runs[1]), "{}", task.id);
+        let all = search(&transforms, &det, task, guided(5));
+        let r = &runs[0];
+        assert!(r.iterations >= 2, "{}: {:?}", task.id, r.stopped);
+        // The first iteration is the same (every transform on the original) ...
+        assert_eq!(r.single_step, all.single_step, "{}", task.id);
+        // ... after it, each iteration applies only the pairs ranked first: about 3 × 6
+        // candidates a iteration, not beam × transforms.
+        let per_iteration = |x: &SearchResult| {
+            (x.counts.generated - transforms.len() as u64) as f64 / (x.iterations - 1).max(1) as f64
+        };
+        assert!(
+            per_iteration(r) < 0.6 * per_iteration(&all),
+            "{}: {:.0} against {:.0} applications a iteration",
+            task.id,
+            per_iteration(r),
+            per_iteration(&all)
+        );
+        // It still scores after the first iteration.
+        assert!(
+            r.counts.scored > r.single_step.len() as u64,
+            "{}: {:?}",
+            task.id,
+            r.counts
+        );
+    }
+}

@@ -6,7 +6,9 @@ use super::common::{
 };
 use anyhow::{bail, Result};
 use clap::Args;
-use equimorph::job::attack::{record_attack, scorer_settings, AttackJob, SearchRequest};
+use equimorph::job::attack::{
+    record_attack, scorer_settings, ApplyOrder, AttackJob, SearchRequest,
+};
 use equimorph::job::settings::RunInputs;
 use equimorph::report::calibration::ThresholdSpec;
 use equimorph::report::shard::Shard;
@@ -56,6 +58,11 @@ pub struct AttackArgs {
     /// tasks not yet won (default: 30 for guided, 0 for the others).
     #[arg(long, value_name = "ITERATIONS")]
     pub(super) extend: Option<usize>,
+    /// Guided search: after the first iteration, apply the (beam member, transform) pairs the
+    /// bandit expects most of until 3 candidates per query are in hand (ranked), or every
+    /// transform to every member (all, as before 2026-11-26).
+    #[arg(long, value_enum, default_value = "ranked")]
+    pub(super) apply: ApplyOrder,
     /// A cheap scorer that ranks candidates so that only those that could be the new best
     /// reach the detector (multi-fidelity): none, auto (minilm-int8 when the detector is
     /// minilm on the CPU, else none) or a detector spec. Winners, thresholds and reports use
@@ -200,6 +207,7 @@ fn search_config(args: &AttackArgs) -> Result<SearchConfig> {
         queries_per_iteration: args.queries_per_iteration,
         patience: args.patience,
         extend: args.extend,
+        apply: args.apply,
         seed: args.seed,
         oracle_order: args.oracle_order,
         max_queries: args.max_queries,

@@ -534,6 +534,8 @@ pub struct SearchRequest {
     /// Iterations a task not yet below the threshold may add (default: 30 for guided, 0
     /// otherwise).
     pub extend: Option<usize>,
+    /// Guided: which (member, transform) pairs are applied after the first iteration.
+    pub apply: ApplyOrder,
     /// Run seed.
     pub seed: u64,
     /// Lazy or eager oracle.
@@ -613,6 +615,7 @@ impl SearchRequest {
                 0
             }),
             success_below: None,
+            ranked_apply: guided && self.apply == ApplyOrder::Ranked,
         })
     }
 }
@@ -652,6 +655,16 @@ pub fn scorer_settings(
     Ok(Some(settings))
 }
 
+/// Which (member, transform) pairs the guided search applies after its first iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ApplyOrder {
+    /// The pairs the bandit expects most of, until 3 candidates per query are in hand.
+    #[default]
+    Ranked,
+    /// Every transform to every beam member.
+    All,
+}
+
 /// Records what an attack's search, threshold and outputs are in a run's settings (a rerun
 /// resumes only with the same ones); the tasks, detector, transforms and oracle are recorded
 /// by [`super::settings`].
@@ -675,6 +688,7 @@ pub fn record_attack(
         .set_opt("queries per iteration", search.per_iteration)
         .set_opt("patience", search.patience)
         .set("extend", search.extend)
+        .set("apply", if search.ranked_apply { "ranked" } else { "all" })
         .set_opt("max oracle", search.max_oracle)
         .set_opt(
             "time per task",

@@ -407,6 +407,7 @@ impl AutosptSettings {
             queries_per_iteration: None,
             patience: None,
             extend: None,
+            apply: Default::default(),
             seed: self.seed,
             oracle_order: OracleOrder::Lazy,
             max_queries: None,

@@ -370,6 +370,7 @@ impl AttackSettings {
             queries_per_iteration: None,
             patience: None,
             extend: None,
+            apply: Default::default(),
             seed,
             oracle_order: OracleOrder::Lazy,
             max_queries: self.max_queries,

@@ -29,6 +29,8 @@ pub struct Bandit {
     /// Within-arm co-variation of gain and edit size: Σ (g − ḡ)(e − ē) and Σ (e − ē)².
     sxy: f64,
     sxx: f64,
+    /// Per arm: whether it has made a new candidate that met the limits in this task.
+    made: Vec<bool>,
 }
 
 impl Bandit {
@@ -40,7 +42,21 @@ impl Bandit {
             edit: vec![0.0; arms],
             sxy: 0.0,
             sxx: 0.0,
+            made: vec![false; arms],
         }
+    }
+
+    /// Notes that `arm` made a new candidate that met the limits.
+    pub fn made(&mut self, arm: usize) {
+        if let Some(m) = self.made.get_mut(arm) {
+            *m = true;
+        }
+    }
+
+    /// Whether `arm` has not yet made a new candidate that met the limits in this task (it
+    /// does not apply to these programs, or only repeats them).
+    pub fn barren(&self, arm: usize) -> bool {
+        !self.made.get(arm).copied().unwrap_or(false)
     }
 
     /// Fades the evidence so far (once per iteration, before its observations).

@@ -64,6 +64,10 @@ pub enum OracleOrder {
     All,
 }
 
+/// With ranked application, how many candidates per query the guided search makes before it
+/// picks the ones to score (the edit-size term needs some to choose among).
+pub const APPLY_POOL: usize = 3;
+
 /// Candidates the guided search scores per iteration after the first, by default.
 pub const DEFAULT_PER_ITERATION: usize = 10;
 
@@ -113,6 +117,11 @@ pub struct SearchConfig {
     /// The M a task must fall below to count as a success (the run's threshold), which
     /// `extend` aims at; `None`: no extension.
     pub success_below: Option<f32>,
+    /// Guided search: after the first iteration, apply the (member, transform) pairs the
+    /// bandit ranks first until [`APPLY_POOL`] candidates per query are in hand, instead of
+    /// every transform to every member.
+    #[serde(default)]
+    pub ranked_apply: bool,
 }
 
 /// TextAttack-style constraints, applied to every candidate before the detector scores it.
@@ -144,6 +153,7 @@ impl Default for SearchConfig {
             patience: None,
             extend: 0,
             success_below: None,
+            ranked_apply: false,
         }
     }
 }
@@ -596,6 +606,15 @@ impl<'a> Searcher<'a> {
         (origin, result)
     }
 
+    /// Every (member, transform) pair of `beam` in a fixed order (member, then transform):
+    /// a transform is only offered programs of its language.
+    fn pairs(&self, language: Language, beam: &[Candidate]) -> Vec<(usize, usize)> {
+        (0..beam.len())
+            .flat_map(|m| (0..self.transforms.len()).map(move |t| (m, t)))
+            .filter(|&(_, t)| self.transforms[t].language == language)
+            .collect()
+    }
+
     /// Applies every transform to every member; returns the new valid unique candidates in a
     /// fixed order (member, then transform), each with where it came from.
     fn expand(
@@ -606,12 +625,62 @@ impl<'a> Searcher<'a> {
         seen: &mut HashSet<ProgramHash>,
         r: &mut SearchResult,
     ) -> Vec<Child> {
-        let t0 = Instant::now();
-        let jobs: Vec<(usize, usize)> = (0..beam.len())
-            .flat_map(|m| (0..self.transforms.len()).map(move |t| (m, t)))
-            // A transform is only offered programs of its language.
-            .filter(|&(_, t)| self.transforms[t].language == language)
+        let jobs = self.pairs(language, beam);
+        self.apply_pairs(language, &jobs, beam, iteration, seen, r)
+    }
+
+    /// Guided search after the first iteration: applies the (member, transform) pairs the
+    /// bandit expects most of first (the member's M minus the transform's expected gain), a
+    /// part at a time, until [`APPLY_POOL`] × `per_iteration` candidates that meet the
+    /// limits are in hand, so most transforms are never applied to most members.
+    #[allow(clippy::too_many_arguments)]
+    fn expand_ranked(
+        &self,
+        language: Language,
+        beam: &[Candidate],
+        iteration: usize,
+        bandit: &Bandit,
+        want: usize,
+        limits: &Limits,
+        seen: &mut HashSet<ProgramHash>,
+        r: &mut SearchResult,
+    ) -> Result<Vec<Child>, SearchError> {
+        let mut pairs: Vec<(f64, (usize, usize))> = self
+            .pairs(language, beam)
+            .into_iter()
+            .map(|(m, t)| {
+                let parent = beam.get(m).map_or(1.0, Candidate::rank_m);
+                let barren = bandit.barren(t);
+                let predicted = f64::from(parent) - bandit.expected_gain(t);
+                // A transform that has never made a new candidate here comes last.
+                (if barren { predicted + 10.0 } else { predicted }, (m, t))
+            })
             .collect();
+        pairs.sort_by(|(a, pa), (b, pb)| a.total_cmp(b).then(pa.cmp(pb)));
+        let order: Vec<(usize, usize)> = pairs.into_iter().map(|(_, p)| p).collect();
+        let mut children = Vec::new();
+        for part in order.chunks(want.max(1)) {
+            let made = self.apply_pairs(language, part, beam, iteration, seen, r);
+            children.extend(self.constrain_children(limits, made, r)?);
+            if children.len() >= want {
+                break;
+            }
+        }
+        Ok(children)
+    }
+
+    /// Applies each (member, transform) pair of `jobs`; returns the new valid unique
+    /// candidates in the order of `jobs`, each with where it came from.
+    fn apply_pairs(
+        &self,
+        language: Language,
+        jobs: &[(usize, usize)],
+        beam: &[Candidate],
+        iteration: usize,
+        seen: &mut HashSet<ProgramHash>,
+        r: &mut SearchResult,
+    ) -> Vec<Child> {
+        let t0 = Instant::now();
         let outputs: Vec<Result<Option<Candidate>, &'static str>> = jobs
             .par_iter()
             .map(|&(m, t)| {
@@ -636,7 +705,7 @@ impl<'a> Searcher<'a> {
             })
             .collect();
         r.counts.generated += jobs.len() as u64;
-        for &(_, t) in &jobs {
+        for &(_, t) in jobs {
             *r.calls.entry(self.transforms[t].name.clone()).or_default() += 1;
         }
         let mut fresh = Vec::new();
@@ -880,9 +949,21 @@ impl<'a> Searcher<'a> {
                     };
                 }
             }
-            let children = self.expand(task.language, &beam, it, &mut seen, &mut r);
-            let mut children = self.constrain_children(&limits, children, &mut r)?;
-            if let Some((bandit, per_iteration)) = &guide {
+            let mut children = match &guide {
+                Some((bandit, per_iteration)) if it > 0 && self.config.ranked_apply => {
+                    let want = per_iteration * APPLY_POOL;
+                    let (language, b) = (task.language, &beam);
+                    self.expand_ranked(language, b, it, bandit, want, &limits, &mut seen, &mut r)?
+                }
+                _ => {
+                    let children = self.expand(task.language, &beam, it, &mut seen, &mut r);
+                    self.constrain_children(&limits, children, &mut r)?
+                }
+            };
+            if let Some((bandit, per_iteration)) = &mut guide {
+                for c in &children {
+                    bandit.made(c.transform);
+                }
                 set_edit_sizes(&origin_tokens, &beam, &mut children);
                 // The first iteration scores every transform once: its one-step strength.
                 if it > 0 {

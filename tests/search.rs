@@ -42,6 +42,15 @@ fn search(
         .unwrap()
 }
 
+/// `f` run on a rayon pool of `threads` threads.
+fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
 /// What must agree between two runs of one search (everything but the timings).
 fn outcome(r: &SearchResult) -> impl PartialEq + std::fmt::Debug {
     (
@@ -61,13 +70,7 @@ fn guided_search_gives_the_same_bytes_on_one_and_two_threads() {
     for task in common::fixture_tasks().tasks.iter().take(4) {
         let runs: Vec<SearchResult> = [1, 2, 2]
             .into_iter()
-            .map(|threads| {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                pool.install(|| search(&transforms, &det, task, guided(5)))
-            })
+            .map(|threads| on_threads(threads, || search(&transforms, &det, task, guided(5))))
             .collect();
         assert_eq!(outcome(&runs[0]), outcome(&runs[1]), "{}", task.id);
         assert_eq!(outcome(&runs[1]), outcome(&runs[2]), "{}", task.id);
@@ -255,11 +258,7 @@ fn a_cheap_scorer_ranks_while_the_detector_alone_decides_the_best() {
     // A real cheap scorer that ranks unlike the detector: token-multiset Jaccard.
     let cheap = Classic::Jaccard;
     let ranked = |task: &Task, threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        on_threads(threads, || {
             let oracle = common::oracle(OracleMode::Fork);
             let reference = oracle.validate(task).reference.expect("fixture ok");
             Searcher::new(&transforms, &det, &oracle, guided(5))
@@ -316,13 +315,7 @@ fn ranked_application_applies_far_fewer_pairs_and_gives_the_same_bytes_on_any_th
     for task in common::fixture_tasks().tasks.iter().take(3) {
         let runs: Vec<SearchResult> = [1, 2]
             .into_iter()
-            .map(|threads| {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                pool.install(|| search(&transforms, &det, task, ranked.clone()))
-            })
+            .map(|threads| on_threads(threads, || search(&transforms, &det, task, ranked.clone())))
             .collect();
         assert_eq!(outcome(&runs[0]), outcome(&runs[1]), "{}", task.id);
         let all = search(&transforms, &det, task, guided(5));

@@ -645,19 +645,18 @@ impl<'a> Searcher<'a> {
         seen: &mut HashSet<ProgramHash>,
         r: &mut SearchResult,
     ) -> Result<Vec<Child>, SearchError> {
-        let mut pairs: Vec<(f64, (usize, usize))> = self
+        // Transforms that have never made a new candidate here come last; then by prediction.
+        let mut pairs: Vec<(bool, f64, (usize, usize))> = self
             .pairs(language, beam)
             .into_iter()
             .map(|(m, t)| {
                 let parent = beam.get(m).map_or(1.0, Candidate::rank_m);
-                let barren = bandit.barren(t);
                 let predicted = f64::from(parent) - bandit.expected_gain(t);
-                // A transform that has never made a new candidate here comes last.
-                (if barren { predicted + 10.0 } else { predicted }, (m, t))
+                (bandit.barren(t), predicted, (m, t))
             })
             .collect();
-        pairs.sort_by(|(a, pa), (b, pb)| a.total_cmp(b).then(pa.cmp(pb)));
-        let order: Vec<(usize, usize)> = pairs.into_iter().map(|(_, p)| p).collect();
+        pairs.sort_by(|(ba, a, pa), (bb, b, pb)| ba.cmp(bb).then(a.total_cmp(b)).then(pa.cmp(pb)));
+        let order: Vec<(usize, usize)> = pairs.into_iter().map(|(_, _, p)| p).collect();
         let mut children = Vec::new();
         for part in order.chunks(want.max(1)) {
             let made = self.apply_pairs(language, part, beam, iteration, seen, r);
@@ -738,27 +737,22 @@ impl<'a> Searcher<'a> {
         fresh
     }
 
+    /// Sets the detector's M of `nodes`.
     fn score(
         &self,
         task: &Task,
         nodes: &mut [Candidate],
         r: &mut SearchResult,
     ) -> Result<(), SearchError> {
-        let t0 = Instant::now();
-        let texts: Vec<&str> = nodes.iter().map(|n| n.text.as_str()).collect();
-        let ms = self.detector.score(&task.source, &texts)?;
-        for (n, m) in nodes.iter_mut().zip(ms) {
-            n.similarity = m;
-        }
-        r.counts.scored += nodes.len() as u64;
-        r.seconds.detector += t0.elapsed().as_secs_f64();
-        Ok(())
+        let mut refs: Vec<&mut Candidate> = nodes.iter_mut().collect();
+        self.score_by(None, task, &mut refs, r)
     }
 
-    /// Sets the cheap M of `nodes` (see [`Searcher::with_scorer`]).
-    fn score_cheap(
+    /// Sets the M of `nodes` by `scorer` (their cheap M, see [`Searcher::with_scorer`]), or
+    /// by the detector when `None` (their M), and counts the queries.
+    fn score_by(
         &self,
-        scorer: &dyn Detector,
+        scorer: Option<&dyn Detector>,
         task: &Task,
         nodes: &mut [&mut Candidate],
         r: &mut SearchResult,
@@ -768,11 +762,20 @@ impl<'a> Searcher<'a> {
         }
         let t0 = Instant::now();
         let texts: Vec<&str> = nodes.iter().map(|n| n.text.as_str()).collect();
-        let ms = scorer.score(&task.source, &texts)?;
+        let ms = scorer
+            .unwrap_or(self.detector)
+            .score(&task.source, &texts)?;
         for (n, m) in nodes.iter_mut().zip(ms) {
-            n.cheap = Some(m);
+            match scorer {
+                Some(_) => n.cheap = Some(m),
+                None => n.similarity = m,
+            }
         }
-        r.counts.cheap_scored += nodes.len() as u64;
+        let count = match scorer {
+            Some(_) => &mut r.counts.cheap_scored,
+            None => &mut r.counts.scored,
+        };
+        *count += nodes.len() as u64;
         r.seconds.detector += t0.elapsed().as_secs_f64();
         Ok(())
     }
@@ -786,24 +789,13 @@ impl<'a> Searcher<'a> {
         selected: &mut [Candidate],
         r: &mut SearchResult,
     ) -> Result<(), SearchError> {
-        let mut contenders: Vec<Candidate> = Vec::new();
-        let mut at = Vec::new();
-        for (i, n) in selected.iter().enumerate() {
-            if n.similarity.is_nan() && n.cheap.is_some_and(|c| c < best_cheap + CHEAP_MARGIN) {
-                contenders.push(n.clone());
-                at.push(i);
-            }
-        }
-        if contenders.is_empty() {
-            return Ok(());
-        }
-        self.score(task, &mut contenders, r)?;
-        for (i, n) in at.into_iter().zip(contenders) {
-            if let Some(slot) = selected.get_mut(i) {
-                slot.similarity = n.similarity;
-            }
-        }
-        Ok(())
+        let mut contenders: Vec<&mut Candidate> = selected
+            .iter_mut()
+            .filter(|n| {
+                n.similarity.is_nan() && n.cheap.is_some_and(|c| c < best_cheap + CHEAP_MARGIN)
+            })
+            .collect();
+        self.score_by(None, task, &mut contenders, r)
     }
 
     fn oracle_budget_left(&self, r: &SearchResult) -> usize {
@@ -937,13 +929,13 @@ impl<'a> Searcher<'a> {
                 // Gains are measured in one unit: members the detector scored get a cheap M.
                 let mut unranked: Vec<&mut Candidate> =
                     beam.iter_mut().filter(|b| b.cheap.is_none()).collect();
-                self.score_cheap(scorer, task, &mut unranked, &mut r)?;
+                self.score_by(Some(scorer), task, &mut unranked, &mut r)?;
                 if best_cheap.is_none() {
                     best_cheap = match beam.iter().find(|b| b.hash == r.best.hash) {
                         Some(b) => b.cheap,
                         None => {
                             let mut best = r.best.clone();
-                            self.score_cheap(scorer, task, &mut [&mut best], &mut r)?;
+                            self.score_by(Some(scorer), task, &mut [&mut best], &mut r)?;
                             best.cheap
                         }
                     };
@@ -952,8 +944,16 @@ impl<'a> Searcher<'a> {
             let mut children = match &guide {
                 Some((bandit, per_iteration)) if it > 0 && self.config.ranked_apply => {
                     let want = per_iteration * APPLY_POOL;
-                    let (language, b) = (task.language, &beam);
-                    self.expand_ranked(language, b, it, bandit, want, &limits, &mut seen, &mut r)?
+                    self.expand_ranked(
+                        task.language,
+                        &beam,
+                        it,
+                        bandit,
+                        want,
+                        &limits,
+                        &mut seen,
+                        &mut r,
+                    )?
                 }
                 _ => {
                     let children = self.expand(task.language, &beam, it, &mut seen, &mut r);
@@ -984,7 +984,7 @@ impl<'a> Searcher<'a> {
             match cheap {
                 Some(scorer) => {
                     let mut all: Vec<&mut Candidate> = fresh.iter_mut().collect();
-                    self.score_cheap(scorer, task, &mut all, &mut r)?;
+                    self.score_by(Some(scorer), task, &mut all, &mut r)?;
                 }
                 None => self.score(task, &mut fresh, &mut r)?,
             }

@@ -34,9 +34,9 @@ fn transforms_list_as_table_and_json() {
     let out = equimorph(&["transforms", "list", "--json"], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    // 39 Python SPTs and 27 Java ones.
-    assert_eq!(rows.len(), 66);
-    assert_eq!(rows.iter().filter(|r| r["language"] == "java").count(), 27);
+    // 39 Python SPTs and 28 Java ones.
+    assert_eq!(rows.len(), 67);
+    assert_eq!(rows.iter().filter(|r| r["language"] == "java").count(), 28);
     for r in &rows {
         for k in ["name", "category", "description", "file", "language"] {
             assert!(r[k].is_string(), "{k} in {r}");

@@ -57,6 +57,7 @@ const EXPECTED_JAVA: &[&str] = &[
     "java-comment-edit",
     "java-compound-assign",
     "java-dead-code",
+    "java-dead-member",
     "java-decl-merge",
     "java-extract-local",
     "java-extract-method",

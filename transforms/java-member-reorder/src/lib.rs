@@ -1,8 +1,9 @@
 //! ## What it does
 //! Swaps two members of a class — methods, constructors, nested types, fields without an
-//! initialiser — or two top-level types of the file: the order in which a class declares them is
-//! not part of its behaviour. Moving a fast-reader class from the top of `Main` to its end is
-//! the typical effect.
+//! initialiser — or two top-level types of the file, or moves one of them to the first or the
+//! last place of its class (or file), the others keeping their order: the order in which a class
+//! declares them is not part of its behaviour. Moving a fast-reader class from the top of `Main`
+//! to its end, or `main` and `solve` above a pasted template, is the typical effect.
 //!
 //! ## Why it preserves semantics
 //! Java resolves methods, fields and types by name, never by position: a member's scope is the
@@ -12,8 +13,10 @@
 //! to bottom — so the relative order of those never changes: they never swap with each other,
 //! and one moves past a member only when no other initialiser lies between them. A field read
 //! by an initialiser above it would be an illegal forward reference, which the compiler rejects
-//! (the oracle then discards the candidate). Each member moves whole with its annotations and
-//! modifiers; comments stay in place.
+//! (the oracle then discards the candidate). A move to the first or last place shifts the
+//! members it passes by one place each, in their order, so only a member that does not
+//! initialise is moved that way and initialisers keep their order. Each member moves whole
+//! with its annotations and modifiers; comments stay in place.
 //!
 //! ## Example
 //! ```java
@@ -77,6 +80,53 @@ fn is_member(member: Node<'_>) -> bool {
     ) || TYPE_KINDS.contains(&member.kind())
 }
 
+/// One reordering: two members swap places, or one member moves to the first or the last
+/// place of its list and the members it passes each move up one place (their order kept).
+enum Site<'t> {
+    Swap(Node<'t>, Node<'t>),
+    /// The slots (members in order) and the rotation: `to_front` moves the last slot's member to
+    /// the first slot, otherwise the first slot's member goes to the last.
+    Rotate {
+        slots: Vec<Node<'t>>,
+        to_front: bool,
+    },
+}
+
+impl Site<'_> {
+    /// How much the site moves: the square of the bytes that change place (big moves, such as
+    /// `main` above a reader class, are what changes a detector's window).
+    fn weight(&self) -> u64 {
+        let moved: usize = match self {
+            Site::Swap(a, b) => a.byte_range().len() + b.byte_range().len(),
+            Site::Rotate { slots, .. } => slots.iter().map(|n| n.byte_range().len()).sum(),
+        };
+        (moved as u64).saturating_mul(moved as u64)
+    }
+}
+
+/// Every move of one member of `members` to the first or the last place. Only a member that does
+/// not initialise moves; the others keep their relative order, so initialisers still run in
+/// the same order. A move to a neighbouring place is a swap and already offered.
+fn rotations<'t>(members: &[Node<'t>], sites: &mut Vec<Site<'t>>) {
+    for (j, m) in members.iter().enumerate() {
+        if initialises(*m) {
+            continue;
+        }
+        if j >= 2 {
+            sites.push(Site::Rotate {
+                slots: members[..=j].to_vec(),
+                to_front: true,
+            });
+        }
+        if j + 2 < members.len() {
+            sites.push(Site::Rotate {
+                slots: members[j..].to_vec(),
+                to_front: false,
+            });
+        }
+    }
+}
+
 fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     let mut sites = Vec::new();
@@ -95,10 +145,11 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
                     _ => !members[i + 1..j].iter().any(|m| initialises(*m)),
                 };
                 if movable {
-                    sites.push((a, b));
+                    sites.push(Site::Swap(a, b));
                 }
             }
         }
+        rotations(&members, &mut sites);
     }
     let types: Vec<_> = named_children(p.root())
         .into_iter()
@@ -106,23 +157,32 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
         .collect();
     for i in 0..types.len() {
         for j in i + 1..types.len() {
-            sites.push((types[i], types[j]));
+            sites.push(Site::Swap(types[i], types[j]));
         }
     }
-    // Big moves first: swapping a reader class with `main` changes what a detector's window
-    // reads; swapping two one-line getters barely does. A site's weight is the square of the
-    // bytes it moves.
-    let weights: Vec<u64> = sites
-        .iter()
-        .map(|(a, b)| {
-            let moved = (a.byte_range().len() + b.byte_range().len()) as u64;
-            moved.saturating_mul(moved)
-        })
-        .collect();
-    if let Some(k) = rng.weighted_site(&weights) {
-        let (a, b) = sites[k];
-        edits.replace(a.byte_range(), p.text(b).to_string());
-        edits.replace(b.byte_range(), p.text(a).to_string());
+    rotations(&types, &mut sites);
+    let weights: Vec<u64> = sites.iter().map(Site::weight).collect();
+    match rng.weighted_site(&weights).and_then(|k| sites.get(k)) {
+        Some(Site::Swap(a, b)) => {
+            edits.replace(a.byte_range(), p.text(*b).to_string());
+            edits.replace(b.byte_range(), p.text(*a).to_string());
+        }
+        Some(Site::Rotate { slots, to_front }) => {
+            let n = slots.len();
+            for (k, slot) in slots.iter().enumerate() {
+                // Slot k receives the member from slot k-1 (to the front: the last one first),
+                // or from slot k+1 (to the back: the first one last).
+                let from = if *to_front {
+                    (k + n - 1) % n
+                } else {
+                    (k + 1) % n
+                };
+                if let Some(src) = slots.get(from) {
+                    edits.replace(slot.byte_range(), p.text(*src).to_string());
+                }
+            }
+        }
+        None => {}
     }
     edits
 }
@@ -168,6 +228,10 @@ mod tests {
         assert!(outs
             .iter()
             .any(|o| pos(o, "public class Main") < pos(o, "class Pair {")));
+        // Only a move to the first place puts `main` above the initialised fields.
+        assert!(outs
+            .iter()
+            .any(|o| pos(o, "public static void main") < pos(o, "STEP = {")));
         // The two initialised fields never swap.
         for o in &outs {
             assert!(pos(o, "STEP = {") < pos(o, "seen = new"), "{o}");

@@ -45,7 +45,7 @@
 //! Nothing is unused; the program has no `main`, uses reflection or static imports, or holds a
 //! `\u` escape in a comment.
 
-use sdk::java::JavaParsed;
+use sdk::java::{JavaParsed, PRIMITIVE_LITERALS};
 use sdk::parse::{descendants, named_children};
 use sdk::{Edits, Rng};
 use std::ops::Range;
@@ -124,16 +124,8 @@ fn is_inert(p: &JavaParsed, expr: Node<'_>) -> bool {
     descendants(expr).into_iter().all(|n| {
         !n.is_named()
             || match n.kind() {
-                "decimal_integer_literal"
-                | "hex_integer_literal"
-                | "octal_integer_literal"
-                | "binary_integer_literal"
-                | "decimal_floating_point_literal"
-                | "hex_floating_point_literal"
-                | "character_literal"
-                | "true"
-                | "false"
-                | "null_literal"
+                k if PRIMITIVE_LITERALS.contains(&k) => true,
+                "null_literal"
                 | "identifier"
                 | "parenthesized_expression"
                 | "unary_expression"

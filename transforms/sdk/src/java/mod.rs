@@ -421,6 +421,20 @@ fn has_break(node: Node<'_>) -> bool {
         .any(|n| n.kind() == "break_statement")
 }
 
+/// The node kinds of literals of primitive types (numbers, characters and booleans): evaluating
+/// one can neither throw nor run code.
+pub const PRIMITIVE_LITERALS: &[&str] = &[
+    "decimal_integer_literal",
+    "hex_integer_literal",
+    "octal_integer_literal",
+    "binary_integer_literal",
+    "decimal_floating_point_literal",
+    "hex_floating_point_literal",
+    "character_literal",
+    "true",
+    "false",
+];
+
 /// Whether `expr` is free of side effects and of exceptions, judged from its syntax alone:
 /// literals, `this`, names listed in `primitives` (locals of a primitive type, whose reads can
 /// neither throw nor run code), and unary/binary/conditional operators over those, except
@@ -428,18 +442,8 @@ fn has_break(node: Node<'_>) -> bool {
 /// (which is still pure, but changes nothing here).
 pub fn is_pure(parsed: &JavaParsed, expr: Node<'_>, primitives: &[&str]) -> bool {
     match expr.kind() {
-        "decimal_integer_literal"
-        | "hex_integer_literal"
-        | "octal_integer_literal"
-        | "binary_integer_literal"
-        | "decimal_floating_point_literal"
-        | "hex_floating_point_literal"
-        | "true"
-        | "false"
-        | "character_literal"
-        | "string_literal"
-        | "null_literal"
-        | "this" => true,
+        k if PRIMITIVE_LITERALS.contains(&k) => true,
+        "string_literal" | "null_literal" | "this" => true,
         "identifier" => primitives.contains(&parsed.text(expr)),
         "parenthesized_expression" => named_children(expr)
             .into_iter()

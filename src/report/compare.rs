@@ -148,6 +148,28 @@ fn within<X: PartialOrd + Copy>(curve: &[(X, f64)], q: X) -> Option<f64> {
         .map(|(_, l)| *l)
 }
 
+/// Appends a Markdown section `heading` with one row per run of `rows` (label, one cell per
+/// column); nothing when there is no row.
+fn write_curve_table(
+    o: &mut String,
+    heading: &str,
+    columns: &[String],
+    rows: &[(&str, Vec<String>)],
+) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\n## {heading}\n\n| run | {} |\n|---|{}",
+        columns.join(" | "),
+        "---|".repeat(columns.len())
+    );
+    for (label, cells) in rows {
+        let _ = writeln!(o, "| {label} | {} |", cells.join(" | "));
+    }
+}
+
 /// The mean best L of a time curve at each of [`TIME_BUDGETS`], as table cells; a budget
 /// past the curve's end reads its last point (every task had ended by then).
 pub fn time_cells(curve: &[(f64, f64)]) -> Vec<String> {
@@ -253,32 +275,34 @@ impl Comparison {
             "\nCells: mean ± std worst-case distance L; success rate at the run's threshold; \
              median candidates scored per task."
         );
-        if !self.anytime.is_empty() {
-            let _ = writeln!(
-                o,
-                "\n## Anytime: mean best L within q detector queries per task\n\n| run | {} |\n|---|{}",
-                BUDGETS.map(|q| format!("q = {q}")).join(" | "),
-                "---|".repeat(BUDGETS.len())
-            );
-            for (label, curve) in &self.anytime {
-                let cells: Vec<String> = BUDGETS
+        let anytime: Vec<(&str, Vec<String>)> = self
+            .anytime
+            .iter()
+            .map(|(label, curve)| {
+                let cells = BUDGETS
                     .iter()
                     .map(|q| within(curve, *q).map_or("–".into(), |l| format!("{l:.3}")))
                     .collect();
-                let _ = writeln!(o, "| {label} | {} |", cells.join(" | "));
-            }
-        }
-        if !self.anytime_seconds.is_empty() {
-            let _ = writeln!(
-                o,
-                "\n## Time to quality: mean best L within t wall seconds per task\n\n| run | {} |\n|---|{}",
-                TIME_BUDGETS.map(|t| format!("t = {t} s")).join(" | "),
-                "---|".repeat(TIME_BUDGETS.len())
-            );
-            for (label, curve) in &self.anytime_seconds {
-                let _ = writeln!(o, "| {label} | {} |", time_cells(curve).join(" | "));
-            }
-        }
+                (label.as_str(), cells)
+            })
+            .collect();
+        write_curve_table(
+            &mut o,
+            "Anytime: mean best L within q detector queries per task",
+            &BUDGETS.map(|q| format!("q = {q}")),
+            &anytime,
+        );
+        let seconds: Vec<(&str, Vec<String>)> = self
+            .anytime_seconds
+            .iter()
+            .map(|(label, curve)| (label.as_str(), time_cells(curve)))
+            .collect();
+        write_curve_table(
+            &mut o,
+            "Time to quality: mean best L within t wall seconds per task",
+            &TIME_BUDGETS.map(|t| format!("t = {t} s")),
+            &seconds,
+        );
         o
     }
 

@@ -1,9 +1,11 @@
 //! ## What it does
 //! Swaps two members of a class — methods, constructors, nested types, fields without an
 //! initialiser — or two top-level types of the file, or moves one of them to the first or the
-//! last place of its class (or file), the others keeping their order: the order in which a class
-//! declares them is not part of its behaviour. Moving a fast-reader class from the top of `Main`
-//! to its end, or `main` and `solve` above a pasted template, is the typical effect.
+//! last place of its class (or file), or moves a method together with the methods and types of
+//! its class that it names (`main` with the `solve` it calls) to the first place, the others
+//! keeping their order: the order in which a class declares them is not part of its behaviour.
+//! Moving a fast-reader class from the top of `Main` to its end, or `main` and `solve` above a
+//! pasted template, is the typical effect.
 //!
 //! ## Why it preserves semantics
 //! Java resolves methods, fields and types by name, never by position: a member's scope is the
@@ -14,8 +16,8 @@
 //! and one moves past a member only when no other initialiser lies between them. A field read
 //! by an initialiser above it would be an illegal forward reference, which the compiler rejects
 //! (the oracle then discards the candidate). A move to the first or last place shifts the
-//! members it passes by one place each, in their order, so only a member that does not
-//! initialise is moved that way and initialisers keep their order. Each member moves whole
+//! members it passes along, in their order, so only members that do not initialise are moved
+//! that way (one, or a method and what it names) and initialisers keep their order. Each member moves whole
 //! with its annotations and modifiers; comments stay in place.
 //!
 //! ## Example
@@ -35,8 +37,9 @@
 //! not promise one, and the oracle judges any program that prints it.)
 
 use sdk::java::JavaParsed;
-use sdk::parse::named_children;
+use sdk::parse::{descendants, named_children};
 use sdk::{Edits, Rng};
+use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 sdk::declare_java_transform! {
@@ -80,27 +83,48 @@ fn is_member(member: Node<'_>) -> bool {
     ) || TYPE_KINDS.contains(&member.kind())
 }
 
-/// One reordering: two members swap places, or one member moves to the first or the last
-/// place of its list and the members it passes each move up one place (their order kept).
-enum Site<'t> {
-    Swap(Node<'t>, Node<'t>),
-    /// The slots (members in order) and the rotation: `to_front` moves the last slot's member to
-    /// the first slot, otherwise the first slot's member goes to the last.
-    Rotate {
-        slots: Vec<Node<'t>>,
-        to_front: bool,
-    },
+/// One reordering of a list of members (a class body's, or the file's top-level types): slot
+/// `k` of `slots` (members in their order) receives the member `order[k]`. A swap exchanges two
+/// members; a move takes one member (or a method and what it calls) to the first or the last
+/// place, the members it passes each moving along in their order.
+struct Site<'t> {
+    slots: Vec<Node<'t>>,
+    order: Vec<Node<'t>>,
 }
 
 impl Site<'_> {
     /// How much the site moves: the square of the bytes that change place (big moves, such as
     /// `main` above a reader class, are what changes a detector's window).
     fn weight(&self) -> u64 {
-        let moved: usize = match self {
-            Site::Swap(a, b) => a.byte_range().len() + b.byte_range().len(),
-            Site::Rotate { slots, .. } => slots.iter().map(|n| n.byte_range().len()).sum(),
-        };
+        let moved: usize = self
+            .slots
+            .iter()
+            .zip(&self.order)
+            .filter(|(s, o)| s.id() != o.id())
+            .map(|(s, _)| s.byte_range().len())
+            .sum();
         (moved as u64).saturating_mul(moved as u64)
+    }
+}
+
+/// Every swap of two members of `members` that keeps initialisers in their order: two members
+/// that do not initialise, or one that does and passes no other initialiser.
+fn swaps<'t>(members: &[Node<'t>], sites: &mut Vec<Site<'t>>) {
+    for i in 0..members.len() {
+        for j in i + 1..members.len() {
+            let (a, b) = (members[i], members[j]);
+            let movable = match (initialises(a), initialises(b)) {
+                (false, false) => true,
+                (true, true) => false,
+                _ => !members[i + 1..j].iter().any(|m| initialises(*m)),
+            };
+            if movable {
+                sites.push(Site {
+                    slots: vec![a, b],
+                    order: vec![b, a],
+                });
+            }
+        }
     }
 }
 
@@ -113,17 +137,78 @@ fn rotations<'t>(members: &[Node<'t>], sites: &mut Vec<Site<'t>>) {
             continue;
         }
         if j >= 2 {
-            sites.push(Site::Rotate {
-                slots: members[..=j].to_vec(),
-                to_front: true,
+            let slots = members[..=j].to_vec();
+            let order = std::iter::once(*m).chain(members[..j].iter().copied());
+            sites.push(Site {
+                order: order.collect(),
+                slots,
             });
         }
         if j + 2 < members.len() {
-            sites.push(Site::Rotate {
-                slots: members[j..].to_vec(),
-                to_front: false,
+            let slots = members[j..].to_vec();
+            let order = members[j + 1..].iter().copied().chain(std::iter::once(*m));
+            sites.push(Site {
+                order: order.collect(),
+                slots,
             });
         }
+    }
+}
+
+/// The name a method or type member declares, if it is one.
+fn declared_name<'p>(p: &'p JavaParsed, member: Node<'_>) -> Option<&'p str> {
+    let declares = member.kind() == "method_declaration" || TYPE_KINDS.contains(&member.kind());
+    declares
+        .then(|| member.child_by_field_name("name"))
+        .flatten()
+        .map(|n| p.text(n))
+}
+
+/// Every move of a method together with the methods and types of its list that it names (what
+/// it calls or constructs) to the first place, the method first and the others in their order;
+/// the rest keep their order. `main` and the `solve` it calls then open the class in one step,
+/// which is what a detector that reads only a window of the program sees. Only members that do
+/// not initialise move, so initialisers keep their order.
+fn gatherings<'t>(p: &JavaParsed, members: &[Node<'t>], sites: &mut Vec<Site<'t>>) {
+    for m in members {
+        if m.kind() != "method_declaration" {
+            continue;
+        }
+        let Some(own) = declared_name(p, *m) else {
+            continue;
+        };
+        let spelled: BTreeSet<&str> = descendants(*m)
+            .into_iter()
+            .filter(|n| matches!(n.kind(), "identifier" | "type_identifier"))
+            .map(|n| p.text(n))
+            .collect();
+        let called: Vec<Node<'t>> = members
+            .iter()
+            .copied()
+            .filter(|o| o.id() != m.id() && !initialises(*o))
+            .filter(|o| declared_name(p, *o).is_some_and(|n| n != own && spelled.contains(n)))
+            .collect();
+        if called.is_empty() {
+            continue;
+        }
+        let group: Vec<Node<'t>> = std::iter::once(*m).chain(called).collect();
+        let Some(last) = members
+            .iter()
+            .rposition(|o| group.iter().any(|g| g.id() == o.id()))
+        else {
+            continue;
+        };
+        let slots = members[..=last].to_vec();
+        let rest = slots
+            .iter()
+            .copied()
+            .filter(|o| !group.iter().any(|g| g.id() == o.id()));
+        let order: Vec<Node<'t>> = group.iter().copied().chain(rest).collect();
+        // Already in that order: nothing moves.
+        if slots.iter().zip(&order).all(|(s, o)| s.id() == o.id()) {
+            continue;
+        }
+        sites.push(Site { slots, order });
     }
 }
 
@@ -135,54 +220,23 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             .into_iter()
             .filter(|m| is_member(*m))
             .collect();
-        for i in 0..members.len() {
-            for j in i + 1..members.len() {
-                let (a, b) = (members[i], members[j]);
-                let movable = match (initialises(a), initialises(b)) {
-                    (false, false) => true,
-                    (true, true) => false,
-                    // One initialiser moves: only past members that do not initialise.
-                    _ => !members[i + 1..j].iter().any(|m| initialises(*m)),
-                };
-                if movable {
-                    sites.push(Site::Swap(a, b));
-                }
-            }
-        }
+        swaps(&members, &mut sites);
         rotations(&members, &mut sites);
+        gatherings(p, &members, &mut sites);
     }
     let types: Vec<_> = named_children(p.root())
         .into_iter()
         .filter(|t| TYPE_KINDS.contains(&t.kind()))
         .collect();
-    for i in 0..types.len() {
-        for j in i + 1..types.len() {
-            sites.push(Site::Swap(types[i], types[j]));
-        }
-    }
+    swaps(&types, &mut sites);
     rotations(&types, &mut sites);
     let weights: Vec<u64> = sites.iter().map(Site::weight).collect();
-    match rng.weighted_site(&weights).and_then(|k| sites.get(k)) {
-        Some(Site::Swap(a, b)) => {
-            edits.replace(a.byte_range(), p.text(*b).to_string());
-            edits.replace(b.byte_range(), p.text(*a).to_string());
-        }
-        Some(Site::Rotate { slots, to_front }) => {
-            let n = slots.len();
-            for (k, slot) in slots.iter().enumerate() {
-                // Slot k receives the member from slot k-1 (to the front: the last one first),
-                // or from slot k+1 (to the back: the first one last).
-                let from = if *to_front {
-                    (k + n - 1) % n
-                } else {
-                    (k + 1) % n
-                };
-                if let Some(src) = slots.get(from) {
-                    edits.replace(slot.byte_range(), p.text(*src).to_string());
-                }
+    if let Some(site) = rng.weighted_site(&weights).and_then(|k| sites.get(k)) {
+        for (slot, member) in site.slots.iter().zip(&site.order) {
+            if slot.id() != member.id() {
+                edits.replace(slot.byte_range(), p.text(*member).to_string());
             }
         }
-        None => {}
     }
     edits
 }
@@ -232,6 +286,19 @@ mod tests {
         assert!(outs
             .iter()
             .any(|o| pos(o, "public static void main") < pos(o, "STEP = {")));
+        // One move opens `Main` with `main` and what it names (the reader, then `total`).
+        assert!(outs.iter().any(|o| {
+            let at: Vec<usize> = [
+                "public static void main",
+                "static class FastReader",
+                "static int total",
+                "static int n;",
+            ]
+            .iter()
+            .map(|s| pos(o, s))
+            .collect();
+            at.windows(2).all(|w| w[0] < w[1])
+        }));
         // The two initialised fields never swap.
         for o in &outs {
             assert!(pos(o, "STEP = {") < pos(o, "seen = new"), "{o}");

@@ -5,8 +5,9 @@ TheAlgorithms/Python: one algorithm per file, `>>>` examples in its docstrings).
     scripts/doctest-tasks.py DIR [--out FILE] [--sample N] [--seed S] [--limit N] [--max-bytes 6000]
 
 Writes equimorph task JSONL (one object per line): `id` (the path relative to DIR), `source`
-(the file's text) and `test_code`, which is appended after the program and run as one script
-(pass = exit 0). It runs the module's doctests (`doctest.testmod()` on `__main__`, the program
+(the file's text), with --problem-per-directory a `problem` (the file's directory: the files
+of one directory then count as solutions of one problem, i.e. clones) and `test_code`, which
+is appended after the program and run as one script (pass = exit 0). It runs the module's doctests (`doctest.testmod()` on `__main__`, the program
 itself), prints one summary line, and exits 1 when an example fails or fewer examples ran than
 the original has: a rewrite that drops a docstring cannot pass by running nothing.
 
@@ -180,7 +181,12 @@ def check(path: Path, rel: str, args, python: list) -> dict:
         raise classify_failure(code, out2, err, args.timeout)
     if out2 != out:
         raise Drop("flaky", "stdout differs between two runs")
-    return {"id": rel, "source": text, "test_code": harness}
+    task = {"id": rel, "source": text, "test_code": harness}
+    if args.problem_per_directory:
+        # Files of one directory solve one problem (project_euler/problem_001/sol1.py, sol2.py):
+        # they are each other's clones, which jobs read from `problem`.
+        task["problem"] = Path(rel).parent.as_posix() or "."
+    return task
 
 
 def network_free_launcher(python: str) -> list:
@@ -226,6 +232,9 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="files checked at once (default: the number of CPUs)")
     ap.add_argument("--verbose", action="store_true", help="print every dropped file and why")
+    ap.add_argument("--problem-per-directory", action="store_true",
+                    help="set each task's `problem` to its directory, for corpora whose directories "
+                         "hold several solutions of one problem (TheAlgorithms' project_euler)")
     args = ap.parse_args()
 
     root = Path(args.dir)

@@ -11,8 +11,11 @@ use std::process::ExitCode;
 #[derive(Args)]
 pub struct CalibrateArgs {
     /// Labelled pairs: `{"a", "b", "label"}` JSONL (label 1 = clone), CodeXGLUE's
-    /// `data.jsonl` together with --pairs, or GPTCloneBench's stand-alone clones (the
-    /// extracted folder or its zip; AUC is then also reported per clone type).
+    /// `data.jsonl` together with --pairs, GPTCloneBench's stand-alone clones (the
+    /// extracted folder or its zip; AUC is then also reported per clone type), or a task set
+    /// with several solutions per problem (CodeNet, CodeContests, task JSONL with `problem`):
+    /// two solutions of one problem are a clone, as many seeded pairs of different problems
+    /// are non-clones.
     pairs_file: PathBuf,
     /// CodeXGLUE pair file (`idx1<TAB>idx2<TAB>label` lines) indexing PAIRS_FILE.
     #[arg(long, value_name = "FILE")]

@@ -95,8 +95,15 @@ impl CalibrationPairs {
         seed: u64,
         notices: &dyn Notices,
     ) -> Result<Self, CalibrateError> {
+        let task_set = match index {
+            Some(_) => None,
+            // A file or folder of tasks (not labelled pairs, whose keys no task format has).
+            None => crate::task::detect_format(path).ok(),
+        };
         let read = if crate::task::gptclonebench::is_clone_bench(path) {
             Self::read_clone_bench(path, seed, notices)?
+        } else if let Some(format) = task_set {
+            Self::read_task_set(path, format, seed, notices)?
         } else {
             let (pairs, problems) =
                 read_labelled_pairs(path, index).map_err(CalibrateError::Pairs)?;
@@ -119,6 +126,56 @@ impl CalibrationPairs {
             return Err(CalibrateError::NoPairs(path.to_path_buf()));
         }
         Ok(read)
+    }
+
+    /// The clean pairs of a task set with several solutions per problem, as the robustness
+    /// job draws them ([`crate::robustness::clean_pairs`]): every two tasks of one problem are
+    /// a clone (independent solutions), and as many seeded pairs of tasks of different
+    /// problems are non-clones.
+    fn read_task_set(
+        path: &Path,
+        format: crate::task::TaskFormat,
+        seed: u64,
+        notices: &dyn Notices,
+    ) -> Result<Self, CalibrateError> {
+        let set = crate::task::load(path, Some(format))?;
+        let tasks: Vec<&crate::task::Task> = set.tasks.iter().chain(&set.untested).collect();
+        let drawn = crate::robustness::clean_pairs(&tasks, seed);
+        let problems: BTreeSet<&str> = tasks.iter().map(|t| t.problem_key()).collect();
+        let clones = drawn.iter().filter(|(_, _, clone)| *clone).count();
+        if clones == 0 {
+            notices.warn(&format!(
+                "{}: {} tasks of {} problems, and no problem has two solutions: a task set \
+                 gives clone pairs only where one problem has several",
+                path.display(),
+                tasks.len(),
+                problems.len()
+            ));
+        } else {
+            notices.note(&format!(
+                "{}: {} tasks of {} problems: {clones} clone pairs (two solutions of one \
+                 problem) and {} non-clone pairs (seed {seed})",
+                path.display(),
+                tasks.len(),
+                problems.len(),
+                drawn.len() - clones
+            ));
+        }
+        let pairs = drawn
+            .into_iter()
+            .filter_map(|(a, b, clone)| {
+                Some(LabelledPair {
+                    a: tasks.get(a)?.source.clone(),
+                    b: tasks.get(b)?.source.clone(),
+                    label: clone,
+                })
+            })
+            .collect();
+        Ok(CalibrationPairs {
+            pairs,
+            types: Vec::new(),
+            skipped: set.problems.len(),
+        })
     }
 
     /// GPTCloneBench's pairs and their clone types.
@@ -425,6 +482,31 @@ mod tests {
         for bad in [-0.1, 1.5, f64::NAN] {
             assert!(matches!(check_fpr(bad), Err(CalibrateError::Fpr)));
         }
+    }
+
+    #[test]
+    fn a_task_set_gives_its_solutions_as_clones_and_other_problems_as_non_clones() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/adequacy/stdin.jsonl");
+        let read = CalibrationPairs::read(&path, None, 3, &super::super::Silent).unwrap();
+        let set = crate::task::load(&path, None).unwrap();
+        let problem_of = |source: &str| {
+            set.tasks
+                .iter()
+                .find(|t| t.source == source)
+                .map(|t| t.problem_key().to_string())
+                .unwrap()
+        };
+        let clones = read.pairs.iter().filter(|p| p.label).count();
+        assert!(clones > 0);
+        assert_eq!(read.pairs.len(), 2 * clones);
+        for p in &read.pairs {
+            assert_eq!(p.label, problem_of(&p.a) == problem_of(&p.b));
+        }
+        // Seeded: the same pairs again, other ones with another seed.
+        let again = CalibrationPairs::read(&path, None, 3, &super::super::Silent).unwrap();
+        assert_eq!(again.pairs, read.pairs);
+        let other = CalibrationPairs::read(&path, None, 4, &super::super::Silent).unwrap();
+        assert_ne!(other.pairs, read.pairs);
     }
 
     #[test]

@@ -226,6 +226,91 @@ fn calibrate_gives_the_hand_computed_auc_in_both_layouts() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no usable labelled pair"));
 }
 
+/// A doctested corpus whose directories each hold solutions of one problem, made into tasks by
+/// `scripts/doctest-tasks.py --problem-per-directory` and calibrated on as a task set: the two
+/// solutions of `sum` are the one clone pair, one seeded pair across problems the non-clone.
+#[test]
+fn calibrate_reads_a_task_set_with_several_solutions_per_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    let doc =
+        "    \"\"\"\n    Add the numbers up.\n\n    >>> total([1, 2, 3])\n    6\n    \"\"\"\n";
+    let files = [
+        ("sum/sol1.py", format!("def total(xs):\n{doc}    return sum(xs)\n")),
+        (
+            "sum/sol2.py",
+            format!("def total(xs):\n{doc}    s = 0\n    for x in xs:\n        s += x\n    return s\n"),
+        ),
+        (
+            "shout/sol1.py",
+            "def shout(word):\n    '''\n    >>> shout('hey')\n    'HEY!'\n    '''\n    return word.upper() + '!'\n".into(),
+        ),
+        (
+            "halve/sol1.py",
+            "def halve(n):\n    '''\n    >>> halve(9)\n    4\n    '''\n    return n // 2\n".into(),
+        ),
+    ];
+    for (rel, text) in &files {
+        let path = corpus.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let tasks = dir.path().join("tasks.jsonl");
+    let made = std::process::Command::new("python3")
+        .arg(common::root().join("scripts/doctest-tasks.py"))
+        .arg(&corpus)
+        .arg("--problem-per-directory")
+        .arg("--out")
+        .arg(&tasks)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let problems: Vec<(String, String)> = common::read(&tasks)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["id"].as_str().unwrap().into(),
+                v["problem"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(problems.len(), 4);
+    assert!(problems
+        .iter()
+        .all(|(id, problem)| id.starts_with(&format!("{problem}/"))));
+
+    let out = dir.path().join("out");
+    let o = common::equimorph(
+        &[
+            "calibrate",
+            tasks.to_str().unwrap(),
+            "--detector",
+            "jaccard",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    let stdout = common::success_stdout(&o);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("4 tasks of 3 problems: 1 clone pairs"),
+        "{stderr}"
+    );
+    let c = read_json(&out.join("calibration.json"));
+    assert_eq!(
+        (c["positives"].as_u64(), c["negatives"].as_u64()),
+        (Some(1), Some(1))
+    );
+    // The two `total`s share their docstring and most tokens; no other problem's does.
+    assert_eq!(c["auc"], 1.0, "{stdout}");
+}
+
 #[test]
 fn calibrate_reads_gptclonebench_and_reports_auc_per_clone_type() {
     let dir = tempfile::tempdir().unwrap();

@@ -135,6 +135,21 @@ fn attack_records_the_threshold_and_a_success_flag_per_row_and_report_recomputes
     assert!(String::from_utf8_lossy(&bad.stderr).contains("RATE must lie in (0, 1)"));
 }
 
+/// `equimorph calibrate INPUT --detector jaccard --out OUT`.
+fn calibrate_with_jaccard(input: &Path, out: &Path) -> std::process::Output {
+    common::equimorph(
+        &[
+            "calibrate",
+            input.to_str().unwrap(),
+            "--detector",
+            "jaccard",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    )
+}
+
 #[test]
 fn calibrate_gives_the_hand_computed_auc_in_both_layouts() {
     let dir = tempfile::tempdir().unwrap();
@@ -157,17 +172,7 @@ fn calibrate_gives_the_hand_computed_auc_in_both_layouts() {
     let path = dir.path().join("pairs.jsonl");
     std::fs::write(&path, jsonl).unwrap();
     let out = dir.path().join("out");
-    let o = common::equimorph(
-        &[
-            "calibrate",
-            path.to_str().unwrap(),
-            "--detector",
-            "jaccard",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        None,
-    );
+    let o = calibrate_with_jaccard(&path, &out);
     let stdout = common::success_stdout(&o);
     assert!(stdout.contains("ROC AUC 0.6250"), "{stdout}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("pairs.jsonl:5"));
@@ -285,17 +290,7 @@ fn calibrate_reads_a_task_set_with_several_solutions_per_problem() {
         .all(|(id, problem)| id.starts_with(&format!("{problem}/"))));
 
     let out = dir.path().join("out");
-    let o = common::equimorph(
-        &[
-            "calibrate",
-            tasks.to_str().unwrap(),
-            "--detector",
-            "jaccard",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        None,
-    );
+    let o = calibrate_with_jaccard(&tasks, &out);
     let stdout = common::success_stdout(&o);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(

@@ -95,14 +95,15 @@ impl CalibrationPairs {
         seed: u64,
         notices: &dyn Notices,
     ) -> Result<Self, CalibrateError> {
-        let task_set = match index {
+        // A file or folder of tasks (not labelled pairs, whose keys no task format has); asked
+        // only once GPTCloneBench is ruled out, so its zip is never read as lines.
+        let task_format = || match index {
             Some(_) => None,
-            // A file or folder of tasks (not labelled pairs, whose keys no task format has).
             None => crate::task::detect_format(path).ok(),
         };
         let read = if crate::task::gptclonebench::is_clone_bench(path) {
             Self::read_clone_bench(path, seed, notices)?
-        } else if let Some(format) = task_set {
+        } else if let Some(format) = task_format() {
             Self::read_task_set(path, format, seed, notices)?
         } else {
             let (pairs, problems) =

@@ -170,11 +170,9 @@ fn declared_name<'p>(p: &'p JavaParsed, member: Node<'_>) -> Option<&'p str> {
 /// which is what a detector that reads only a window of the program sees. Only members that do
 /// not initialise move, so initialisers keep their order.
 fn gatherings<'t>(p: &JavaParsed, members: &[Node<'t>], sites: &mut Vec<Site<'t>>) {
-    for m in members {
-        if m.kind() != "method_declaration" {
-            continue;
-        }
-        let Some(own) = declared_name(p, *m) else {
+    let names: Vec<Option<&str>> = members.iter().map(|o| declared_name(p, *o)).collect();
+    for (m, own) in members.iter().zip(&names) {
+        let (Some(own), "method_declaration") = (own, m.kind()) else {
             continue;
         };
         let spelled: BTreeSet<&str> = descendants(*m)
@@ -182,28 +180,28 @@ fn gatherings<'t>(p: &JavaParsed, members: &[Node<'t>], sites: &mut Vec<Site<'t>
             .filter(|n| matches!(n.kind(), "identifier" | "type_identifier"))
             .map(|n| p.text(n))
             .collect();
-        let called: Vec<Node<'t>> = members
+        // The method and what it names, by node id.
+        let group: BTreeSet<usize> = members
             .iter()
-            .copied()
-            .filter(|o| o.id() != m.id() && !initialises(*o))
-            .filter(|o| declared_name(p, *o).is_some_and(|n| n != own && spelled.contains(n)))
+            .zip(&names)
+            .filter(|(o, name)| {
+                o.id() == m.id()
+                    || (!initialises(**o) && name.is_some_and(|n| n != *own && spelled.contains(n)))
+            })
+            .map(|(o, _)| o.id())
             .collect();
-        if called.is_empty() {
-            continue;
-        }
-        let group: Vec<Node<'t>> = std::iter::once(*m).chain(called).collect();
-        let Some(last) = members
-            .iter()
-            .rposition(|o| group.iter().any(|g| g.id() == o.id()))
-        else {
+        let Some(last) = members.iter().rposition(|o| group.contains(&o.id())) else {
             continue;
         };
+        if group.len() < 2 {
+            continue;
+        }
         let slots = members[..=last].to_vec();
-        let rest = slots
+        let (called, rest): (Vec<Node<'t>>, Vec<Node<'t>>) = slots
             .iter()
-            .copied()
-            .filter(|o| !group.iter().any(|g| g.id() == o.id()));
-        let order: Vec<Node<'t>> = group.iter().copied().chain(rest).collect();
+            .filter(|o| o.id() != m.id())
+            .partition(|o| group.contains(&o.id()));
+        let order: Vec<Node<'t>> = std::iter::once(*m).chain(called).chain(rest).collect();
         // Already in that order: nothing moves.
         if slots.iter().zip(&order).all(|(s, o)| s.id() == o.id()) {
             continue;

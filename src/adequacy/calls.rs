@@ -4,8 +4,10 @@
 //! alphabet, containers shortened, lengthened or reordered), and written back as a call whose
 //! printed `repr` is compared (`print(repr(f(…)))`). The task's own text states calls too:
 //! its docstring's examples (`>>> f(1)` then `2`, or `f(1) ==> 2`) are read as
-//! [`StatedCall`]s, tests whose expected value the task gives.
+//! [`StatedCall`]s, tests whose expected value the task gives. Where the entry point's
+//! parameters are annotated, some new calls are drawn by type instead ([`super::annotations`]).
 
+use super::annotations::{parameter_types, Palette, Type};
 use crate::program::with_tree;
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -391,6 +393,11 @@ pub struct CallModel {
     int_lo: i64,
     int_hi: i64,
     alphabet: Vec<char>,
+    /// The container and string lengths the calls show.
+    len_lo: usize,
+    len_hi: usize,
+    /// The entry point's parameter types, when its annotations give them all.
+    types: Option<Vec<Type>>,
 }
 
 impl CallModel {
@@ -411,12 +418,13 @@ impl CallModel {
             Ok(calls)
         })
         .ok()?;
-        Self::from_calls(entry, calls)
+        Self::from_calls(entry, calls, None)
     }
 
     /// The model of a function task: the literal calls of its test code (when it has one), the
-    /// calls its own text states ([`stated_calls`]) and the arguments it names
-    /// ([`named_arguments`]); `None` when there is none of these.
+    /// calls its own text states ([`stated_calls`]), the arguments it names
+    /// ([`named_arguments`]) and its entry point's annotated types ([`parameter_types`]);
+    /// `None` when there is none of these.
     pub fn of_task(test_code: Option<&str>, source: &str, entry: &str) -> Option<CallModel> {
         let mut calls = test_code
             .and_then(|code| CallModel::of(code, entry))
@@ -428,25 +436,42 @@ impl CallModel {
                 calls.push(args);
             }
         }
-        Self::from_calls(entry, calls)
+        let types = parameter_types(source, entry)
+            .filter(|t| calls.iter().all(|args| args.len() == t.len()));
+        Self::from_calls(entry, calls, types)
     }
 
-    /// The model of these argument lists; `None` when there are none.
-    fn from_calls(entry: &str, calls: Vec<Vec<Value>>) -> Option<CallModel> {
-        if calls.is_empty() {
+    /// The model of these argument lists and parameter types; `None` when there are neither.
+    fn from_calls(
+        entry: &str,
+        calls: Vec<Vec<Value>>,
+        types: Option<Vec<Type>>,
+    ) -> Option<CallModel> {
+        if calls.is_empty() && types.is_none() {
             return None;
         }
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        let (mut len_lo, mut len_hi) = (usize::MAX, 0);
         let mut chars = BTreeSet::new();
         let mut stack: Vec<&Value> = calls.iter().flatten().collect();
         while let Some(v) = stack.pop() {
+            let mut length = |n: usize| {
+                len_lo = len_lo.min(n);
+                len_hi = len_hi.max(n);
+            };
             match v {
                 Value::Int(i) => {
                     lo = lo.min(*i);
                     hi = hi.max(*i);
                 }
-                Value::Str(s) => chars.extend(s.chars()),
-                Value::List(xs) | Value::Tuple(xs) => stack.extend(xs),
+                Value::Str(s) => {
+                    length(s.chars().count());
+                    chars.extend(s.chars());
+                }
+                Value::List(xs) | Value::Tuple(xs) => {
+                    length(xs.len());
+                    stack.extend(xs);
+                }
                 Value::Dict(kv) => stack.extend(kv.iter().flat_map(|(k, v)| [k, v])),
                 _ => {}
             }
@@ -454,12 +479,18 @@ impl CallModel {
         if lo > hi {
             (lo, hi) = (0, 10);
         }
+        if len_lo > len_hi {
+            (len_lo, len_hi) = (1, 5);
+        }
         Some(CallModel {
             entry: entry.to_string(),
             calls,
             int_lo: lo,
             int_hi: hi,
             alphabet: chars.into_iter().collect(),
+            len_lo,
+            len_hi,
+            types,
         })
     }
 
@@ -479,9 +510,28 @@ impl CallModel {
         self.render(&self.mutate_args(rng))
     }
 
-    /// The arguments of a new call made as [`CallModel::mutate`] makes it.
+    /// The arguments of a new call made as [`CallModel::mutate`] makes it, or drawn by type
+    /// (a quarter of the time, and always when the task shows no call).
     pub fn mutate_args(&self, rng: &mut impl Rng) -> Vec<Value> {
-        let mut args = self.calls[rng.random_range(0..self.calls.len())].clone();
+        if let Some(types) = &self.types {
+            if self.calls.is_empty() || rng.random_bool(0.25) {
+                let palette = Palette {
+                    int_lo: self.int_lo,
+                    int_hi: self.int_hi,
+                    alphabet: &self.alphabet,
+                    len_lo: self.len_lo,
+                    len_hi: self.len_hi,
+                };
+                return types.iter().map(|t| t.draw(&palette, rng, 0)).collect();
+            }
+        }
+        let Some(base) = self.calls.get(rng.random_range(0..self.calls.len().max(1))) else {
+            return Vec::new();
+        };
+        let mut args = base.clone();
+        if args.is_empty() {
+            return args;
+        }
         for _ in 0..rng.random_range(1..=2) {
             let i = rng.random_range(0..args.len());
             self.mutate_value(&mut args[i], rng, 0);

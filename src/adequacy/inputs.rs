@@ -2,12 +2,14 @@
 //! made: whitespace-separated tokens are read as integers, decimals or words and mutated by
 //! type (integers within the observed range, words over the observed alphabet), and counts are
 //! kept consistent with what follows them (a count of the next line's tokens, of the lines
-//! after it, or of the next word's length is changed together with what it counts).
+//! after it, or of the next word's length is changed together with what it counts). Words made
+//! of fields (`e4`, `23:45`, `2024-01-05`) are edited field by field ([`super::fields`]).
 //!
 //! Nothing here knows a problem's constraints: a new input may be outside them. The keep rules
 //! of [`super::grow`] (the original runs normally and deterministically, other accepted
 //! solutions agree) are what make a kept input trustworthy.
 
+use super::fields::Shapes;
 use rand::Rng;
 use std::collections::BTreeSet;
 
@@ -156,6 +158,8 @@ pub struct InputModel {
     len_hi: usize,
     /// The words seen.
     words: BTreeSet<String>,
+    /// The words made of fields, by shape.
+    shapes: Shapes,
 }
 
 /// The class of a word, for its alphabet.
@@ -181,6 +185,7 @@ impl InputModel {
         let mut alphabets: [BTreeSet<char>; 4] = Default::default();
         let (mut len_lo, mut len_hi) = (usize::MAX, 0);
         let mut words = BTreeSet::new();
+        let mut shapes = Shapes::default();
         for input in inputs {
             for t in Parsed::of(input).lines.iter().flatten() {
                 match t {
@@ -189,6 +194,7 @@ impl InputModel {
                         hi = hi.max(*v);
                     }
                     Token::Word(w) => {
+                        shapes.add(w);
                         words.insert(w.clone());
                         alphabets[word_class(w)].extend(w.chars());
                         len_lo = len_lo.min(w.chars().count());
@@ -208,19 +214,21 @@ impl InputModel {
             len_lo: len_lo.min(len_hi),
             len_hi,
             words,
+            shapes,
         }
     }
 
     /// Whether `input` stays within what the existing inputs show: every integer in their
     /// range (widened down to 1 when they show only positive ones: `1 ≤ x` is the commonest
     /// constraint, and 0 or a negative the commonest invalid input), every word one of theirs
-    /// (an edited word may be no valid numeral, time or name). Such an input most likely lies
-    /// within the problem's constraints.
+    /// (an edited word may be no valid numeral, time or name) or made of fields each within
+    /// what their words of that shape show ([`Shapes::within`]: `01:07` after `09:45`). Such an
+    /// input most likely lies within the problem's constraints.
     pub fn within_observed(&self, input: &str) -> bool {
         let lo = if self.int_lo >= 1 { 1 } else { self.int_lo };
         Parsed::of(input).lines.iter().flatten().all(|t| match t {
             Token::Int(v) => (lo..=self.int_hi).contains(v),
-            Token::Word(w) => self.words.contains(w),
+            Token::Word(w) => self.words.contains(w) || self.shapes.within(w) == Some(true),
             Token::Float(..) => true,
         })
     }
@@ -332,6 +340,13 @@ impl InputModel {
     }
 
     fn new_word(&self, w: &str, keep_length: bool, rng: &mut impl Rng) -> String {
+        // A word made of fields keeps its shape (and its length where that is counted).
+        if let Some(new) = self.shapes.edit(w, rng) {
+            if !keep_length || new.chars().count() == w.chars().count() {
+                return new;
+            }
+            return w.to_string();
+        }
         let mut chars: Vec<char> = w.chars().collect();
         let alphabet = &self.alphabets[word_class(w)];
         if alphabet.is_empty() || chars.is_empty() {

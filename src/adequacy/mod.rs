@@ -7,9 +7,11 @@
 //! and kept only under strict rules, [`grow`]), and looks for counterexamples symbolically
 //! ([`symbolic`], CrossHair).
 
+mod annotations;
 pub mod calls;
 pub mod coverage;
 pub mod equivalent;
+mod fields;
 pub mod grow;
 pub mod holdout;
 pub mod inputs;

@@ -1,0 +1,351 @@
+//! Words made of fields, as contest inputs write squares (`e4`), times (`23:45`), dates
+//! (`2024-01-05`), addresses (`192.168.0.1`) and colours (`#a1b2c3`): a word is read as runs of
+//! digits, runs of lower- or upper-case letters and single other characters, and words of one
+//! shape (`d:d`, `ld`) are edited field by field.
+//!
+//! Editing such a word character by character over every character seen makes `23:454` or
+//! `e4:` — inputs outside any constraint, which accepted solutions may still agree on and then
+//! become tests that reject a correct solution written another way. Field by field, a number
+//! stays a number of the widths seen, a square's file stays a letter, and the separators stay.
+
+use rand::Rng;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One run of a word.
+#[derive(Debug, Clone, PartialEq)]
+enum Piece {
+    Digits(String),
+    Lower(String),
+    Upper(String),
+    Other(char),
+}
+
+impl Piece {
+    fn text(&self) -> String {
+        match self {
+            Piece::Digits(s) | Piece::Lower(s) | Piece::Upper(s) => s.clone(),
+            Piece::Other(c) => c.to_string(),
+        }
+    }
+
+    /// The piece's place in a shape: its class, or the character itself.
+    fn class(&self) -> String {
+        match self {
+            Piece::Digits(_) => "d".into(),
+            Piece::Lower(_) => "l".into(),
+            Piece::Upper(_) => "u".into(),
+            Piece::Other(c) => format!("'{c}"),
+        }
+    }
+}
+
+/// The runs of `w`.
+fn pieces(w: &str) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::new();
+    for c in w.chars() {
+        let extended = match (out.last_mut(), c) {
+            (Some(Piece::Digits(s)), c) if c.is_ascii_digit() => Some(s),
+            (Some(Piece::Lower(s)), c) if c.is_ascii_lowercase() => Some(s),
+            (Some(Piece::Upper(s)), c) if c.is_ascii_uppercase() => Some(s),
+            _ => None,
+        };
+        match extended {
+            Some(s) => s.push(c),
+            None if c.is_ascii_digit() => out.push(Piece::Digits(c.to_string())),
+            None if c.is_ascii_lowercase() => out.push(Piece::Lower(c.to_string())),
+            None if c.is_ascii_uppercase() => out.push(Piece::Upper(c.to_string())),
+            None => out.push(Piece::Other(c)),
+        }
+    }
+    out
+}
+
+/// The shape of a word made of fields (two runs or more, one of them a number or letters),
+/// or `None` for a plain word, whose characters are edited as before.
+fn shape(pieces: &[Piece]) -> Option<String> {
+    let fields = pieces
+        .iter()
+        .filter(|p| !matches!(p, Piece::Other(_)))
+        .count();
+    (pieces.len() >= 2 && fields >= 1).then(|| {
+        pieces
+            .iter()
+            .map(Piece::class)
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+}
+
+/// What the inputs show of one field of one shape.
+#[derive(Debug, Clone, Default)]
+struct Field {
+    /// Numbers: the smallest and largest value, the digit counts, and whether one was
+    /// written with leading zeros (`05`).
+    lo: i64,
+    hi: i64,
+    widths: BTreeSet<usize>,
+    padded: bool,
+    /// Letters: the characters and lengths seen.
+    chars: BTreeSet<char>,
+    lengths: BTreeSet<usize>,
+}
+
+impl Field {
+    fn add(&mut self, piece: &Piece, first: bool) {
+        match piece {
+            Piece::Digits(s) => {
+                let v = s.parse::<i64>().unwrap_or(i64::MAX);
+                (self.lo, self.hi) = if first {
+                    (v, v)
+                } else {
+                    (self.lo.min(v), self.hi.max(v))
+                };
+                self.widths.insert(s.len());
+                self.padded |= s.len() > 1 && s.starts_with('0');
+            }
+            Piece::Lower(s) | Piece::Upper(s) => {
+                self.chars.extend(s.chars());
+                self.lengths.insert(s.chars().count());
+            }
+            Piece::Other(_) => {}
+        }
+    }
+
+    /// The smallest number within what is seen: as for integers, down to 1 when only
+    /// positive values appear (`1 ≤ x`, the commonest constraint; month 0 is no month).
+    fn number_floor(&self) -> i64 {
+        if self.lo >= 1 {
+            1
+        } else {
+            self.lo
+        }
+    }
+
+    /// `v` written as this field writes numbers (zero-padded to its width when it pads).
+    fn write_number(&self, v: i64) -> String {
+        let width = self.widths.iter().next_back().copied().unwrap_or(1);
+        if self.padded {
+            format!("{v:0width$}")
+        } else {
+            v.to_string()
+        }
+    }
+
+    /// The lowest letter of a one-letter field: `a` (or `A`), as the files of a board and the
+    /// columns of a grid start there.
+    fn letter_floor(&self, upper: bool) -> char {
+        if upper {
+            'A'
+        } else {
+            'a'
+        }
+    }
+
+    /// Whether `piece` lies within what is seen of this field.
+    fn within(&self, piece: &Piece) -> bool {
+        match piece {
+            Piece::Digits(s) => {
+                let Ok(v) = s.parse::<i64>() else {
+                    return false;
+                };
+                let written = if self.padded {
+                    self.write_number(v) == *s
+                } else {
+                    self.widths.contains(&s.len()) && (s.len() == 1 || !s.starts_with('0'))
+                };
+                written && (self.number_floor()..=self.hi).contains(&v)
+            }
+            Piece::Lower(s) | Piece::Upper(s) => {
+                let n = s.chars().count();
+                if self.lengths.iter().all(|&l| l == 1) && n == 1 {
+                    let upper = matches!(piece, Piece::Upper(_));
+                    let top = self.chars.iter().next_back().copied().unwrap_or('a');
+                    s.chars()
+                        .all(|c| (self.letter_floor(upper)..=top).contains(&c))
+                } else {
+                    self.lengths.contains(&n) && s.chars().all(|c| self.chars.contains(&c))
+                }
+            }
+            Piece::Other(_) => true,
+        }
+    }
+
+    /// A new value for `piece`: within what is seen most of the time, sometimes beyond it
+    /// (twice as far up, never wider than seen), where a mutant's wrong bound shows.
+    fn edit(&self, piece: &Piece, rng: &mut impl Rng) -> Piece {
+        match piece {
+            Piece::Digits(s) => {
+                let v = s.parse::<i64>().unwrap_or(self.lo);
+                let floor = self.number_floor();
+                let top = self.hi.max(floor);
+                let new = match rng.random_range(0..8) {
+                    0 => floor,
+                    1 => top,
+                    2 => v.saturating_add(1),
+                    3 => v.saturating_sub(1),
+                    4 => rng.random_range(floor..=top.saturating_mul(2).max(top)),
+                    _ => rng.random_range(floor..=top),
+                };
+                // Never wider than seen: a field's width is part of its format.
+                let widest = self.widths.iter().next_back().copied().unwrap_or(1);
+                let cap = 10i64.saturating_pow(widest.min(18) as u32) - 1;
+                Piece::Digits(self.write_number(new.clamp(0, cap)))
+            }
+            Piece::Lower(s) | Piece::Upper(s) => {
+                let upper = matches!(piece, Piece::Upper(_));
+                let mut chars: Vec<char> = s.chars().collect();
+                let seen: Vec<char> = self.chars.iter().copied().collect();
+                if chars.len() == 1 && self.lengths.iter().all(|&l| l == 1) {
+                    let floor = self.letter_floor(upper) as u32;
+                    let top = seen.last().map_or(floor, |&c| c as u32).max(floor);
+                    let last = if upper { 'Z' } else { 'z' } as u32;
+                    let c = chars.first().map_or(floor, |&c| c as u32);
+                    let new = match rng.random_range(0..7) {
+                        0 => floor,
+                        1 => top,
+                        2 => c + 1,
+                        3 => c.saturating_sub(1).max(floor),
+                        4 => rng.random_range(floor..=(top + (top - floor + 1)).min(last)),
+                        _ => rng.random_range(floor..=top),
+                    };
+                    let new = char::from_u32(new.min(last)).unwrap_or('a');
+                    return if upper {
+                        Piece::Upper(new.to_string())
+                    } else {
+                        Piece::Lower(new.to_string())
+                    };
+                }
+                if !seen.is_empty() && !chars.is_empty() {
+                    let i = rng.random_range(0..chars.len());
+                    chars[i] = seen[rng.random_range(0..seen.len())];
+                }
+                let s: String = chars.into_iter().collect();
+                if upper {
+                    Piece::Upper(s)
+                } else {
+                    Piece::Lower(s)
+                }
+            }
+            Piece::Other(c) => Piece::Other(*c),
+        }
+    }
+}
+
+/// The shapes of the words the inputs show, with what each field of each shape holds.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Shapes {
+    fields: BTreeMap<String, Vec<Field>>,
+}
+
+impl Shapes {
+    /// Adds what `w` shows (nothing when it is a plain word).
+    pub(super) fn add(&mut self, w: &str) {
+        let pieces = pieces(w);
+        let Some(shape) = shape(&pieces) else {
+            return;
+        };
+        let first = !self.fields.contains_key(&shape);
+        let fields = self
+            .fields
+            .entry(shape)
+            .or_insert_with(|| vec![Field::default(); pieces.len()]);
+        for (field, piece) in fields.iter_mut().zip(&pieces) {
+            field.add(piece, first);
+        }
+    }
+
+    /// Whether `w` has a shape the inputs show with every field within what they show of it;
+    /// `None` for a plain word.
+    pub(super) fn within(&self, w: &str) -> Option<bool> {
+        let pieces = pieces(w);
+        let shape = shape(&pieces)?;
+        Some(self.fields.get(&shape).is_some_and(|fields| {
+            fields
+                .iter()
+                .zip(&pieces)
+                .all(|(field, piece)| field.within(piece))
+        }))
+    }
+
+    /// `w` with one or two of its fields edited; `None` for a plain word or a shape the inputs
+    /// do not show.
+    pub(super) fn edit(&self, w: &str, rng: &mut impl Rng) -> Option<String> {
+        let mut pieces = pieces(w);
+        let fields = self.fields.get(&shape(&pieces)?)?;
+        let editable: Vec<usize> = (0..pieces.len())
+            .filter(|&i| !matches!(pieces.get(i), Some(Piece::Other(_))))
+            .collect();
+        for _ in 0..rng.random_range(1..=2) {
+            let i = editable[rng.random_range(0..editable.len())];
+            if let (Some(field), Some(piece)) = (fields.get(i), pieces.get(i)) {
+                let new = field.edit(piece, rng);
+                pieces[i] = new;
+            }
+        }
+        Some(pieces.iter().map(Piece::text).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn shapes(words: &[&str]) -> Shapes {
+        let mut s = Shapes::default();
+        for w in words {
+            s.add(w);
+        }
+        s
+    }
+
+    #[test]
+    fn fields_keep_their_kind_width_and_separators() {
+        let s = shapes(&["09:45", "14:05"]);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let mut seen = BTreeSet::new();
+        for _ in 0..300 {
+            let new = s.edit("09:45", &mut rng).unwrap();
+            let (h, m) = new.split_once(':').unwrap();
+            assert_eq!((h.len(), m.len()), (2, 2), "{new}");
+            assert!(
+                h.bytes().chain(m.bytes()).all(|b| b.is_ascii_digit()),
+                "{new}"
+            );
+            seen.insert(new);
+        }
+        assert!(seen.len() > 30);
+        assert!(seen.iter().any(|w| s.within(w) == Some(true)));
+        assert_eq!(s.within("23:454"), Some(false));
+        assert_eq!(
+            s.within("00:45"),
+            Some(false),
+            "month-0-like values are beyond"
+        );
+        assert_eq!(s.within("01:07"), Some(true));
+        assert_eq!(s.within("hello"), None);
+    }
+
+    #[test]
+    fn a_square_stays_a_square_and_reaches_the_first_file() {
+        let s = shapes(&["c3", "e5"]);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let made: BTreeSet<String> = (0..300).filter_map(|_| s.edit("c3", &mut rng)).collect();
+        assert!(made.iter().all(|w| {
+            let b = w.as_bytes();
+            b.len() == 2 && b[0].is_ascii_lowercase() && b[1].is_ascii_digit()
+        }));
+        assert!(made.contains("a1"));
+        assert_eq!(s.within("a1"), Some(true));
+        assert_eq!(s.within("f1"), Some(false));
+    }
+
+    #[test]
+    fn shapes_are_runs_of_classes_and_separators() {
+        assert_eq!(shape(&pieces("2024-01-05")).as_deref(), Some("d '- d '- d"));
+        assert_eq!(shape(&pieces("#a1")).as_deref(), Some("'# l d"));
+        assert_eq!(shape(&pieces("ACGT")), None);
+        assert_eq!(shape(&pieces("--")), None);
+    }
+}

@@ -2,7 +2,7 @@
 """What `tests grow` is worth on function tasks with thin tests: HumanEval cut to one assert.
 
     scripts/bench-grow-humaneval.py kit --humaneval HumanEval.jsonl[.gz] --out DIR [--n 40] [--seed 0]
-    scripts/bench-grow-humaneval.py eval --kit DIR --grown GROWN.jsonl
+    scripts/bench-grow-humaneval.py eval --kit DIR --grown GROWN.jsonl [--per-task]
 
 `kit` writes DIR/thin.jsonl (HumanEval records whose `check` keeps only its first assert) and
 DIR/mutants.jsonl: mutants of each canonical solution made by this script's own operators
@@ -136,6 +136,7 @@ def evaluate(args):
         calls = [c for c in t.get("tests", []) if c.get("call") and c.get("grown")]
         if not calls:
             empty.append(tid)
+        through = 0
         for m in muts.get(tid, []):
             total += 1
             for c in calls:
@@ -143,6 +144,10 @@ def evaluate(args):
                 if not ok or out.decode("utf-8", "replace") != c["output"]:
                     rejected += 1
                     break
+            else:
+                through += 1
+        if args.per_task and muts.get(tid):
+            print(f"{tid}: {through} of {len(muts[tid])} mutants let through by {len(calls)} grown call(s)")
     share = rejected / total if total else float("nan")
     print(f"mutants the thin test lets through (non-equivalent): {total}; rejected by grown tests: {rejected} ({share:.3f})")
     print(f"tasks with nothing grown: {len(empty)} {' '.join(empty)}")
@@ -160,6 +165,7 @@ def main():
     e = sub.add_parser("eval")
     e.add_argument("--kit", required=True)
     e.add_argument("--grown", required=True)
+    e.add_argument("--per-task", action="store_true", help="also print, per task, the mutants its grown calls let through")
     a = p.parse_args()
     kit(a) if a.cmd == "kit" else evaluate(a)
 

@@ -73,6 +73,50 @@ pub fn parameter_types(source: &str, entry: &str) -> Option<Vec<Type>> {
     .flatten()
 }
 
+/// The types of `entry`'s parameters as its text describes them (`Given a positive integer
+/// n`, `a string s`, `a list of integers lst`), when it describes every one; `None` otherwise.
+/// A word right before the name says its type; a list or array takes its items' type from an
+/// `of integers`/`of strings` that follows within the sentence.
+pub fn described_types(source: &str, entry: &str) -> Option<Vec<Type>> {
+    let params = super::calls::parameters(source, entry).filter(|p| !p.is_empty())?;
+    let words: Vec<String> = source
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_end_matches('.').to_ascii_lowercase())
+        .collect();
+    params
+        .iter()
+        .map(|p| {
+            let p = p.to_ascii_lowercase();
+            words.iter().enumerate().find_map(|(i, w)| {
+                if *w != p || i == 0 {
+                    return None;
+                }
+                let before = words.get(i - 1)?;
+                let item = |from: usize| {
+                    let window = words.get(from..(from + 6).min(words.len()))?;
+                    window.windows(2).find_map(|pair| match (pair[0].as_str(), pair[1].as_str()) {
+                        ("of", "integers" | "numbers" | "ints") => Some(Type::Int),
+                        ("of", "strings" | "words") => Some(Type::Str),
+                        ("of", "floats") => Some(Type::Float),
+                        _ => None,
+                    })
+                };
+                match before.as_str() {
+                    "integer" | "int" | "number" => Some(Type::Int),
+                    "string" | "str" | "word" | "sentence" => Some(Type::Str),
+                    "float" => Some(Type::Float),
+                    "list" | "array" | "vector" => {
+                        item(i + 1).or_else(|| item(i.saturating_sub(1)))
+                            .map(|t| Type::List(Box::new(t)))
+                    }
+                    _ => None,
+                }
+            })
+        })
+        .collect()
+}
+
 /// Reads an annotation's text as a [`Type`].
 fn read_type(text: &str) -> Option<Type> {
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
@@ -221,6 +265,17 @@ mod tests {
         assert_eq!(parameter_types("def f(x, y: int):\n    pass\n", "f"), None);
         assert_eq!(parameter_types("def f(x: Any):\n    pass\n", "f"), None);
         assert_eq!(parameter_types("def f():\n    pass\n", "f"), None);
+    }
+
+    #[test]
+    fn types_the_text_describes() {
+        let src = "def f(n, s, arr):\n    \"\"\"Given a positive integer n, a string s and an\n    array arr of integers, return ...\"\"\"\n";
+        assert_eq!(
+            described_types(src, "f"),
+            Some(vec![Type::Int, Type::Str, Type::List(Box::new(Type::Int))])
+        );
+        let vague = "def f(n, x):\n    \"\"\"Given a positive integer n and x.\"\"\"\n";
+        assert_eq!(described_types(vague, "f"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! [`StatedCall`]s, tests whose expected value the task gives. Where the entry point's
 //! parameters are annotated, some new calls are drawn by type instead ([`super::annotations`]).
 
-use super::annotations::{parameter_types, Palette, Type};
+use super::annotations::{described_types, parameter_types, Palette, Type};
 use crate::program::with_tree;
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -210,28 +210,42 @@ const STATED_SEPARATORS: [&str; 7] = [
 ];
 
 /// The calls of `entry` with literal arguments that `source`'s text states with a literal
-/// expected value, in source order, without repeats. Lines that do not read as one are skipped.
+/// expected value, in source order, without repeats: doctest prompts, example lines, and
+/// `Input:`/`Output:` examples ([`examples`]). Lines that do not read as one are skipped.
 pub fn stated_calls(source: &str, entry: &str) -> Vec<StatedCall> {
     let lines: Vec<&str> = source.lines().map(str::trim).collect();
     let mut out: Vec<StatedCall> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        let found = if let Some(call) = line.strip_prefix(">>> ") {
-            // The expected value is the next line, unless that is another prompt or blank.
-            lines
-                .get(i + 1)
-                .filter(|next| !next.is_empty() && !next.starts_with(">>>"))
-                .and_then(|next| stated(call, next, entry))
-        } else if line.contains(entry) {
+        let inline = |line: &str| {
             STATED_SEPARATORS.iter().find_map(|sep| {
                 let (call, value) = line.split_once(sep)?;
                 let value = value.trim().trim_end_matches(['.', ',', ';']);
                 stated(call, value, entry)
             })
+        };
+        let found = if let Some(call) = line.strip_prefix(">>> ") {
+            // The expected value is the next line, unless that is another prompt or blank;
+            // or the prompt states it itself (`>>> f([]) == 0`).
+            lines
+                .get(i + 1)
+                .filter(|next| !next.is_empty() && !next.starts_with(">>>"))
+                .and_then(|next| stated(call, next, entry))
+                .or_else(|| inline(call))
+        } else if line.contains(entry) {
+            inline(line)
         } else {
             None
         };
         if let Some(s) = found.filter(|s| !out.contains(s)) {
             out.push(s);
+        }
+    }
+    for (args, expected) in examples(source, entry) {
+        if let Some(expected) = expected.filter(|e| !matches!(e, Value::Raw(_))) {
+            let s = StatedCall { args, expected };
+            if !out.contains(&s) {
+                out.push(s);
+            }
         }
     }
     out
@@ -247,26 +261,87 @@ fn stated(call: &str, value: &str, entry: &str) -> Option<StatedCall> {
     (!matches!(expected, Value::Raw(_))).then_some(StatedCall { args, expected })
 }
 
-/// Argument lists that `source`'s text gives by parameter name (`For lst = [1, 2] the output
-/// should be 3`, `Input: arr = [1, 2], k = 1`): one per line that names a literal for every
-/// parameter of `entry`. They only seed new calls; nothing says what those calls return.
+/// Argument lists that `source`'s text gives ([`examples`]), without repeats. They seed new
+/// calls; those whose value the text states are also [`stated_calls`].
 pub fn named_arguments(source: &str, entry: &str) -> Vec<Vec<Value>> {
-    let Some(params) = parameters(source, entry).filter(|p| !p.is_empty()) else {
-        return Vec::new();
-    };
     let mut out: Vec<Vec<Value>> = Vec::new();
-    for line in source.lines() {
-        let args: Option<Vec<Value>> = params.iter().map(|p| named_value(line, p)).collect();
-        if let Some(args) = args.filter(|a| !out.contains(a)) {
+    for (args, _) in examples(source, entry) {
+        if !out.contains(&args) {
             out.push(args);
         }
     }
     out
 }
 
+/// The examples `source`'s text gives for `entry`, in order: argument lists, each with the
+/// value an `Output:` line right after it states (`None` when there is none).
+///
+/// An argument list is a literal for every parameter named as `name = value` or
+/// `name : value`, on one line (`For lst = [1, 2] the output should be 3`, `Input: arr = [1],
+/// k = 1`) or over consecutive lines (`grid : [[0, 1]]` then `capacity : 1`); for a function
+/// of one parameter also `Input: [1, 2, 3]`. A blank line or a parameter named again starts
+/// a new list; `def` lines are skipped (a default value is no example).
+fn examples(source: &str, entry: &str) -> Vec<(Vec<Value>, Option<Value>)> {
+    let Some(params) = parameters(source, entry).filter(|p| !p.is_empty()) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(Vec<Value>, Option<Value>)> = Vec::new();
+    // The list the next `Output:` line completes, and the one being read.
+    let mut pending: Option<Vec<Value>> = None;
+    let mut current: Vec<Option<Value>> = vec![None; params.len()];
+    let flush = |pending: &mut Option<Vec<Value>>, out: &mut Vec<_>| {
+        if let Some(args) = pending.take() {
+            out.push((args, None));
+        }
+    };
+    for line in source.lines().map(str::trim) {
+        if line.is_empty() {
+            current.iter_mut().for_each(|c| *c = None);
+            continue;
+        }
+        if line.starts_with("def ") {
+            continue;
+        }
+        if let Some(value) = labelled(line, "output") {
+            if let Some(args) = pending.take() {
+                out.push((args, expression(value, literal)));
+            }
+            continue;
+        }
+        if let ([_], Some(value)) = (params.as_slice(), labelled(line, "input")) {
+            if let Some(v) = expression(value, literal) {
+                flush(&mut pending, &mut out);
+                pending = Some(vec![v]);
+                continue;
+            }
+        }
+        for (slot, p) in current.iter_mut().zip(&params) {
+            if let Some(v) = named_value(line, p) {
+                *slot = Some(v);
+            }
+        }
+        if current.iter().all(Option::is_some) {
+            flush(&mut pending, &mut out);
+            pending = Some(current.iter_mut().filter_map(Option::take).collect());
+        }
+    }
+    flush(&mut pending, &mut out);
+    out
+}
+
+/// What follows `label` and a colon at the start of `line` (`Output: [2, 1]`), any case.
+fn labelled<'l>(line: &'l str, label: &str) -> Option<&'l str> {
+    let head = line.get(..label.len())?;
+    if !head.eq_ignore_ascii_case(label) {
+        return None;
+    }
+    let rest = line.get(label.len()..)?.trim_start().strip_prefix(':')?.trim();
+    (!rest.is_empty()).then_some(rest)
+}
+
 /// The positional parameter names of `entry`'s definition in `source`; `None` when it has
 /// none that can be read, or takes `*args`/`**kwargs`.
-fn parameters(source: &str, entry: &str) -> Option<Vec<String>> {
+pub(super) fn parameters(source: &str, entry: &str) -> Option<Vec<String>> {
     with_tree(source, |tree| {
         let mut stack = vec![tree.root_node()];
         while let Some(n) = stack.pop() {
@@ -306,17 +381,21 @@ fn parameters(source: &str, entry: &str) -> Option<Vec<String>> {
     .flatten()
 }
 
-/// The literal written after `name =` in `line` (the longest prefix that reads as one).
+/// The literal written after `name =` or `name :` (or `prefix_name`) in `line` (the longest
+/// prefix that reads as one).
 fn named_value(line: &str, name: &str) -> Option<Value> {
     let mut from = 0;
     while let Some(at) = line.get(from..)?.find(name) {
         let start = from + at;
         from = start + name.len();
+        // `bucket_capacity : 1` names `capacity` too: texts qualify a parameter's name (a
+        // wrong reading only seeds a call, or states a value the original then disowns).
         let before = line[..start].chars().next_back();
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+        if before.is_some_and(char::is_alphanumeric) {
             continue;
         }
-        let Some(rest) = line[from..].trim_start().strip_prefix('=') else {
+        let after = line[from..].trim_start();
+        let Some(rest) = after.strip_prefix('=').or_else(|| after.strip_prefix(':')) else {
             continue;
         };
         if rest.starts_with('=') {
@@ -437,6 +516,7 @@ impl CallModel {
             }
         }
         let types = parameter_types(source, entry)
+            .or_else(|| described_types(source, entry))
             .filter(|t| calls.iter().all(|args| args.len() == t.len()));
         Self::from_calls(entry, calls, types)
     }
@@ -477,7 +557,8 @@ impl CallModel {
             }
         }
         if lo > hi {
-            (lo, hi) = (0, 10);
+            // None shown: small positive numbers (`1 <= n` is the commonest constraint).
+            (lo, hi) = (1, 10);
         }
         if len_lo > len_hi {
             (len_lo, len_hi) = (1, 5);
@@ -714,6 +795,43 @@ mod tests {
             .collect();
         assert_eq!(got, vec!["[1, 2, 3], 4", "[5], -1"]);
         assert!(named_arguments("def f(*xs):\n    \"x = 1\"\n", "f").is_empty());
+    }
+
+    #[test]
+    fn input_and_output_examples_are_stated_calls() {
+        // HumanEval/68's form: one parameter, `Input:` then `Output:` after a blank line.
+        let one = "def pluck(arr):\n    \"\"\"\n    Example 1:\n        Input: [4,2,3]\n        Output: [2, 1]\n        Explanation: 2 is smallest.\n\n    Example 2:\n        Input: []\n        Output: []\n    \"\"\"\n";
+        let got: Vec<(String, String)> = stated_calls(one, "pluck")
+            .iter()
+            .map(|s| (s.args[0].render(), s.expected.render()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("[4, 2, 3]".to_string(), "[2, 1]".to_string()),
+                ("[]".to_string(), "[]".to_string())
+            ]
+        );
+        // HumanEval/115's form: parameters named with `:` over several lines.
+        let two = "def max_fill(grid, capacity):\n    \"\"\"\n    Input: \n        grid : [[0,1], [1,1]]\n        bucket_capacity : 1\n    Output: 3\n\n    Input:\n        grid : [[0,0]]\n\n        capacity : 5\n    Output: 0\n    \"\"\"\n";
+        let got = stated_calls(two, "max_fill");
+        assert_eq!(got.len(), 1, "a blank line splits the second example: {got:?}");
+        let args: Vec<String> = got[0].args.iter().map(Value::render).collect();
+        assert_eq!(args, vec!["[[0, 1], [1, 1]]", "1"]);
+        assert_eq!(got[0].expected, Value::Int(3));
+        // HumanEval/108's form: the prompt states its value itself.
+        let inline = "def f(arr):\n    \"\"\"\n    >>> f([]) == 0\n    >>> f([-1, 11]) == None\n    \"\"\"\n";
+        let got: Vec<(String, String)> = stated_calls(inline, "f")
+            .iter()
+            .map(|s| (s.args[0].render(), s.expected.render()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("[]".to_string(), "0".to_string()),
+                ("[-1, 11]".to_string(), "None".to_string())
+            ]
+        );
     }
 
     #[test]

@@ -95,21 +95,22 @@ pub fn described_types(source: &str, entry: &str) -> Option<Vec<Type>> {
                 let before = words.get(i - 1)?;
                 let item = |from: usize| {
                     let window = words.get(from..(from + 6).min(words.len()))?;
-                    window.windows(2).find_map(|pair| match (pair[0].as_str(), pair[1].as_str()) {
-                        ("of", "integers" | "numbers" | "ints") => Some(Type::Int),
-                        ("of", "strings" | "words") => Some(Type::Str),
-                        ("of", "floats") => Some(Type::Float),
-                        _ => None,
-                    })
+                    window
+                        .windows(2)
+                        .find_map(|pair| match (pair[0].as_str(), pair[1].as_str()) {
+                            ("of", "integers" | "numbers" | "ints") => Some(Type::Int),
+                            ("of", "strings" | "words") => Some(Type::Str),
+                            ("of", "floats") => Some(Type::Float),
+                            _ => None,
+                        })
                 };
                 match before.as_str() {
                     "integer" | "int" | "number" => Some(Type::Int),
                     "string" | "str" | "word" | "sentence" => Some(Type::Str),
                     "float" => Some(Type::Float),
-                    "list" | "array" | "vector" => {
-                        item(i + 1).or_else(|| item(i.saturating_sub(1)))
-                            .map(|t| Type::List(Box::new(t)))
-                    }
+                    "list" | "array" | "vector" => item(i + 1)
+                        .or_else(|| item(i.saturating_sub(1)))
+                        .map(|t| Type::List(Box::new(t))),
                     _ => None,
                 }
             })

@@ -335,7 +335,11 @@ fn labelled<'l>(line: &'l str, label: &str) -> Option<&'l str> {
     if !head.eq_ignore_ascii_case(label) {
         return None;
     }
-    let rest = line.get(label.len()..)?.trim_start().strip_prefix(':')?.trim();
+    let rest = line
+        .get(label.len()..)?
+        .trim_start()
+        .strip_prefix(':')?
+        .trim();
     (!rest.is_empty()).then_some(rest)
 }
 
@@ -801,36 +805,34 @@ mod tests {
     fn input_and_output_examples_are_stated_calls() {
         // HumanEval/68's form: one parameter, `Input:` then `Output:` after a blank line.
         let one = "def pluck(arr):\n    \"\"\"\n    Example 1:\n        Input: [4,2,3]\n        Output: [2, 1]\n        Explanation: 2 is smallest.\n\n    Example 2:\n        Input: []\n        Output: []\n    \"\"\"\n";
-        let got: Vec<(String, String)> = stated_calls(one, "pluck")
-            .iter()
-            .map(|s| (s.args[0].render(), s.expected.render()))
-            .collect();
+        // One-argument stated calls as (argument, value), rendered.
+        let rendered = |source: &str, entry: &str| -> Vec<(String, String)> {
+            stated_calls(source, entry)
+                .iter()
+                .map(|s| (s.args[0].render(), s.expected.render()))
+                .collect()
+        };
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
         assert_eq!(
-            got,
-            vec![
-                ("[4, 2, 3]".to_string(), "[2, 1]".to_string()),
-                ("[]".to_string(), "[]".to_string())
-            ]
+            rendered(one, "pluck"),
+            vec![pair("[4, 2, 3]", "[2, 1]"), pair("[]", "[]")]
         );
         // HumanEval/115's form: parameters named with `:` over several lines.
         let two = "def max_fill(grid, capacity):\n    \"\"\"\n    Input: \n        grid : [[0,1], [1,1]]\n        bucket_capacity : 1\n    Output: 3\n\n    Input:\n        grid : [[0,0]]\n\n        capacity : 5\n    Output: 0\n    \"\"\"\n";
         let got = stated_calls(two, "max_fill");
-        assert_eq!(got.len(), 1, "a blank line splits the second example: {got:?}");
+        assert_eq!(
+            got.len(),
+            1,
+            "a blank line splits the second example: {got:?}"
+        );
         let args: Vec<String> = got[0].args.iter().map(Value::render).collect();
         assert_eq!(args, vec!["[[0, 1], [1, 1]]", "1"]);
         assert_eq!(got[0].expected, Value::Int(3));
         // HumanEval/108's form: the prompt states its value itself.
         let inline = "def f(arr):\n    \"\"\"\n    >>> f([]) == 0\n    >>> f([-1, 11]) == None\n    \"\"\"\n";
-        let got: Vec<(String, String)> = stated_calls(inline, "f")
-            .iter()
-            .map(|s| (s.args[0].render(), s.expected.render()))
-            .collect();
         assert_eq!(
-            got,
-            vec![
-                ("[]".to_string(), "0".to_string()),
-                ("[-1, 11]".to_string(), "None".to_string())
-            ]
+            rendered(inline, "f"),
+            vec![pair("[]", "0"), pair("[-1, 11]", "None")]
         );
     }
 

@@ -3,7 +3,6 @@
 //! whose few calls all hold short lists of small numbers still gets calls of other shapes.
 
 use super::calls::Value;
-use crate::program::with_tree;
 use rand::Rng;
 
 /// A parameter's type, as far as new arguments can be drawn for it.
@@ -40,37 +39,14 @@ pub struct Palette<'a> {
 /// a type read here (`int`, `float`, `str`, `bool`, `List[…]`, `Tuple[…]`, `Dict[…, …]`,
 /// `Optional[…]`, with or without `typing.`, and the lower-case builtins); `None` otherwise.
 pub fn parameter_types(source: &str, entry: &str) -> Option<Vec<Type>> {
-    with_tree(source, |tree| {
-        let mut stack = vec![tree.root_node()];
-        while let Some(n) = stack.pop() {
-            let mut c = n.walk();
-            stack.extend(n.named_children(&mut c));
-            let name = n
-                .child_by_field_name("name")
-                .map(|f| &source[f.byte_range()]);
-            if n.kind() != "function_definition" || name != Some(entry) {
-                continue;
-            }
-            let Some(list) = n.child_by_field_name("parameters") else {
-                return Ok(None);
-            };
-            let mut c = list.walk();
-            let types: Option<Vec<Type>> = list
-                .named_children(&mut c)
-                .map(|p| match p.kind() {
-                    "typed_parameter" | "typed_default_parameter" => p
-                        .child_by_field_name("type")
-                        .and_then(|t| source.get(t.byte_range()))
-                        .and_then(read_type),
-                    _ => None,
-                })
-                .collect();
-            return Ok(types.filter(|t| !t.is_empty()));
-        }
-        Ok(None)
+    super::calls::each_parameter(source, entry, |p| match p.kind() {
+        "typed_parameter" | "typed_default_parameter" => p
+            .child_by_field_name("type")
+            .and_then(|t| source.get(t.byte_range()))
+            .and_then(read_type),
+        _ => None,
     })
-    .ok()
-    .flatten()
+    .filter(|t| !t.is_empty())
 }
 
 /// The types of `entry`'s parameters as its text describes them (`Given a positive integer

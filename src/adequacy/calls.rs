@@ -346,38 +346,42 @@ fn labelled<'l>(line: &'l str, label: &str) -> Option<&'l str> {
 /// The positional parameter names of `entry`'s definition in `source`; `None` when it has
 /// none that can be read, or takes `*args`/`**kwargs`.
 pub(super) fn parameters(source: &str, entry: &str) -> Option<Vec<String>> {
+    each_parameter(source, entry, |p| {
+        let id = match p.kind() {
+            "identifier" => Some(p),
+            "typed_parameter" => p.named_child(0).filter(|i| i.kind() == "identifier"),
+            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            _ => None,
+        };
+        id.and_then(|i| source.get(i.byte_range()))
+            .map(str::to_string)
+    })
+}
+
+/// `read` applied to each parameter node of `entry`'s definition in `source`; `None` when
+/// there is no such definition or `read` reads nothing of one of its parameters.
+pub(super) fn each_parameter<T>(
+    source: &str,
+    entry: &str,
+    read: impl Fn(Node<'_>) -> Option<T>,
+) -> Option<Vec<T>> {
     with_tree(source, |tree| {
         let mut stack = vec![tree.root_node()];
         while let Some(n) = stack.pop() {
             let mut c = n.walk();
             stack.extend(n.named_children(&mut c));
-            if n.kind() != "function_definition"
-                || n.child_by_field_name("name")
-                    .map(|f| &source[f.byte_range()])
-                    != Some(entry)
-            {
+            let name = n
+                .child_by_field_name("name")
+                .map(|f| &source[f.byte_range()]);
+            if n.kind() != "function_definition" || name != Some(entry) {
                 continue;
             }
             let Some(list) = n.child_by_field_name("parameters") else {
                 return Ok(None);
             };
             let mut c = list.walk();
-            let mut names = Vec::new();
-            for p in list.named_children(&mut c) {
-                let id = match p.kind() {
-                    "identifier" => Some(p),
-                    "typed_parameter" => p.named_child(0).filter(|i| i.kind() == "identifier"),
-                    "default_parameter" | "typed_default_parameter" => {
-                        p.child_by_field_name("name")
-                    }
-                    _ => None,
-                };
-                match id {
-                    Some(i) => names.push(source[i.byte_range()].to_string()),
-                    None => return Ok(None),
-                }
-            }
-            return Ok(Some(names));
+            let read: Option<Vec<T>> = list.named_children(&mut c).map(&read).collect();
+            return Ok(read);
         }
         Ok(None)
     })

@@ -121,9 +121,14 @@ impl Field {
         }
     }
 
+    /// The widest number seen.
+    fn widest(&self) -> usize {
+        self.widths.iter().next_back().copied().unwrap_or(1)
+    }
+
     /// `v` written as this field writes numbers (zero-padded to its width when it pads).
     fn write_number(&self, v: i64) -> String {
-        let width = self.widths.iter().next_back().copied().unwrap_or(1);
+        let width = self.widest();
         if self.padded {
             format!("{v:0width$}")
         } else {
@@ -187,8 +192,7 @@ impl Field {
                     _ => rng.random_range(floor..=top),
                 };
                 // Never wider than seen: a field's width is part of its format.
-                let widest = self.widths.iter().next_back().copied().unwrap_or(1);
-                let cap = 10i64.saturating_pow(widest.min(18) as u32) - 1;
+                let cap = 10i64.saturating_pow(self.widest().min(18) as u32) - 1;
                 Piece::Digits(self.write_number(new.clamp(0, cap)))
             }
             Piece::Lower(s) | Piece::Upper(s) => {

@@ -322,14 +322,30 @@ fn mutants_that_compile_to_the_originals_bytecode_are_left_out() {
     assert_eq!(dropped, dead, "{kept:?}");
     assert_eq!(kept.len() + dropped, all.len());
     assert!(kept.iter().any(|m| m.line == 2), "live mutants are kept");
-    // Java mutants are not compared.
-    let java = equimorph::adequacy::mutants::all_mutants_of(
-        Language::Java,
-        "class A { public static void main(String[] a) { int y = 2; System.out.println(y + 1); } }",
-    );
-    let n = java.len();
-    let (kept, dropped) = without_trivially_equivalent(&oracle, Language::Java, "", java);
-    assert_eq!((kept.len(), dropped), (n, 0));
+}
+
+#[test]
+fn java_mutants_that_compile_to_the_originals_class_files_are_left_out() {
+    let oracle = common::oracle(OracleMode::Fork);
+    // `DEBUG` is a constant false: javac compiles no code for the block it guards, so edits
+    // inside it vanish; the edits of line 8 and of the condition itself do not.
+    let source = "public class Main {\n    static final boolean DEBUG = false;\n    public static void main(String[] args) {\n        int x = Integer.parseInt(args.length > 0 ? args[0] : \"5\");\n        if (DEBUG) {\n            System.out.println(x * 2 + 1);\n        }\n        System.out.println(x + 1);\n    }\n}\n";
+    let all = equimorph::adequacy::mutants::all_mutants_of(Language::Java, source);
+    let dead = all.iter().filter(|m| m.line == 6).count();
+    assert!(dead >= 3, "{all:?}");
+    let (kept, dropped) =
+        without_trivially_equivalent(&oracle, Language::Java, source, all.clone());
+    assert_eq!(dropped, dead, "{kept:?}");
+    assert_eq!(kept.len() + dropped, all.len());
+    assert!(kept.iter().any(|m| m.line == 8), "live mutants are kept");
+    assert!(kept.iter().all(|m| m.line != 6), "{kept:?}");
+    // A mutant that does not compile is never called equivalent.
+    let broken = vec![equimorph::adequacy::mutants::Mutant {
+        source: source.replace("x + 1);", "x + );"),
+        ..all[0].clone()
+    }];
+    let (kept, dropped) = without_trivially_equivalent(&oracle, Language::Java, source, broken);
+    assert_eq!((kept.len(), dropped), (1, 0));
 }
 
 #[test]

@@ -1,11 +1,13 @@
-//! Trivially equivalent mutants: a Python mutant whose bytecode, once compiled, is the
-//! original's (line numbers aside) behaves exactly as the original, whatever the tests. CPython
-//! folds constants and drops unreachable code when it compiles, so an edit there can vanish.
-//! Such mutants are left out before the tests judge anything: no test could reject them, and
-//! counting them as survivors would understate the tests (trivial compiler equivalence).
+//! Trivially equivalent mutants: a mutant whose compiled form is the original's behaves
+//! exactly as the original, whatever the tests. CPython and javac fold constants and drop
+//! unreachable code when they compile, so an edit there can vanish. Such mutants are left out
+//! before the tests judge anything: no test could reject them, and counting them as survivors
+//! would understate the tests (trivial compiler equivalence).
 //!
-//! The comparison runs in the oracle's sandbox (compiling runs no program code, but the source
-//! is the user's). Java mutants are not compared (no compiler round here); all are kept.
+//! Python: code objects compared in everything but line numbers and positions. Java: class
+//! files compiled with `-g:none` (no line numbers, local names or source file) compared byte
+//! for byte, by `CompareClasses.java` run through the warm Java worker. Both comparisons run in
+//! the oracle's sandbox (compiling runs no program code, but the source is the user's).
 
 use super::mutants::Mutant;
 use crate::oracle::{ExitClass, Oracle};
@@ -30,24 +32,50 @@ o = key(d["original"])
 print("".join("1" if o is not None and key(m) == o else "0" for m in d["mutants"]))
 "#;
 
-/// Longest the comparison may take.
-const TIMEOUT: Duration = Duration::from_secs(20);
+/// The Java comparison: reads the original and the mutants framed by their lengths in UTF-16
+/// units and prints one character per mutant, as [`COMPARE`] does.
+const COMPARE_JAVA: &str = include_str!("CompareClasses.java");
+
+/// Longest the comparison may take (javac takes tens of milliseconds a mutant once warm).
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The Java comparison's stdin: the mutant count, then each source (the original first) as a
+/// line with its length in UTF-16 units (Java's `String` length) followed by its text.
+fn java_frames(original: &str, mutants: &[Mutant]) -> String {
+    let mut out = format!("{}\n", mutants.len());
+    for s in std::iter::once(original).chain(mutants.iter().map(|m| m.source.as_str())) {
+        out.push_str(&format!("{}\n", s.encode_utf16().count()));
+        out.push_str(s);
+    }
+    out
+}
 
 /// `mutants` of `original` (a program of `language`) without the trivially equivalent ones, and
-/// how many those were. When the comparison cannot be made (Java, a sandbox failure), all are
-/// kept.
+/// how many those were. When the comparison cannot be made (a sandbox failure, no JDK), all
+/// are kept.
 pub fn without_trivially_equivalent(
     oracle: &Oracle,
     language: Language,
     original: &str,
     mutants: Vec<Mutant>,
 ) -> (Vec<Mutant>, usize) {
-    if language != Language::Python || mutants.is_empty() {
+    if mutants.is_empty() {
         return (mutants, 0);
     }
-    let sources: Vec<&str> = mutants.iter().map(|m| m.source.as_str()).collect();
-    let input = serde_json::json!({ "original": original, "mutants": sources }).to_string();
-    let run = oracle.run(COMPARE, &input, TIMEOUT);
+    let run = match language {
+        Language::Python => {
+            let sources: Vec<&str> = mutants.iter().map(|m| m.source.as_str()).collect();
+            let input = serde_json::json!({ "original": original, "mutants": sources });
+            oracle.run(COMPARE, &input.to_string(), TIMEOUT)
+        }
+        Language::Java => oracle.run_in(
+            Language::Java,
+            COMPARE_JAVA,
+            &java_frames(original, &mutants),
+            TIMEOUT,
+            crate::oracle::REFERENCE_HASH_SEED,
+        ),
+    };
     let flags: Vec<bool> = run.stdout.trim_end().chars().map(|c| c == '1').collect();
     if run.class != ExitClass::Success || flags.len() != mutants.len() {
         return (mutants, 0);

@@ -76,6 +76,11 @@ fn shape(pieces: &[Piece]) -> Option<String> {
     })
 }
 
+/// The shape of `w` when it is made of fields (see [`shape`]).
+pub(super) fn shape_of(w: &str) -> Option<String> {
+    shape(&pieces(w))
+}
+
 /// What the inputs show of one field of one shape.
 #[derive(Debug, Clone, Default)]
 struct Field {
@@ -88,6 +93,8 @@ struct Field {
     /// Letters: the characters and lengths seen.
     chars: BTreeSet<char>,
     lengths: BTreeSet<usize>,
+    /// Whether a number follows this field in its shape (`e` of `e4`: a file before a rank).
+    before_number: bool,
 }
 
 impl Field {
@@ -146,6 +153,18 @@ impl Field {
         }
     }
 
+    /// Whether a one-letter field reads as a position (a board's file, a grid's column: `e4`,
+    /// `B7`), whose letters run from `a` up: letters up to `j` before a number. Otherwise (`S`
+    /// for spades after a rank, `h` for hours) the letters are codes, and only those seen are
+    /// used.
+    fn is_position(&self) -> bool {
+        self.before_number
+            && self
+                .chars
+                .iter()
+                .all(|c| matches!(c.to_ascii_lowercase(), 'a'..='j'))
+    }
+
     /// Whether `piece` lies within what is seen of this field.
     fn within(&self, piece: &Piece) -> bool {
         match piece {
@@ -162,7 +181,7 @@ impl Field {
             }
             Piece::Lower(s) | Piece::Upper(s) => {
                 let n = s.chars().count();
-                if self.lengths.iter().all(|&l| l == 1) && n == 1 {
+                if self.lengths.iter().all(|&l| l == 1) && n == 1 && self.is_position() {
                     let upper = matches!(piece, Piece::Upper(_));
                     let top = self.chars.iter().next_back().copied().unwrap_or('a');
                     s.chars()
@@ -177,29 +196,42 @@ impl Field {
 
     /// A new value for `piece`: within what is seen most of the time, sometimes beyond it
     /// (twice as far up, never wider than seen), where a mutant's wrong bound shows.
-    fn edit(&self, piece: &Piece, rng: &mut impl Rng) -> Piece {
+    fn edit(&self, piece: &Piece, known: Option<(i64, i64)>, rng: &mut impl Rng) -> Piece {
         match piece {
             Piece::Digits(s) => {
                 let v = s.parse::<i64>().unwrap_or(self.lo);
-                let floor = self.number_floor();
+                let floor = known.map_or(self.number_floor(), |(lo, _)| lo.max(0));
                 let top = self.hi.max(floor);
+                // Beyond what is seen: twice as far up, or up to a known format's bound.
+                let far = known.map_or(top.saturating_mul(2).max(top), |(_, hi)| hi.max(floor));
                 let new = match rng.random_range(0..8) {
                     0 => floor,
                     1 => top,
                     2 => v.saturating_add(1),
                     3 => v.saturating_sub(1),
-                    4 => rng.random_range(floor..=top.saturating_mul(2).max(top)),
+                    4 => rng.random_range(floor..=far),
                     _ => rng.random_range(floor..=top),
                 };
-                // Never wider than seen: a field's width is part of its format.
+                let new = match known {
+                    Some((lo, hi)) => new.clamp(lo, hi.max(lo)),
+                    None => new,
+                };
+                // Never wider than seen: a field's width is part of its format. A one-digit
+                // field that shows only positive values (a square's rank, a die) never gets 0;
+                // a padded one (`09`) may (hour `00`).
                 let cap = 10i64.saturating_pow(self.widest().min(18) as u32) - 1;
-                Piece::Digits(self.write_number(new.clamp(0, cap)))
+                let least = if self.widest() == 1 && !self.padded {
+                    floor
+                } else {
+                    0
+                };
+                Piece::Digits(self.write_number(new.clamp(least, cap.max(least))))
             }
             Piece::Lower(s) | Piece::Upper(s) => {
                 let upper = matches!(piece, Piece::Upper(_));
                 let mut chars: Vec<char> = s.chars().collect();
                 let seen: Vec<char> = self.chars.iter().copied().collect();
-                if chars.len() == 1 && self.lengths.iter().all(|&l| l == 1) {
+                if chars.len() == 1 && self.lengths.iter().all(|&l| l == 1) && self.is_position() {
                     let floor = self.letter_floor(upper) as u32;
                     let top = seen.last().map_or(floor, |&c| c as u32).max(floor);
                     let last = if upper { 'Z' } else { 'z' } as u32;
@@ -235,6 +267,50 @@ impl Field {
     }
 }
 
+/// The bounds that a format contest inputs often use puts on each number field of `shape`,
+/// where it is recognised: a clock time (`23:59`, `23:59:59`: hours to 23, minutes and
+/// seconds to 59), a date (`2024-01-05`: month 1–12, day 1–28, valid in every month), an IPv4
+/// address (each part to 255), a chess square (`e4`: rank 1–8) and a playing card (`10S`:
+/// rank 2–10). Beyond what the task's tests show, edits go up to these bounds, never past them:
+/// `52:00` is no time, and solutions that agree on it prove nothing.
+fn known_bounds(shape: &str, fields: &[Field]) -> Vec<Option<(i64, i64)>> {
+    let widest = |i: usize| fields.get(i).map_or(0, Field::widest);
+    let mut out = vec![None; fields.len()];
+    let mut set = |i: usize, b: (i64, i64)| {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = Some(b);
+        }
+    };
+    match shape {
+        "d ': d" | "d ': d ': d" if (0..fields.len()).step_by(2).all(|i| widest(i) == 2) => {
+            set(0, (0, 23));
+            set(2, (0, 59));
+            set(4, (0, 59));
+        }
+        "d '- d '- d" | "d '/ d '/ d" if widest(0) == 4 && widest(2) <= 2 && widest(4) <= 2 => {
+            set(2, (1, 12));
+            set(4, (1, 28));
+        }
+        "d '. d '. d '. d" => {
+            for i in [0, 2, 4, 6] {
+                set(i, (0, 255));
+            }
+        }
+        "l d" | "u d" if fields.first().is_some_and(Field::is_position) && widest(1) == 1 => {
+            set(1, (1, 8));
+        }
+        "d u"
+            if fields.get(1).is_some_and(|f| {
+                !f.chars.is_empty() && f.chars.iter().all(|c| "SHDC".contains(*c))
+            }) =>
+        {
+            set(0, (2, 10));
+        }
+        _ => {}
+    }
+    out
+}
+
 /// The shapes of the words the inputs show, with what each field of each shape holds.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Shapes {
@@ -253,8 +329,9 @@ impl Shapes {
             .fields
             .entry(shape)
             .or_insert_with(|| vec![Field::default(); pieces.len()]);
-        for (field, piece) in fields.iter_mut().zip(&pieces) {
+        for (i, (field, piece)) in fields.iter_mut().zip(&pieces).enumerate() {
             field.add(piece, first);
+            field.before_number = matches!(pieces.get(i + 1), Some(Piece::Digits(_)));
         }
     }
 
@@ -275,14 +352,16 @@ impl Shapes {
     /// do not show.
     pub(super) fn edit(&self, w: &str, rng: &mut impl Rng) -> Option<String> {
         let mut pieces = pieces(w);
-        let fields = self.fields.get(&shape(&pieces)?)?;
         let editable: Vec<usize> = (0..pieces.len())
             .filter(|&i| !matches!(pieces.get(i), Some(Piece::Other(_))))
             .collect();
+        let shape = shape(&pieces)?;
+        let fields = self.fields.get(&shape)?;
+        let known = known_bounds(&shape, fields);
         for _ in 0..rng.random_range(1..=2) {
             let i = editable[rng.random_range(0..editable.len())];
             if let (Some(field), Some(piece)) = (fields.get(i), pieces.get(i)) {
-                let new = field.edit(piece, rng);
+                let new = field.edit(piece, known.get(i).copied().flatten(), rng);
                 pieces[i] = new;
             }
         }

@@ -9,9 +9,11 @@
 //! of [`super::grow`] (the original runs normally and deterministically, other accepted
 //! solutions agree) are what make a kept input trustworthy.
 
-use super::fields::Shapes;
+use super::fields::{shape_of, Shapes};
+use super::grids;
+use super::numerals;
 use rand::Rng;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// `v` rounded toward 0 to a multiple of a random power of ten below it (`1937` → `1900`).
 fn round_down(v: i64, rng: &mut impl Rng) -> i64 {
@@ -73,6 +75,10 @@ enum Link {
     LinesAfter { line: usize, tok: usize },
     /// Token `tok` of `line` is the length of the next line's only word.
     LengthOfNext { line: usize, tok: usize },
+    /// Token `tok` of `line` is the width of the grid that starts on the next line.
+    GridWidth { line: usize, tok: usize },
+    /// The first token of `line` is the number of tokens after it on the line (`3 10H 5C 9D`).
+    TokensAfter { line: usize, tok: usize },
 }
 
 impl Link {
@@ -80,7 +86,9 @@ impl Link {
         match self {
             Link::TokensOnNext { line, tok }
             | Link::LinesAfter { line, tok }
-            | Link::LengthOfNext { line, tok } => (line, tok),
+            | Link::LengthOfNext { line, tok }
+            | Link::GridWidth { line, tok }
+            | Link::TokensAfter { line, tok } => (line, tok),
         }
     }
 }
@@ -98,9 +106,121 @@ impl Parsed {
             .lines()
             .map(|l| l.split_whitespace().map(Token::parse).collect())
             .collect();
-        Parsed {
+        let mut p = Parsed {
             lines,
             trailing_newline: input.ends_with('\n'),
+        };
+        // A grid's rows are words, even a row of digits (`1101`).
+        for g in p.grids() {
+            for line in p.lines.get_mut(g).into_iter().flatten() {
+                for t in line.iter_mut() {
+                    *t = Token::Word(t.render());
+                }
+            }
+        }
+        p
+    }
+
+    /// The grids of this input: runs of two lines or more, each one token of one width (two
+    /// characters or more, a word among them), unless every row has one field shape.
+    fn grids(&self) -> Vec<std::ops::Range<usize>> {
+        let width = |l: &Vec<Token>| match l.as_slice() {
+            [t] => Some(t.render().chars().count()).filter(|&w| w >= 2),
+            _ => None,
+        };
+        let mut out = Vec::new();
+        let mut start = 0;
+        while start < self.lines.len() {
+            let Some(w) = self.lines.get(start).and_then(width) else {
+                start += 1;
+                continue;
+            };
+            let mut end = start + 1;
+            while self.lines.get(end).and_then(width) == Some(w) {
+                end += 1;
+            }
+            let rows: Vec<String> = self
+                .lines
+                .get(start..end)
+                .into_iter()
+                .flatten()
+                .map(|l| l.iter().map(Token::render).collect())
+                .collect();
+            let words = self
+                .lines
+                .get(start..end)
+                .into_iter()
+                .flatten()
+                .any(|l| matches!(l.as_slice(), [Token::Word(_)]));
+            // Rows of one field shape (`23:50` over `00:10`) are a list of values, not a grid.
+            let shapes: BTreeSet<Option<String>> = rows.iter().map(|r| shape_of(r)).collect();
+            let one_shape = shapes.len() == 1 && shapes.iter().all(Option::is_some);
+            if end - start >= 2 && words && !one_shape {
+                out.push(start..end);
+            }
+            start = end;
+        }
+        out
+    }
+
+    /// The ordered pairs of this input's records: (tokens on the line, `k`) where two lines
+    /// or more have that many tokens, integers at `k` and `k + 1`, and token `k` never above
+    /// token `k + 1` (an interval `l r`, a query's range).
+    fn orders(&self) -> BTreeSet<(usize, usize)> {
+        let mut seen: BTreeMap<(usize, usize), (usize, bool)> = BTreeMap::new();
+        for line in &self.lines {
+            for (k, pair) in line.windows(2).enumerate() {
+                if let [Token::Int(a), Token::Int(b)] = pair {
+                    let e = seen.entry((line.len(), k)).or_insert((0, true));
+                    e.0 += 1;
+                    e.1 &= a <= b;
+                }
+            }
+        }
+        seen.into_iter()
+            .filter(|(_, (lines, ordered))| *lines >= 2 && *ordered)
+            .map(|(key, _)| key)
+            .collect()
+    }
+
+    /// Puts each ordered pair of `orders` back in order where a mutation reversed it (the
+    /// two values swap places).
+    fn keep_order(&mut self, orders: &BTreeSet<(usize, usize)>) {
+        for line in &mut self.lines {
+            let width = line.len();
+            for k in 0..width.saturating_sub(1) {
+                if !orders.contains(&(width, k)) {
+                    continue;
+                }
+                if let [Token::Int(a), Token::Int(b)] = &mut line[k..k + 2] {
+                    if *a > *b {
+                        std::mem::swap(a, b);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The grid that `line` belongs to.
+    fn grid_of(&self, line: usize) -> Option<std::ops::Range<usize>> {
+        self.grids().into_iter().find(|g| g.contains(&line))
+    }
+
+    /// The rows of grid `g`, as text.
+    fn rows(&self, g: &std::ops::Range<usize>) -> Vec<String> {
+        self.lines
+            .get(g.clone())
+            .into_iter()
+            .flatten()
+            .map(|l| l.iter().map(Token::render).collect())
+            .collect()
+    }
+
+    /// Replaces the lines of grid `g` by `rows`, one word each.
+    fn set_rows(&mut self, g: std::ops::Range<usize>, rows: Vec<String>) {
+        if g.end <= self.lines.len() {
+            let new = rows.into_iter().map(|r| vec![Token::Word(r)]);
+            self.lines.splice(g, new);
         }
     }
 
@@ -119,12 +239,25 @@ impl Parsed {
 
     /// The counts found in this input.
     fn links(&self) -> Vec<Link> {
+        let grids = self.grids();
         let mut out = Vec::new();
         for (l, line) in self.lines.iter().enumerate() {
             for (k, t) in line.iter().enumerate() {
                 let Token::Int(n) = t else { continue };
                 let Ok(n) = usize::try_from(*n) else { continue };
                 if n == 0 {
+                    continue;
+                }
+                // A line that starts with the count of what follows on it: `2 AS KD`
+                // (`1 x` only before a word: `1 5` is more often two numbers; not on a line
+                // the line before counts: `4` over `3 1 4 1` is four numbers).
+                let rest_words = line.iter().skip(1).any(|t| matches!(t, Token::Word(_)));
+                let counted = l > 0
+                    && out
+                        .iter()
+                        .any(|x| matches!(x, Link::TokensOnNext { line, .. } if *line + 1 == l));
+                if k == 0 && !counted && line.len() == n + 1 && (n >= 2 || rest_words) {
+                    out.push(Link::TokensAfter { line: l, tok: k });
                     continue;
                 }
                 let after = self.lines.len() - l - 1;
@@ -138,7 +271,11 @@ impl Parsed {
                     out.push(Link::TokensOnNext { line: l, tok: k });
                 } else if let Some([Token::Word(w)]) = next.map(Vec::as_slice) {
                     if w.chars().count() == n {
-                        out.push(Link::LengthOfNext { line: l, tok: k });
+                        if grids.iter().any(|g| g.start == l + 1) {
+                            out.push(Link::GridWidth { line: l, tok: k });
+                        } else {
+                            out.push(Link::LengthOfNext { line: l, tok: k });
+                        }
                     }
                 }
             }
@@ -160,6 +297,50 @@ pub struct InputModel {
     words: BTreeSet<String>,
     /// The words made of fields, by shape.
     shapes: Shapes,
+    /// The largest numeral seen, when the words are Roman numerals ([`numerals::are_numerals`]).
+    numerals: Option<u32>,
+    /// The characters of the grids seen.
+    grid_chars: BTreeSet<char>,
+    /// For plain words of one class and length of which two or more are seen (cards `AS`,
+    /// `KD`, `7H`): the characters seen at each position.
+    positions: BTreeMap<(usize, usize), Vec<BTreeSet<char>>>,
+    /// For each plain word: the words its columns hold.
+    columns: BTreeMap<String, Column>,
+}
+
+/// The words that share a column with a word in the task's inputs: token `k` of the lines
+/// with as many tokens as its own (`alice deposit 100` over `bob withdraw 50`).
+#[derive(Debug, Clone, Default)]
+struct Column {
+    mates: BTreeSet<String>,
+    /// A word repeats in one of these columns: a closed set (commands, a few names).
+    closed: bool,
+}
+
+impl Parsed {
+    /// Adds the columns of this input's plain words to `columns` (`plain` says which words
+    /// are plain: not made of fields, not numerals).
+    fn add_columns(&self, plain: impl Fn(&str) -> bool, columns: &mut BTreeMap<String, Column>) {
+        let mut by_column: BTreeMap<(usize, usize), Vec<&String>> = BTreeMap::new();
+        for line in &self.lines {
+            for (k, t) in line.iter().enumerate() {
+                if let Token::Word(w) = t {
+                    if plain(w) {
+                        by_column.entry((line.len(), k)).or_default().push(w);
+                    }
+                }
+            }
+        }
+        for words in by_column.values() {
+            let distinct: BTreeSet<&String> = words.iter().copied().collect();
+            let closed = distinct.len() < words.len();
+            for w in &distinct {
+                let c = columns.entry((*w).clone()).or_default();
+                c.mates.extend(distinct.iter().map(|x| (*x).clone()));
+                c.closed |= closed;
+            }
+        }
+    }
 }
 
 /// The class of a word, for its alphabet.
@@ -186,8 +367,14 @@ impl InputModel {
         let (mut len_lo, mut len_hi) = (usize::MAX, 0);
         let mut words = BTreeSet::new();
         let mut shapes = Shapes::default();
+        let mut grid_chars = BTreeSet::new();
+        let mut parsed_all = Vec::new();
         for input in inputs {
-            for t in Parsed::of(input).lines.iter().flatten() {
+            let parsed = Parsed::of(input);
+            for g in parsed.grids() {
+                grid_chars.extend(parsed.rows(&g).iter().flat_map(|r| r.chars()));
+            }
+            for t in parsed.lines.iter().flatten() {
                 match t {
                     Token::Int(v) => {
                         lo = lo.min(*v);
@@ -203,10 +390,39 @@ impl InputModel {
                     Token::Float(..) => {}
                 }
             }
+            parsed_all.push(parsed);
         }
         if lo > hi {
             (lo, hi) = (0, 10);
         }
+        let numerals = numerals::are_numerals(&words)
+            .then(|| words.iter().filter_map(|w| numerals::read(w)).max())
+            .flatten();
+        let mut by_format: BTreeMap<(usize, usize), Vec<&String>> = BTreeMap::new();
+        for w in &words {
+            if shape_of(w).is_none() && (numerals.is_none() || numerals::read(w).is_none()) {
+                by_format
+                    .entry((word_class(w), w.chars().count()))
+                    .or_default()
+                    .push(w);
+            }
+        }
+        let plain =
+            |w: &str| shape_of(w).is_none() && numerals.is_none_or(|_| numerals::read(w).is_none());
+        let mut columns = BTreeMap::new();
+        for p in &parsed_all {
+            p.add_columns(plain, &mut columns);
+        }
+        let positions = by_format
+            .into_iter()
+            .filter(|(_, ws)| ws.len() >= 2)
+            .map(|((class, len), ws)| {
+                let sets = (0..len)
+                    .map(|i| ws.iter().filter_map(|w| w.chars().nth(i)).collect())
+                    .collect();
+                ((class, len), sets)
+            })
+            .collect();
         InputModel {
             int_lo: lo,
             int_hi: hi,
@@ -215,6 +431,10 @@ impl InputModel {
             len_hi,
             words,
             shapes,
+            numerals,
+            grid_chars,
+            positions,
+            columns,
         }
     }
 
@@ -222,14 +442,31 @@ impl InputModel {
     /// range (widened down to 1 when they show only positive ones: `1 ≤ x` is the commonest
     /// constraint, and 0 or a negative the commonest invalid input), every word one of theirs
     /// (an edited word may be no valid numeral, time or name) or made of fields each within
-    /// what their words of that shape show ([`Shapes::within`]: `01:07` after `09:45`). Such an
-    /// input most likely lies within the problem's constraints.
+    /// what their words of that shape show ([`Shapes::within`]: `01:07` after `09:45`), a
+    /// numeral up to the largest they show, or a grid row of the characters their grids hold.
+    /// Such an input most likely lies within the problem's constraints.
     pub fn within_observed(&self, input: &str) -> bool {
         let lo = if self.int_lo >= 1 { 1 } else { self.int_lo };
-        Parsed::of(input).lines.iter().flatten().all(|t| match t {
-            Token::Int(v) => (lo..=self.int_hi).contains(v),
-            Token::Word(w) => self.words.contains(w) || self.shapes.within(w) == Some(true),
-            Token::Float(..) => true,
+        let p = Parsed::of(input);
+        let grids = p.grids();
+        p.lines.iter().enumerate().all(|(l, line)| {
+            // A grid's rows: its characters are the grids' (markers are kept one each).
+            if grids.iter().any(|g| g.contains(&l)) {
+                return line
+                    .iter()
+                    .all(|t| t.render().chars().all(|c| self.grid_chars.contains(&c)));
+            }
+            line.iter().all(|t| match t {
+                Token::Int(v) => (lo..=self.int_hi).contains(v),
+                Token::Word(w) => {
+                    self.words.contains(w)
+                        || self.shapes.within(w) == Some(true)
+                        || self
+                            .numerals
+                            .is_some_and(|hi| numerals::read(w).is_some_and(|v| v <= hi))
+                }
+                Token::Float(..) => true,
+            })
         })
     }
 
@@ -243,6 +480,7 @@ impl InputModel {
         // The counts are read once, from the base: a count of 1 left by a resize must keep
         // its meaning (one token, not one line).
         let mut links = p.links();
+        let orders = p.orders();
         for _ in 0..rng.random_range(1..=3) {
             match rng.random_range(0..10) {
                 0..=4 => self.change_value(&mut p, &links, rng),
@@ -254,11 +492,16 @@ impl InputModel {
                         // stale counts (on a line a resize shortened, or moved by a shuffle)
                         // are found out by `resize` itself.
                         links.retain(|l| l.at().0 <= line);
+                        // Counts that lead their lines were copied with their lines.
+                        links.extend(p.links().into_iter().filter(
+                            |l| matches!(l, Link::TokensAfter { line: at, .. } if *at > line),
+                        ));
                     }
                 }
                 _ => shuffle_line(&mut p, &links, rng),
             }
         }
+        p.keep_order(&orders);
         let out = p.render();
         (out != base).then_some(out)
     }
@@ -284,10 +527,20 @@ impl InputModel {
             return;
         }
         let (l, k) = sites[rng.random_range(0..sites.len())];
+        if let Some(g) = p.grid_of(l) {
+            let rows = grids::edit_cell(&p.rows(&g), rng);
+            p.set_rows(g, rows);
+            return;
+        }
         let keep_length = length_bound.contains(&l);
-        // Sometimes a tie: the value of another token of the same line and type, where equal
-        // elements take another path (a strict `>`, a stable order, a first index).
-        if rng.random_bool(0.2) {
+        // Sometimes a tie: the value of another number of the same line, where equal
+        // elements take another path (a strict `>`, a stable order, a first index). Never a
+        // word: `bob withdraw` is a record, `withdraw withdraw` none.
+        let number = matches!(
+            p.lines.get(l).and_then(|line| line.get(k)),
+            Some(Token::Int(_) | Token::Float(..))
+        );
+        if number && rng.random_bool(0.2) {
             if let Some(line) = p.lines.get_mut(l) {
                 let twins: Vec<Token> = (0..line.len())
                     .filter(|&j| j != k && !counts.contains(&(l, j)))
@@ -302,6 +555,12 @@ impl InputModel {
                 }
             }
         }
+        if let Some(mate) = self.column_mate(p, l, k, rng) {
+            if let Some(t) = p.lines.get_mut(l).and_then(|line| line.get_mut(k)) {
+                *t = Token::Word(mate);
+            }
+            return;
+        }
         let Some(t) = p.lines.get_mut(l).and_then(|line| line.get_mut(k)) else {
             return;
         };
@@ -310,6 +569,24 @@ impl InputModel {
             Token::Float(v, d) => Token::Float(*v * rng.random_range(0.5..1.5), *d),
             Token::Word(w) => Token::Word(self.new_word(w, keep_length, rng)),
         };
+    }
+
+    /// For a plain word at token `k` of line `l`: another word its column holds in the
+    /// task's inputs ([`Columns`]), always when a word repeats in such a column (a closed set
+    /// such as `deposit`/`withdraw`, whose edited spellings are no command), half the time
+    /// otherwise. `None`: edit the word itself.
+    fn column_mate(&self, p: &Parsed, l: usize, k: usize, rng: &mut impl Rng) -> Option<String> {
+        let Some(Token::Word(own)) = p.lines.get(l)?.get(k) else {
+            return None;
+        };
+        let column = self.columns.get(own)?;
+        let others: Vec<&String> = column.mates.iter().filter(|w| *w != own).collect();
+        if others.is_empty() {
+            // A closed column with one word: the word stays.
+            return column.closed.then(|| own.clone());
+        }
+        (column.closed || rng.random_bool(0.5))
+            .then(|| others[rng.random_range(0..others.len())].clone())
     }
 
     /// The range new integers are drawn from: the observed one, widened to reach 0 (or
@@ -340,6 +617,26 @@ impl InputModel {
     }
 
     fn new_word(&self, w: &str, keep_length: bool, rng: &mut impl Rng) -> String {
+        // A numeral becomes another numeral: by value, written canonically (of the same
+        // length where its length is counted; a few draws, else the numeral stays).
+        if let (Some(hi), Some(v)) = (self.numerals, numerals::read(w)) {
+            let top = hi.saturating_mul(2).clamp(1, numerals::MAX);
+            for _ in 0..20 {
+                let new = match rng.random_range(0..6) {
+                    0 => v + 1,
+                    1 => v.saturating_sub(1),
+                    2 => 1,
+                    3 => hi,
+                    4 => rng.random_range(1..=top),
+                    _ => rng.random_range(1..=hi.max(1)),
+                };
+                let new = numerals::write(new.clamp(1, numerals::MAX));
+                if !keep_length || new.len() == w.len() {
+                    return new;
+                }
+            }
+            return w.to_string();
+        }
         // A word made of fields keeps its shape (and its length where that is counted).
         if let Some(new) = self.shapes.edit(w, rng) {
             if !keep_length || new.chars().count() == w.chars().count() {
@@ -348,6 +645,17 @@ impl InputModel {
             return w.to_string();
         }
         let mut chars: Vec<char> = w.chars().collect();
+        // A word of a fixed format (a card): one position changed to a character seen there.
+        if let Some(sets) = self.positions.get(&(word_class(w), chars.len())) {
+            let i = rng.random_range(0..chars.len());
+            if let (Some(set), Some(own)) = (sets.get(i), chars.get(i).copied()) {
+                let others: Vec<char> = set.iter().copied().filter(|&c| c != own).collect();
+                if let (false, Some(slot)) = (others.is_empty(), chars.get_mut(i)) {
+                    *slot = others[rng.random_range(0..others.len())];
+                }
+            }
+            return chars.into_iter().collect();
+        }
         let alphabet = &self.alphabets[word_class(w)];
         if alphabet.is_empty() || chars.is_empty() {
             return w.to_string();
@@ -394,11 +702,14 @@ impl InputModel {
         // (shuffled lines) or changed what follows it (a resized line).
         let counts_now = match link {
             Link::TokensOnNext { .. } => p.lines.get(l + 1).map(Vec::len),
+            Link::TokensAfter { .. } => p.lines.get(l).map(|x| x.len().saturating_sub(1)),
             Link::LinesAfter { .. } => p.lines.len().checked_sub(l + 1),
-            Link::LengthOfNext { .. } => match p.lines.get(l + 1).map(Vec::as_slice) {
-                Some([Token::Word(w)]) => Some(w.chars().count()),
-                _ => None,
-            },
+            Link::LengthOfNext { .. } | Link::GridWidth { .. } => {
+                match p.lines.get(l + 1).map(Vec::as_slice) {
+                    Some([Token::Word(w)]) => Some(w.chars().count()),
+                    _ => None,
+                }
+            }
         };
         if counts_now != Some(n) {
             return;
@@ -411,6 +722,11 @@ impl InputModel {
             3 => upper,
             _ => rng.random_range(1..=upper),
         };
+        // A grid keeps two rows and two columns at least: fewer, and it is no longer seen as
+        // a grid by the mutations that follow.
+        let grid = matches!(link, Link::GridWidth { .. })
+            || (matches!(link, Link::LinesAfter { .. }) && p.grid_of(l + 1).is_some());
+        let new = if grid { new.max(2) } else { new };
         if new == n {
             return;
         }
@@ -421,10 +737,42 @@ impl InputModel {
                 };
                 resize_vec(next, new, rng, |t, rng| self.mutated_token(t, rng));
             }
+            Link::LinesAfter { .. } if p.grid_of(l + 1) == Some(l + 1..p.lines.len()) => {
+                let g = l + 1..p.lines.len();
+                let rows = grids::resize_rows(&p.rows(&g), new, rng);
+                p.set_rows(g, rows);
+            }
+            Link::TokensAfter { .. } => {
+                let Some(line) = p.lines.get_mut(l) else {
+                    return;
+                };
+                let mut rest = line.split_off(1);
+                resize_vec(&mut rest, new, rng, |t, rng| self.mutated_token(t, rng));
+                line.extend(rest);
+            }
+            Link::GridWidth { .. } => {
+                let Some(g) = p.grid_of(l + 1).filter(|g| g.start == l + 1) else {
+                    return;
+                };
+                let rows = grids::resize_width(&p.rows(&g), new, rng);
+                p.set_rows(g, rows);
+            }
             Link::LinesAfter { .. } => {
                 let mut block = p.lines.split_off(l + 1);
                 resize_vec(&mut block, new, rng, |line, rng| {
-                    line.iter().map(|t| self.mutated_token(t, rng)).collect()
+                    // A count that leads its line (`2 AS KD`) is copied as it is.
+                    let leads = matches!(line.first(), Some(Token::Int(n))
+                        if usize::try_from(*n).is_ok_and(|n| n + 1 == line.len()));
+                    line.iter()
+                        .enumerate()
+                        .map(|(i, t)| {
+                            if i == 0 && leads {
+                                t.clone()
+                            } else {
+                                self.mutated_token(t, rng)
+                            }
+                        })
+                        .collect()
                 });
                 p.lines.extend(block);
             }
@@ -449,7 +797,9 @@ impl InputModel {
         }
     }
 
-    /// A copy of `t`, changed half the time (new elements of a resized structure).
+    /// A copy of `t`, changed half the time (new elements of a resized structure). A plain
+    /// word is copied as it is: a record's name or command copied from another record is one
+    /// the problem knows, an edited spelling may not be.
     fn mutated_token(&self, t: &Token, rng: &mut impl Rng) -> Token {
         if rng.random_bool(0.5) {
             return t.clone();
@@ -457,6 +807,9 @@ impl InputModel {
         match t {
             Token::Int(v) => Token::Int(self.new_int(*v, rng)),
             Token::Float(v, d) => Token::Float(*v * rng.random_range(0.5..1.5), *d),
+            Token::Word(w) if self.shapes.within(w).is_none() && numerals::read(w).is_none() => {
+                t.clone()
+            }
             Token::Word(w) => Token::Word(self.new_word(w, true, rng)),
         }
     }
@@ -486,7 +839,7 @@ fn resize_vec<T: Clone, R: Rng>(
     }
 }
 
-/// Shuffles the tokens of a line that holds several, or the lines a count counts.
+/// Shuffles the tokens of a line that holds several of one kind, or the lines a count counts.
 fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
     use rand::seq::SliceRandom;
     let blocks: Vec<usize> = links
@@ -503,8 +856,10 @@ fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
         return;
     }
     let counted: Vec<usize> = links.iter().map(|l| l.at().0).collect();
+    // Only a line of one kind of token: a record (`bob withdraw 50`) has an order.
     let lines: Vec<usize> = (0..p.lines.len())
         .filter(|&l| p.lines[l].len() >= 2 && !counted.contains(&l))
+        .filter(|&l| p.lines[l].windows(2).all(|w| same_type(&w[0], &w[1])))
         .collect();
     if lines.is_empty() {
         return;
@@ -611,5 +966,109 @@ mod tests {
         };
         assert_eq!(run(3), run(3));
         assert_ne!(run(3), run(4));
+    }
+
+    /// `count` inputs made from `base` with seed `seed`.
+    fn made(base: &str, count: usize, seed: u64) -> Vec<String> {
+        let model = InputModel::of([base]);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        (0..count)
+            .filter_map(|_| model.mutate(base, &mut rng))
+            .collect()
+    }
+
+    #[test]
+    fn a_grid_keeps_its_width_and_one_start_and_end() {
+        let base = "3 4\nS.#.\n.##E\n....\n";
+        let mut resized = 0;
+        for new in made(base, 300, 5) {
+            let lines: Vec<&str> = new.lines().collect();
+            let dims: Vec<usize> = lines[0].split(' ').map(|x| x.parse().unwrap()).collect();
+            let rows = &lines[1..];
+            assert_eq!(rows.len(), dims[0], "{new}");
+            assert!(rows.iter().all(|r| r.chars().count() == dims[1]), "{new}");
+            let count = |c| new.chars().filter(|&x| x == c).count();
+            assert_eq!((count('S'), count('E')), (1, 1), "{new}");
+            resized += usize::from(dims != [3, 4]);
+        }
+        assert!(resized > 20, "{resized}");
+    }
+
+    #[test]
+    fn rows_of_one_field_shape_are_values_not_a_grid() {
+        let base = "3\n23:50\n00:10\n12:00\n";
+        assert!(Parsed::of(base).grids().is_empty());
+        assert_eq!(Parsed::of("2\n#..\n.S.\n").grids(), [1..3]);
+        for new in made(base, 200, 6) {
+            for t in new.lines().skip(1) {
+                let (h, m) = t.split_once(':').unwrap();
+                let (h, m): (u32, u32) = (h.parse().unwrap(), m.parse().unwrap());
+                assert!(h <= 23 && m <= 59, "{new}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_count_that_leads_its_line_follows_it() {
+        let base = "2\n2 AS KD\n3 10H 5C 9D\n";
+        let mut resized = 0;
+        for new in made(base, 300, 7) {
+            for line in new.lines().skip(1) {
+                let toks: Vec<&str> = line.split(' ').collect();
+                assert_eq!(toks[0].parse::<usize>().unwrap(), toks.len() - 1, "{new}");
+                resized += usize::from(toks.len() != 3 && toks.len() != 4);
+                for card in &toks[1..] {
+                    let rank = card.trim_end_matches(['S', 'H', 'D', 'C']);
+                    assert!(
+                        ["A", "K", "Q", "J"].contains(&rank)
+                            || rank.parse::<u32>().is_ok_and(|r| (2..=10).contains(&r))
+                            || rank.len() == card.len() - 1,
+                        "{new}"
+                    );
+                }
+            }
+        }
+        assert!(resized > 10, "{resized}");
+    }
+
+    #[test]
+    fn numerals_stay_numerals_and_commands_stay_commands() {
+        let base = "3\nXIV MCMXC VII\n";
+        let made_numerals = made(base, 200, 8);
+        assert!(made_numerals
+            .iter()
+            .any(|n| n.contains("MC") && !n.contains("MCMXC")));
+        for new in &made_numerals {
+            for w in new.lines().nth(1).unwrap().split(' ') {
+                assert!(numerals::read(w).is_some(), "{new}");
+            }
+        }
+        let model = InputModel::of([base]);
+        assert!(model.within_observed("1\nXL\n"));
+        assert!(!model.within_observed("1\nVIX\n"));
+        let base = "4\nalice deposit 100\nbob withdraw 50\nalice withdraw 30\nbob deposit 20\n";
+        for new in made(base, 300, 9) {
+            for line in new.lines().skip(1) {
+                let toks: Vec<&str> = line.split(' ').collect();
+                assert!(["alice", "bob"].contains(&toks[0]), "{new}");
+                assert!(["deposit", "withdraw"].contains(&toks[1]), "{new}");
+            }
+        }
+    }
+
+    #[test]
+    fn pairs_that_are_ordered_in_every_record_stay_ordered() {
+        let base = "3\n1 3\n4 5\n7 9\n";
+        let mut changed = 0;
+        for new in made(base, 300, 10) {
+            for line in new.lines().skip(1) {
+                let v: Vec<i64> = line.split(' ').map(|x| x.parse().unwrap()).collect();
+                assert!(v[0] <= v[1], "{new}");
+            }
+            changed += 1;
+        }
+        assert!(changed > 100);
+        // One record shows no order: its values are edited freely.
+        assert!(Parsed::of("1\n1 3\n").orders().is_empty());
     }
 }

@@ -12,10 +12,12 @@ pub mod calls;
 pub mod coverage;
 pub mod equivalent;
 mod fields;
+mod grids;
 pub mod grow;
 pub mod holdout;
 pub mod inputs;
 pub mod mutants;
+mod numerals;
 pub mod score;
 pub mod symbolic;
 

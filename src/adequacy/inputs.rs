@@ -998,7 +998,7 @@ mod tests {
     fn rows_of_one_field_shape_are_values_not_a_grid() {
         let base = "3\n23:50\n00:10\n12:00\n";
         assert!(Parsed::of(base).grids().is_empty());
-        assert_eq!(Parsed::of("2\n#..\n.S.\n").grids(), [1..3]);
+        assert_eq!(Parsed::of("2\n#..\n.S.\n").grids(), vec![1..3]);
         for new in made(base, 200, 6) {
             for t in new.lines().skip(1) {
                 let (h, m) = t.split_once(':').unwrap();

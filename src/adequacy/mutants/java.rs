@@ -3,7 +3,7 @@
 //! returned value, a variable mixed up with another), the declared types choose it, so most
 //! such mutants compile; one that does not is left out of the score as for any Java mutant.
 
-use super::{push, text, Edit, Operator};
+use super::{is_field, push, text, Edit, Operator};
 use tree_sitter::Node;
 
 /// The replacements of a Java comparison operator.
@@ -353,10 +353,7 @@ fn java_is_read(n: Node<'_>) -> bool {
     let Some(p) = n.parent() else {
         return false;
     };
-    let is = |field: &str| {
-        p.child_by_field_name(field)
-            .is_some_and(|c| c.id() == n.id())
-    };
+    let is = |field: &str| is_field(p, field, n);
     match p.kind() {
         "assignment_expression" => !is("left"),
         "variable_declarator"

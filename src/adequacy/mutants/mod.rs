@@ -207,6 +207,13 @@ fn text<'a>(n: Node<'_>, src: &'a str) -> &'a str {
     src.get(n.byte_range()).unwrap_or("")
 }
 
+/// Whether `n` is the child of `parent` named `field`.
+fn is_field(parent: Node<'_>, field: &str, n: Node<'_>) -> bool {
+    parent
+        .child_by_field_name(field)
+        .is_some_and(|c| c.id() == n.id())
+}
+
 fn push(edits: &mut Vec<Edit>, operator: Operator, n: Node<'_>, text: impl Into<String>) {
     edits.push(Edit {
         operator,

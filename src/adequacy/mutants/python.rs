@@ -1,6 +1,6 @@
 //! Python's mutation operators ([`super::Operator`]): every site in source order.
 
-use super::{push, text, Edit, Operator};
+use super::{is_field, push, text, Edit, Operator};
 use tree_sitter::Node;
 
 /// The replacements of a comparison operator.
@@ -272,10 +272,7 @@ fn is_read(n: Node<'_>) -> bool {
     let Some(p) = n.parent() else {
         return false;
     };
-    let is = |field: &str| {
-        p.child_by_field_name(field)
-            .is_some_and(|c| c.id() == n.id())
-    };
+    let is = |field: &str| is_field(p, field, n);
     match p.kind() {
         "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => !is("left"),
         "attribute" => !is("attribute"),

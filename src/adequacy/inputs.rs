@@ -139,13 +139,7 @@ impl Parsed {
             while self.lines.get(end).and_then(width) == Some(w) {
                 end += 1;
             }
-            let rows: Vec<String> = self
-                .lines
-                .get(start..end)
-                .into_iter()
-                .flatten()
-                .map(|l| l.iter().map(Token::render).collect())
-                .collect();
+            let rows = self.rows(&(start..end));
             let words = self
                 .lines
                 .get(start..end)
@@ -398,17 +392,18 @@ impl InputModel {
         let numerals = numerals::are_numerals(&words)
             .then(|| words.iter().filter_map(|w| numerals::read(w)).max())
             .flatten();
+        // A plain word: not made of fields, not a numeral of a task whose words are numerals.
+        let plain =
+            |w: &str| shape_of(w).is_none() && numerals.is_none_or(|_| numerals::read(w).is_none());
         let mut by_format: BTreeMap<(usize, usize), Vec<&String>> = BTreeMap::new();
         for w in &words {
-            if shape_of(w).is_none() && (numerals.is_none() || numerals::read(w).is_none()) {
+            if plain(w) {
                 by_format
                     .entry((word_class(w), w.chars().count()))
                     .or_default()
                     .push(w);
             }
         }
-        let plain =
-            |w: &str| shape_of(w).is_none() && numerals.is_none_or(|_| numerals::read(w).is_none());
         let mut columns = BTreeMap::new();
         for p in &parsed_all {
             p.add_columns(plain, &mut columns);

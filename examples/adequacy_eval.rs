@@ -15,7 +15,7 @@
 //! Run: `cargo run --release --example adequacy_eval -- GROWN.jsonl HIDDEN.jsonl [ALL.jsonl]`
 //! (GROWN.jsonl from `equimorph tests grow fixtures/adequacy/stdin.jsonl --out GROWN.jsonl`).
 
-use equimorph::adequacy::mutants::all_mutants;
+use equimorph::adequacy::mutants::all_mutants_of;
 use equimorph::oracle::{outputs_equal, ExitClass, Oracle, OracleConfig, REFERENCE_HASH_SEED};
 use equimorph::program::Language;
 use equimorph::task::{Task, TestCase};
@@ -30,10 +30,17 @@ struct Hidden {
 }
 
 /// Whether `program` behaves like `reference` on `test` (stdout and exit class).
-fn same(oracle: &Oracle, reference: &str, program: &str, test: &TestCase) -> bool {
+/// A Java mutant that does not compile is never the same (and so never let through).
+fn same(
+    oracle: &Oracle,
+    language: Language,
+    reference: &str,
+    program: &str,
+    test: &TestCase,
+) -> bool {
     let t = Duration::from_secs(2);
-    let a = oracle.run_test(Language::Python, reference, test, t, REFERENCE_HASH_SEED);
-    let b = oracle.run_test(Language::Python, program, test, t, REFERENCE_HASH_SEED);
+    let a = oracle.run_test(language, reference, test, t, REFERENCE_HASH_SEED);
+    let b = oracle.run_test(language, program, test, t, REFERENCE_HASH_SEED);
     a.class == b.class && outputs_equal(&a.stdout, &b.stdout, None)
 }
 
@@ -41,26 +48,31 @@ fn same(oracle: &Oracle, reference: &str, program: &str, test: &TestCase) -> boo
 /// `hidden`, of them rejected by `grown`).
 fn judge(
     oracle: &Oracle,
+    language: Language,
     reference: &str,
     sample: &[TestCase],
     hidden: &[TestCase],
     grown: &[TestCase],
     label: Option<&str>,
 ) -> (usize, usize, usize) {
-    let counts: Vec<(usize, usize, usize)> = all_mutants(reference)
+    let counts: Vec<(usize, usize, usize)> = all_mutants_of(language, reference)
         .par_iter()
         .map(|m| {
-            let through = sample.iter().all(|t| same(oracle, reference, &m.source, t));
+            let through = sample
+                .iter()
+                .all(|t| same(oracle, language, reference, &m.source, t));
             if !through {
                 return (0, 0, 0);
             }
             let shown = hidden
                 .iter()
-                .any(|t| !same(oracle, reference, &m.source, t));
+                .any(|t| !same(oracle, language, reference, &m.source, t));
             if !shown {
                 return (1, 0, 0);
             }
-            let caught = grown.iter().any(|t| !same(oracle, reference, &m.source, t));
+            let caught = grown
+                .iter()
+                .any(|t| !same(oracle, language, reference, &m.source, t));
             if let (Some(l), false) = (label, caught) {
                 eprintln!("survivor: {l} line {} {}", m.line, m.edit);
             }
@@ -133,7 +145,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         for t in group {
             let (sample, grown) = split(t);
-            let r = judge(&oracle, &t.source, &sample, hidden, &grown, None);
+            let r = judge(
+                &oracle, t.language, &t.source, &sample, hidden, &grown, None,
+            );
             inside = (inside.0 + r.0, inside.1 + r.1, inside.2 + r.2);
             // False alarms: every grown test against every accepted solution of the problem.
             for g in &grown {
@@ -160,13 +174,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (_, grown) = split(group[0]);
         for s in &group[1..] {
             let (sample, _) = split(s);
-            let r = judge(&oracle, &s.source, &sample, hidden, &grown, None);
+            let r = judge(
+                &oracle, s.language, &s.source, &sample, hidden, &grown, None,
+            );
             others = (others.0 + r.0, others.1 + r.1, others.2 + r.2);
         }
         for s in &unseen {
             let (sample, _) = split(s);
             let label = survivors.then_some(s.id.as_str());
-            let r = judge(&oracle, &s.source, &sample, hidden, &grown, label);
+            let r = judge(
+                &oracle, s.language, &s.source, &sample, hidden, &grown, label,
+            );
             held = (held.0 + r.0, held.1 + r.1, held.2 + r.2);
         }
     }

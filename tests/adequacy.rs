@@ -185,15 +185,42 @@ fn coverage_tells_apart_the_branches_of_a_conditional_expression_on_one_line() {
     // The tracer is the program's own: what it prints is what the program prints.
     let run = oracle.run("print(1)\n", "", Duration::from_secs(5));
     assert_eq!(run.stdout, "1\n");
+}
+
+#[test]
+fn java_coverage_is_read_from_probes_and_tells_the_branches_apart() {
+    let oracle = common::oracle(OracleMode::Fork);
+    let leap = "import java.util.*;\npublic class Main {\n    public static void main(String[] a) {\n        int y = new Scanner(System.in).nextInt();\n        if (y % 4 != 0) System.out.println(\"NO\");\n        else if (y % 100 != 0) System.out.println(\"YES\");\n        else { if (y % 400 == 0) System.out.println(\"YES\"); else System.out.println(\"NO\"); }\n        System.err.println(\"done\");\n    }\n}\n";
+    let arcs = |input: &str| {
+        let test = TestCase::stdin(input, None);
+        arcs_of(
+            &oracle,
+            Language::Java,
+            leap,
+            &test,
+            Duration::from_secs(20),
+        )
+        .unwrap_or_else(|| panic!("no coverage read on {input:?}"))
+    };
+    let paths = ["1999\n", "1996\n", "1900\n", "2000\n"].map(arcs);
+    for (i, a) in paths.iter().enumerate() {
+        for b in paths.iter().skip(i + 1) {
+            assert_ne!(a, b, "two paths read as one");
+        }
+    }
+    assert_eq!(arcs("1997\n"), paths[0], "the same path read twice differs");
+    // A program without a branch, or one that does not parse, has no coverage to read.
     let java = TestCase::stdin("1\n", None);
-    assert!(arcs_of(
-        &oracle,
-        Language::Java,
-        "class A {}",
-        &java,
-        Duration::from_secs(5)
-    )
-    .is_none());
+    for source in ["class A {}", "public class Main { void f( }"] {
+        assert!(arcs_of(
+            &oracle,
+            Language::Java,
+            source,
+            &java,
+            Duration::from_secs(5)
+        )
+        .is_none());
+    }
 }
 
 #[test]

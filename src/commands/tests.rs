@@ -94,7 +94,7 @@ pub struct GrowArgs {
     #[arg(long, default_value_t = 10, value_name = "N")]
     max_tests: usize,
     /// Most tests added to one task only because they reach a branch of the original or of
-    /// another accepted solution that no test reached (Python; 0: none).
+    /// another accepted solution that no test reached (Python: traced; Java: probes in its source; 0: none).
     #[arg(long, default_value_t = DEFAULT_COVERAGE_TESTS, value_name = "N")]
     coverage_tests: usize,
     /// New inputs tried per round.

@@ -4,10 +4,14 @@
 //!
 //! Coverage only guides which inputs `tests grow` keeps (an input that reaches an arc no kept
 //! test reached tells the program's behaviour apart where mutants may not point); it never
-//! decides a verdict. A program coverage cannot be read from (Java, `os._exit`, a tracer run
-//! past the deadline) has no coverage, and growth falls back on its mutants alone.
+//! decides a verdict. A Java program reports its branches through probes written into its
+//! source ([`java`]). A program coverage cannot be read from (`os._exit`, a run past the
+//! deadline, a Java source the probes cannot be placed in) has no coverage, and growth falls
+//! back on its mutants alone.
 
-use crate::oracle::{ExitClass, Oracle, REFERENCE_HASH_SEED};
+mod java;
+
+use crate::oracle::{ExitClass, Oracle, RunResult, REFERENCE_HASH_SEED};
 use crate::program::Language;
 use crate::task::TestCase;
 use std::collections::BTreeSet;
@@ -78,9 +82,10 @@ fn parse_arcs(stderr: &str) -> Option<BTreeSet<Arc>> {
 }
 
 /// The arcs of `source` (a program of `language`) that `test` reaches, or `None` when they
-/// cannot be read: a Java program, a run that timed out or left the sandbox's output
-/// unreadable, or a program that ended without running the tracer's exit (`os._exit`).
-/// The traced run may fail (an uncaught exception): its arcs up to the failure count.
+/// cannot be read: a run that timed out or left the sandbox's output unreadable, a Python
+/// program that ended without running the tracer's exit (`os._exit`), a Java program the
+/// probes cannot be placed in or that reached none. The traced run may fail (an uncaught
+/// exception): its arcs up to the failure count. A Java program's arcs are its probes (`jK`).
 pub fn arcs_of(
     oracle: &Oracle,
     language: Language,
@@ -88,15 +93,34 @@ pub fn arcs_of(
     test: &TestCase,
     timeout: Duration,
 ) -> Option<BTreeSet<Arc>> {
-    if language != Language::Python {
-        return None;
+    match language {
+        Language::Python => {
+            let program = test.program(source);
+            let run =
+                oracle.run_seeded(&traced(&program), &test.input, timeout, REFERENCE_HASH_SEED);
+            read(&run).and_then(parse_arcs)
+        }
+        Language::Java => {
+            let probed = java::with_probes(source)?;
+            let run = oracle.run_in(
+                Language::Java,
+                &probed,
+                &test.input,
+                timeout,
+                REFERENCE_HASH_SEED,
+            );
+            read(&run).and_then(java::parse_probes)
+        }
     }
-    let program = test.program(source);
-    let run = oracle.run_seeded(&traced(&program), &test.input, timeout, REFERENCE_HASH_SEED);
-    if matches!(run.class, ExitClass::Timeout | ExitClass::Crash) {
-        return None;
-    }
-    parse_arcs(&run.stderr_tail)
+}
+
+/// The standard error of a coverage run that compiled and ended in time and in the sandbox.
+fn read(run: &RunResult) -> Option<&str> {
+    let unread = matches!(
+        run.class,
+        ExitClass::Timeout | ExitClass::Crash | ExitClass::CompileError
+    );
+    (!unread).then_some(run.stderr_tail.as_str())
 }
 
 #[cfg(test)]

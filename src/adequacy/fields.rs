@@ -269,7 +269,8 @@ impl Field {
 
 /// The bounds that a format contest inputs often use puts on each number field of `shape`,
 /// where it is recognised: a clock time (`23:59`, `23:59:59`: hours to 23, minutes and
-/// seconds to 59), a date (`2024-01-05`: month 1–12, day 1–28, valid in every month), an IPv4
+/// seconds to 59), a date (`2024-01-05`: month 1–12, day 1–28, valid in every month, the
+/// years seen), an IPv4
 /// address (each part to 255), a chess square (`e4`: rank 1–8) and a playing card (`10S`:
 /// rank 2–10). Beyond what the task's tests show, edits go up to these bounds, never past them:
 /// `52:00` is no time, and solutions that agree on it prove nothing.
@@ -288,6 +289,11 @@ fn known_bounds(shape: &str, fields: &[Field]) -> Vec<Option<(i64, i64)>> {
             set(4, (0, 59));
         }
         "d '- d '- d" | "d '/ d '/ d" if widest(0) == 4 && widest(2) <= 2 && widest(4) <= 2 => {
+            // A year has no bound a format gives, and problems bound it (`1900 ≤ y ≤ 2100`)
+            // where calendars change: it stays within the years seen.
+            if let Some(year) = fields.first() {
+                set(0, (year.lo, year.hi));
+            }
             set(2, (1, 12));
             set(4, (1, 28));
         }

@@ -9,6 +9,7 @@
 //! of [`super::grow`] (the original runs normally and deterministically, other accepted
 //! solutions agree) are what make a kept input trustworthy.
 
+use super::cards::Deck;
 use super::fields::{shape_of, Shapes};
 use super::grids;
 use super::numerals;
@@ -79,6 +80,9 @@ enum Link {
     GridWidth { line: usize, tok: usize },
     /// The first token of `line` is the number of tokens after it on the line (`3 10H 5C 9D`).
     TokensAfter { line: usize, tok: usize },
+    /// Token `tok` of `line` is the number of cases after it, each `per` lines long (`3` over
+    /// three pairs of a count line and its numbers).
+    Cases { line: usize, tok: usize, per: usize },
 }
 
 impl Link {
@@ -88,7 +92,8 @@ impl Link {
             | Link::LinesAfter { line, tok }
             | Link::LengthOfNext { line, tok }
             | Link::GridWidth { line, tok }
-            | Link::TokensAfter { line, tok } => (line, tok),
+            | Link::TokensAfter { line, tok }
+            | Link::Cases { line, tok, .. } => (line, tok),
         }
     }
 }
@@ -231,10 +236,43 @@ impl Parsed {
         s
     }
 
+    /// The number of lines of each case when the lines after `line` split into `n` cases of
+    /// one layout (two lines or more each): the cases' first lines are numbers of one length,
+    /// and the lines at each place of a case are all numbers or all words.
+    fn cases_after(&self, line: usize, n: usize) -> Option<usize> {
+        let after = self.lines.len().checked_sub(line + 1)?;
+        if n < 2 || after % n != 0 || after / n < 2 {
+            return None;
+        }
+        let per = after / n;
+        let cases: Vec<&[Vec<Token>]> = self.lines.get(line + 1..)?.chunks(per).collect();
+        let numbers = |l: &Vec<Token>| l.iter().all(|t| matches!(t, Token::Int(_)));
+        let first = cases.first()?;
+        let heads_agree = cases.iter().all(|c| {
+            c.first()
+                .is_some_and(|h| numbers(h) && Some(h.len()) == first.first().map(Vec::len))
+        });
+        let places_agree = (1..per).all(|j| {
+            let kind = first.get(j).map(numbers);
+            cases.iter().all(|c| c.get(j).map(numbers) == kind)
+        });
+        (heads_agree && places_agree).then_some(per)
+    }
+
     /// The counts found in this input.
     fn links(&self) -> Vec<Link> {
         let grids = self.grids();
         let mut out = Vec::new();
+        // Lines led by the count of what follows them (`5 2 2 1 2 3`): with two of them, a
+        // `1 7` among them is one too.
+        let leading = self
+            .lines
+            .iter()
+            .filter(|line| {
+                matches!(line.first(), Some(Token::Int(n))
+                    if *n >= 2 && usize::try_from(*n).is_ok_and(|n| n + 1 == line.len()))
+            })
+            .count();
         for (l, line) in self.lines.iter().enumerate() {
             for (k, t) in line.iter().enumerate() {
                 let Token::Int(n) = t else { continue };
@@ -250,16 +288,46 @@ impl Parsed {
                     && out
                         .iter()
                         .any(|x| matches!(x, Link::TokensOnNext { line, .. } if *line + 1 == l));
-                if k == 0 && !counted && line.len() == n + 1 && (n >= 2 || rest_words) {
+                if k == 0
+                    && !counted
+                    && line.len() == n + 1
+                    && (n >= 2 || rest_words || leading >= 2)
+                {
+                    // What follows on the line is what it counts, not counts.
                     out.push(Link::TokensAfter { line: l, tok: k });
-                    continue;
+                    break;
+                }
+                if k == 0 && line.len() == 1 {
+                    if let Some(per) = self.cases_after(l, n) {
+                        out.push(Link::Cases {
+                            line: l,
+                            tok: k,
+                            per,
+                        });
+                        continue;
+                    }
                 }
                 let after = self.lines.len() - l - 1;
                 let next = self.lines.get(l + 1);
+                // A count that fits both the next line's tokens and the lines after it counts
+                // the lines when those are alike (rows of a matrix, records), else the tokens
+                // (`5` over `4 1 4 3 2`, then other cases).
+                let led = |r: &Vec<Token>| {
+                    matches!(r.first(), Some(Token::Int(c))
+                        if usize::try_from(*c).is_ok_and(|c| c + 1 == r.len()))
+                };
+                let rows_alike = self.lines.get(l + 1..).is_some_and(|rest| {
+                    rest.iter().all(|r| Some(r.len()) == next.map(Vec::len)) || rest.iter().all(led)
+                });
+                let tokens_fit = n >= 2
+                    && next.is_some_and(|nx| {
+                        nx.len() == n && nx.windows(2).all(|w| same_type(&w[0], &w[1]))
+                    });
                 // A count of 1 is taken as one only on a short line: "1\n5" is most often one
                 // case or one element; if it is not, the keep rules drop what resizing makes.
                 let short = line.len() <= 2;
-                if short && n == after && (n >= 2 || line.len() == 1) {
+                if short && n == after && (n >= 2 || line.len() == 1) && (rows_alike || !tokens_fit)
+                {
                     out.push(Link::LinesAfter { line: l, tok: k });
                 } else if next.is_some_and(|nx| nx.len() == n && (n >= 2 || short)) {
                     out.push(Link::TokensOnNext { line: l, tok: k });
@@ -293,6 +361,8 @@ pub struct InputModel {
     shapes: Shapes,
     /// The largest numeral seen, when the words are Roman numerals ([`numerals::are_numerals`]).
     numerals: Option<u32>,
+    /// The deck, when the words are playing cards ([`Deck::of`]).
+    cards: Option<Deck>,
     /// The characters of the grids seen.
     grid_chars: BTreeSet<char>,
     /// For plain words of one class and length of which two or more are seen (cards `AS`,
@@ -392,9 +462,26 @@ impl InputModel {
         let numerals = numerals::are_numerals(&words)
             .then(|| words.iter().filter_map(|w| numerals::read(w)).max())
             .flatten();
-        // A plain word: not made of fields, not a numeral of a task whose words are numerals.
-        let plain =
-            |w: &str| shape_of(w).is_none() && numerals.is_none_or(|_| numerals::read(w).is_none());
+        let cards = Deck::of(
+            &words,
+            parsed_all.iter().flat_map(|p| {
+                p.lines.iter().map(|line| {
+                    line.iter()
+                        .filter_map(|t| match t {
+                            Token::Word(w) => Some(w.as_str()),
+                            _ => None,
+                        })
+                        .collect()
+                })
+            }),
+        );
+        // A plain word: not made of fields, not a numeral of a task whose words are numerals,
+        // not a card of a task whose words are cards.
+        let plain = |w: &str| {
+            shape_of(w).is_none()
+                && numerals.is_none_or(|_| numerals::read(w).is_none())
+                && cards.as_ref().is_none_or(|d| !d.holds(w))
+        };
         let mut by_format: BTreeMap<(usize, usize), Vec<&String>> = BTreeMap::new();
         for w in &words {
             if plain(w) {
@@ -427,6 +514,7 @@ impl InputModel {
             words,
             shapes,
             numerals,
+            cards,
             grid_chars,
             positions,
             columns,
@@ -455,6 +543,7 @@ impl InputModel {
                 Token::Int(v) => (lo..=self.int_hi).contains(v),
                 Token::Word(w) => {
                     self.words.contains(w)
+                        || self.cards.as_ref().is_some_and(|d| d.holds(w))
                         || self.shapes.within(w) == Some(true)
                         || self
                             .numerals
@@ -482,21 +571,24 @@ impl InputModel {
                 5..=7 if !links.is_empty() => {
                     let link = links[rng.random_range(0..links.len())];
                     self.resize(&mut p, link, rng);
-                    if let Link::LinesAfter { line, .. } = link {
+                    if let Link::LinesAfter { line, .. } | Link::Cases { line, .. } = link {
                         // The lines after it were remade: counts found there are gone. Other
                         // stale counts (on a line a resize shortened, or moved by a shuffle)
                         // are found out by `resize` itself.
                         links.retain(|l| l.at().0 <= line);
-                        // Counts that lead their lines were copied with their lines.
-                        links.extend(p.links().into_iter().filter(
-                            |l| matches!(l, Link::TokensAfter { line: at, .. } if *at > line),
-                        ));
+                        // Counts that lead their lines were copied with their lines, and a
+                        // copied case holds its own counts.
+                        let cases = matches!(link, Link::Cases { .. });
+                        links.extend(p.links().into_iter().filter(|l| {
+                            l.at().0 > line && (cases || matches!(l, Link::TokensAfter { .. }))
+                        }));
                     }
                 }
                 _ => shuffle_line(&mut p, &links, rng),
             }
         }
         p.keep_order(&orders);
+        self.deal(&mut p, rng);
         let out = p.render();
         (out != base).then_some(out)
     }
@@ -550,6 +642,12 @@ impl InputModel {
                 }
             }
         }
+        if let Some(card) = self.new_card(p, l, k, rng) {
+            if let Some(t) = p.lines.get_mut(l).and_then(|line| line.get_mut(k)) {
+                *t = Token::Word(card);
+            }
+            return;
+        }
         if let Some(mate) = self.column_mate(p, l, k, rng) {
             if let Some(t) = p.lines.get_mut(l).and_then(|line| line.get_mut(k)) {
                 *t = Token::Word(mate);
@@ -564,6 +662,62 @@ impl InputModel {
             Token::Float(v, d) => Token::Float(*v * rng.random_range(0.5..1.5), *d),
             Token::Word(w) => Token::Word(self.new_word(w, keep_length, rng)),
         };
+    }
+
+    /// For a card at token `k` of line `l`: another card of the deck, none of the line's
+    /// others unless the deck repeats. `None`: not a card (or no other card found).
+    fn new_card(&self, p: &Parsed, l: usize, k: usize, rng: &mut impl Rng) -> Option<String> {
+        let deck = self.cards.as_ref()?;
+        let line = p.lines.get(l)?;
+        let Some(Token::Word(own)) = line.get(k) else {
+            return None;
+        };
+        if !deck.holds(own) {
+            return None;
+        }
+        let taken: Vec<&str> = line
+            .iter()
+            .filter_map(|t| match t {
+                Token::Word(w) => Some(w.as_str()),
+                _ => None,
+            })
+            .collect();
+        deck.edit(own, &taken, rng)
+    }
+
+    /// Where a task's cards come from one deck, a card that repeats on its line (copied by a
+    /// resize, or drawn) is dealt again: a hand with two `QH` is no hand.
+    fn deal(&self, p: &mut Parsed, rng: &mut impl Rng) {
+        let Some(deck) = self.cards.as_ref().filter(|d| !d.repeats()) else {
+            return;
+        };
+        for line in &mut p.lines {
+            for k in 0..line.len() {
+                let words: Vec<String> = line
+                    .iter()
+                    .filter_map(|t| match t {
+                        Token::Word(w) => Some(w.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                let Some(Token::Word(own)) = line.get(k) else {
+                    continue;
+                };
+                let earlier = line
+                    .iter()
+                    .take(k)
+                    .any(|t| matches!(t, Token::Word(w) if w == own));
+                if !earlier || !deck.holds(own) {
+                    continue;
+                }
+                let taken: Vec<&str> = words.iter().map(String::as_str).collect();
+                if let Some(card) = deck.edit(own, &taken, rng) {
+                    if let Some(slot) = line.get_mut(k) {
+                        *slot = Token::Word(card);
+                    }
+                }
+            }
+        }
     }
 
     /// For a plain word at token `k` of line `l`: another word its column holds in the
@@ -699,6 +853,12 @@ impl InputModel {
             Link::TokensOnNext { .. } => p.lines.get(l + 1).map(Vec::len),
             Link::TokensAfter { .. } => p.lines.get(l).map(|x| x.len().saturating_sub(1)),
             Link::LinesAfter { .. } => p.lines.len().checked_sub(l + 1),
+            Link::Cases { per, .. } => p
+                .lines
+                .len()
+                .checked_sub(l + 1)
+                .filter(|after| after % per.max(1) == 0)
+                .map(|after| after / per.max(1)),
             Link::LengthOfNext { .. } | Link::GridWidth { .. } => {
                 match p.lines.get(l + 1).map(Vec::as_slice) {
                     Some([Token::Word(w)]) => Some(w.chars().count()),
@@ -752,6 +912,14 @@ impl InputModel {
                 let rows = grids::resize_width(&p.rows(&g), new, rng);
                 p.set_rows(g, rows);
             }
+            Link::Cases { per, .. } => {
+                // Whole cases are dropped or copied: a case holds its own counts.
+                let rest = p.lines.split_off(l + 1);
+                let mut cases: Vec<Vec<Vec<Token>>> =
+                    rest.chunks(per.max(1)).map(<[_]>::to_vec).collect();
+                resize_vec(&mut cases, new, rng, |c, _| c.clone());
+                p.lines.extend(cases.into_iter().flatten());
+            }
             Link::LinesAfter { .. } => {
                 let mut block = p.lines.split_off(l + 1);
                 resize_vec(&mut block, new, rng, |line, rng| {
@@ -802,6 +970,11 @@ impl InputModel {
         match t {
             Token::Int(v) => Token::Int(self.new_int(*v, rng)),
             Token::Float(v, d) => Token::Float(*v * rng.random_range(0.5..1.5), *d),
+            Token::Word(w) if self.cards.as_ref().is_some_and(|d| d.holds(w)) => self
+                .cards
+                .as_ref()
+                .and_then(|d| d.edit(w, &[], rng))
+                .map_or_else(|| t.clone(), Token::Word),
             Token::Word(w) if self.shapes.within(w).is_none() && numerals::read(w).is_none() => {
                 t.clone()
             }
@@ -1065,5 +1238,98 @@ mod tests {
         assert!(changed > 100);
         // One record shows no order: its values are edited freely.
         assert!(Parsed::of("1\n1 3\n").orders().is_empty());
+    }
+
+    /// Whether `input` is `T` cases, each a count line and a line of that many numbers.
+    fn counted_cases(input: &str) -> bool {
+        let lines: Vec<Vec<&str>> = input.lines().map(|l| l.split(' ').collect()).collect();
+        let t: usize = lines[0][0].parse().unwrap_or(0);
+        lines.len() == 1 + 2 * t
+            && (0..t).all(|c| {
+                let n: usize = lines[1 + 2 * c][0].parse().unwrap_or(usize::MAX);
+                lines[1 + 2 * c].len() == 1 && lines[2 + 2 * c].len() == n
+            })
+    }
+
+    #[test]
+    fn cases_of_a_count_and_its_numbers_are_resized_as_cases() {
+        let base = "3\n5\n4 1 4 3 2\n1\n7\n3\n-5 -5 -5\n";
+        assert_eq!(
+            Parsed::of(base).links().first(),
+            Some(&Link::Cases {
+                line: 0,
+                tok: 0,
+                per: 2
+            })
+        );
+        let made = made(base, 400, 11);
+        for new in &made {
+            assert!(counted_cases(new), "{new:?}");
+        }
+        let resized = made.iter().filter(|n| !n.starts_with("3\n")).count();
+        assert!(resized > 20, "{resized}");
+        // A square matrix's size counts its rows, which are alike.
+        assert!(matches!(
+            Parsed::of("2\n1 2\n3 4\n").links().first(),
+            Some(Link::LinesAfter { .. })
+        ));
+    }
+
+    #[test]
+    fn a_one_in_front_of_one_value_leads_its_line_among_lines_that_are_led() {
+        let base = "4\n5 2 2 1 2 3\n4 1 1 2 2\n1 7\n3 0 5 0\n";
+        for new in made(base, 400, 12) {
+            let lines: Vec<Vec<&str>> = new.lines().map(|l| l.split(' ').collect()).collect();
+            assert_eq!(
+                lines.len(),
+                1 + lines[0][0].parse::<usize>().unwrap_or(0),
+                "{new:?}"
+            );
+            for line in &lines[1..] {
+                assert_eq!(
+                    line[0].parse::<usize>().ok(),
+                    Some(line.len() - 1),
+                    "{new:?}"
+                );
+            }
+        }
+        // Alone, `1 5` is two numbers.
+        assert!(Parsed::of("1 5\n").links().is_empty());
+    }
+
+    #[test]
+    fn cards_are_edited_as_cards_of_one_deck() {
+        let base = "3\n2 AS KD\n3 10H 5C 9D\n3 AH AD 9S\n";
+        let model = InputModel::of([base]);
+        let (mut faces, mut changed) = (BTreeSet::new(), 0);
+        for new in made(base, 400, 13) {
+            for line in new.lines().skip(1) {
+                let cards: Vec<&str> = line.split(' ').skip(1).collect();
+                let distinct: BTreeSet<&&str> = cards.iter().collect();
+                assert_eq!(distinct.len(), cards.len(), "a card dealt twice: {new:?}");
+                for c in cards {
+                    assert!(
+                        model.cards.as_ref().is_some_and(|d| d.holds(c)),
+                        "{c} in {new:?}"
+                    );
+                    faces.extend(c.chars().next().filter(|f| "JQ".contains(*f)));
+                }
+            }
+            changed += 1;
+        }
+        assert!(changed > 100);
+        assert_eq!(faces.len(), 2, "ranks the sample lacks were never drawn");
+        assert!(model.within_observed("1\n2 QC JH\n"));
+    }
+
+    #[test]
+    fn years_of_dates_stay_within_the_years_seen() {
+        let base = "2\n2024-02-28 2024-03-01\n1900-02-28 1999-12-31\n";
+        for new in made(base, 300, 14) {
+            for date in new.split_whitespace().skip(1) {
+                let year: i64 = date[..4].parse().unwrap_or(0);
+                assert!((1900..=2024).contains(&year), "{new:?}");
+            }
+        }
     }
 }

@@ -9,6 +9,7 @@
 
 mod annotations;
 pub mod calls;
+mod cards;
 pub mod coverage;
 pub mod equivalent;
 mod fields;

@@ -149,7 +149,7 @@ pub const CONTRADICTS: &str = "the original contradicts the value the task's tex
 
 /// The source of new tests for a task.
 pub(super) enum Maker {
-    Stdin(InputModel, Vec<String>),
+    Stdin(Box<InputModel>, Vec<String>),
     Call(CallModel),
 }
 
@@ -165,7 +165,7 @@ impl Maker {
             .collect();
         if !inputs.is_empty() {
             let model = InputModel::of(inputs.iter().map(String::as_str));
-            return Some(Maker::Stdin(model, inputs));
+            return Some(Maker::Stdin(Box::new(model), inputs));
         }
         let entry = task.entry_point.as_deref()?;
         CallModel::of_task(task.test_code.as_deref(), &task.source, entry).map(Maker::Call)

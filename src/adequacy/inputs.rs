@@ -83,6 +83,17 @@ enum Link {
     /// Token `tok` of `line` is the number of cases after it, each `per` lines long (`3` over
     /// three pairs of a count line and its numbers).
     Cases { line: usize, tok: usize, per: usize },
+    /// Token `tok` of `line` is the number of rows of the grid that starts on the next line,
+    /// with lines after the grid (`3 4` over three rows, then moves).
+    GridRows { line: usize, tok: usize },
+    /// Token `tok` of `line` is the number of tokens on each of the `rows` lines after it (a
+    /// matrix's width: `3 2` over three rows of two numbers); resized with every row of that
+    /// width that follows it then (a resize of the row count may have added rows).
+    Width {
+        line: usize,
+        tok: usize,
+        rows: usize,
+    },
 }
 
 impl Link {
@@ -93,7 +104,9 @@ impl Link {
             | Link::LengthOfNext { line, tok }
             | Link::GridWidth { line, tok }
             | Link::TokensAfter { line, tok }
-            | Link::Cases { line, tok, .. } => (line, tok),
+            | Link::Cases { line, tok, .. }
+            | Link::GridRows { line, tok }
+            | Link::Width { line, tok, .. } => (line, tok),
         }
     }
 }
@@ -259,6 +272,15 @@ impl Parsed {
         (heads_agree && places_agree).then_some(per)
     }
 
+    /// How many lines after `line` in a row have `n` tokens each.
+    fn rows_of_width(&self, line: usize, n: usize) -> usize {
+        self.lines
+            .iter()
+            .skip(line + 1)
+            .take_while(|r| r.len() == n)
+            .count()
+    }
+
     /// The counts found in this input.
     fn links(&self) -> Vec<Link> {
         let grids = self.grids();
@@ -296,6 +318,35 @@ impl Parsed {
                     // What follows on the line is what it counts, not counts.
                     out.push(Link::TokensAfter { line: l, tok: k });
                     break;
+                }
+                // A grid on the next line: its rows or its width.
+                if let Some(g) = grids.iter().find(|g| g.start == l + 1) {
+                    let width = self.rows(g).first().map(|r| r.chars().count());
+                    if g.len() == n && g.end < self.lines.len() {
+                        out.push(Link::GridRows { line: l, tok: k });
+                        continue;
+                    }
+                    if width == Some(n) && g.len() != n {
+                        out.push(Link::GridWidth { line: l, tok: k });
+                        continue;
+                    }
+                }
+                // The width of the rows after a header (`3 2` over rows of two numbers): the
+                // rows run to the end of the input or their number is on the header too.
+                if line.len() >= 2 && n >= 2 {
+                    let rows = self.rows_of_width(l, n);
+                    let to_end = l + 1 + rows == self.lines.len();
+                    let counted = line
+                        .iter()
+                        .any(|t| matches!(t, Token::Int(r) if usize::try_from(*r) == Ok(rows)));
+                    if rows >= 2 && (to_end || counted) {
+                        out.push(Link::Width {
+                            line: l,
+                            tok: k,
+                            rows,
+                        });
+                        continue;
+                    }
                 }
                 if k == 0 && line.len() == 1 {
                     if let Some(per) = self.cases_after(l, n) {
@@ -363,6 +414,9 @@ pub struct InputModel {
     numerals: Option<u32>,
     /// The deck, when the words are playing cards ([`Deck::of`]).
     cards: Option<Deck>,
+    /// The places on an input's first line that hold a positive integer in every input: a
+    /// header's sizes and counts (`N Q`), which stay positive when edited.
+    positive_header: BTreeSet<usize>,
     /// The characters of the grids seen.
     grid_chars: BTreeSet<char>,
     /// For plain words of one class and length of which two or more are seen (cards `AS`,
@@ -462,6 +516,15 @@ impl InputModel {
         let numerals = numerals::are_numerals(&words)
             .then(|| words.iter().filter_map(|w| numerals::read(w)).max())
             .flatten();
+        let mut header: BTreeMap<usize, bool> = BTreeMap::new();
+        for p in &parsed_all {
+            for (k, t) in p.lines.first().into_iter().flatten().enumerate() {
+                if let Token::Int(v) = t {
+                    *header.entry(k).or_insert(true) &= *v >= 1;
+                }
+            }
+        }
+        let positive_header = header.into_iter().filter(|h| h.1).map(|h| h.0).collect();
         let cards = Deck::of(
             &words,
             parsed_all.iter().flat_map(|p| {
@@ -515,6 +578,7 @@ impl InputModel {
             shapes,
             numerals,
             cards,
+            positive_header,
             grid_chars,
             positions,
             columns,
@@ -571,7 +635,10 @@ impl InputModel {
                 5..=7 if !links.is_empty() => {
                     let link = links[rng.random_range(0..links.len())];
                     self.resize(&mut p, link, rng);
-                    if let Link::LinesAfter { line, .. } | Link::Cases { line, .. } = link {
+                    if let Link::LinesAfter { line, .. }
+                    | Link::Cases { line, .. }
+                    | Link::GridRows { line, .. } = link
+                    {
                         // The lines after it were remade: counts found there are gone. Other
                         // stale counts (on a line a resize shortened, or moved by a shuffle)
                         // are found out by `resize` itself.
@@ -657,7 +724,9 @@ impl InputModel {
         let Some(t) = p.lines.get_mut(l).and_then(|line| line.get_mut(k)) else {
             return;
         };
+        let header = l == 0 && self.positive_header.contains(&k);
         *t = match t {
+            Token::Int(v) if header => Token::Int(self.new_int(*v, rng).max(1)),
             Token::Int(v) => Token::Int(self.new_int(*v, rng)),
             Token::Float(v, d) => Token::Float(*v * rng.random_range(0.5..1.5), *d),
             Token::Word(w) => Token::Word(self.new_word(w, keep_length, rng)),
@@ -853,6 +922,15 @@ impl InputModel {
             Link::TokensOnNext { .. } => p.lines.get(l + 1).map(Vec::len),
             Link::TokensAfter { .. } => p.lines.get(l).map(|x| x.len().saturating_sub(1)),
             Link::LinesAfter { .. } => p.lines.len().checked_sub(l + 1),
+            Link::GridRows { .. } => p
+                .grid_of(l + 1)
+                .filter(|g| g.start == l + 1)
+                .map(|g| g.len()),
+            // The rows as they are now: a resize of the row count may have added some.
+            Link::Width { .. } => {
+                let rows = p.rows_of_width(l, n);
+                (rows >= 2).then_some(n)
+            }
             Link::Cases { per, .. } => p
                 .lines
                 .len()
@@ -879,7 +957,7 @@ impl InputModel {
         };
         // A grid keeps two rows and two columns at least: fewer, and it is no longer seen as
         // a grid by the mutations that follow.
-        let grid = matches!(link, Link::GridWidth { .. })
+        let grid = matches!(link, Link::GridWidth { .. } | Link::GridRows { .. })
             || (matches!(link, Link::LinesAfter { .. }) && p.grid_of(l + 1).is_some());
         let new = if grid { new.max(2) } else { new };
         if new == n {
@@ -911,6 +989,19 @@ impl InputModel {
                 };
                 let rows = grids::resize_width(&p.rows(&g), new, rng);
                 p.set_rows(g, rows);
+            }
+            Link::GridRows { .. } => {
+                let Some(g) = p.grid_of(l + 1).filter(|g| g.start == l + 1) else {
+                    return;
+                };
+                let rows = grids::resize_rows(&p.rows(&g), new, rng);
+                p.set_rows(g, rows);
+            }
+            Link::Width { .. } => {
+                let rows = p.rows_of_width(l, n);
+                for row in p.lines.iter_mut().skip(l + 1).take(rows) {
+                    resize_vec(row, new, rng, |t, rng| self.mutated_token(t, rng));
+                }
             }
             Link::Cases { per, .. } => {
                 // Whole cases are dropped or copied: a case holds its own counts.
@@ -1330,6 +1421,67 @@ mod tests {
                 let year: i64 = date[..4].parse().unwrap_or(0);
                 assert!((1900..=2024).contains(&year), "{new:?}");
             }
+        }
+    }
+
+    #[test]
+    fn a_grid_with_lines_after_it_resizes_its_rows_and_a_matrix_its_width() {
+        let base = "3 4\nS.*#\n.#*.\n*...\nRRDDL\n";
+        let links = Parsed::of(base).links();
+        assert!(
+            links.contains(&Link::GridRows { line: 0, tok: 0 }),
+            "{links:?}"
+        );
+        assert!(
+            links.contains(&Link::GridWidth { line: 0, tok: 1 }),
+            "{links:?}"
+        );
+        for new in made(base, 300, 15) {
+            let lines: Vec<&str> = new.lines().collect();
+            let head: Vec<usize> = lines[0]
+                .split(' ')
+                .map(|v| v.parse().unwrap_or(0))
+                .collect();
+            assert_eq!(lines.len(), head[0] + 2, "{new:?}");
+            assert!(
+                lines[1..=head[0]].iter().all(|r| r.len() == head[1]),
+                "{new:?}"
+            );
+        }
+        let base = "3 2\n5 3\n1 6\n4 0\n";
+        assert!(Parsed::of(base).links().contains(&Link::Width {
+            line: 0,
+            tok: 1,
+            rows: 3
+        }));
+        for new in made(base, 300, 16) {
+            let lines: Vec<&str> = new.lines().collect();
+            let head: Vec<i64> = lines[0]
+                .split(' ')
+                .map(|v| v.parse().unwrap_or(0))
+                .collect();
+            assert_eq!(lines.len() as i64, head[0] + 1, "{new:?}");
+            assert!(
+                lines[1..]
+                    .iter()
+                    .all(|r| r.split(' ').count() as i64 == head[1]),
+                "{new:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_header_that_is_positive_in_every_input_stays_positive() {
+        let base = "5 3\n3 -1 4 1 -5\nS 1 3\nM 5 2\nS 2 4\n";
+        for new in made(base, 300, 17) {
+            let head: Vec<i64> = new
+                .lines()
+                .next()
+                .unwrap_or("")
+                .split(' ')
+                .map(|v| v.parse().unwrap_or(0))
+                .collect();
+            assert!(head.iter().all(|&v| v >= 1), "{new:?}");
         }
     }
 }

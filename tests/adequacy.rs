@@ -158,23 +158,14 @@ fn an_input_accepted_solutions_disagree_on_is_discarded() {
     }
 }
 
-#[test]
-fn coverage_tells_apart_the_branches_of_a_conditional_expression_on_one_line() {
-    let oracle = common::oracle(OracleMode::Fork);
-    let leap = "y = int(input())\nprint('YES' if y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) else 'NO')\n";
+/// Checks that coverage of the leap-year program `leap` (in `language`) reads four paths for
+/// 1999, 1996, 1900 and 2000, and the same path twice for 1999 and 1997.
+fn leap_paths_are_told_apart(oracle: &equimorph::oracle::Oracle, language: Language, leap: &str) {
     let arcs = |input: &str| {
         let test = TestCase::stdin(input, None);
-        arcs_of(
-            &oracle,
-            Language::Python,
-            leap,
-            &test,
-            Duration::from_secs(5),
-        )
-        .unwrap_or_else(|| panic!("no coverage read on {input:?}"))
+        arcs_of(oracle, language, leap, &test, Duration::from_secs(20))
+            .unwrap_or_else(|| panic!("no coverage read on {input:?}"))
     };
-    // 1999 fails the first test, 1996 passes through `% 100 != 0`, 1900 and 2000 reach the
-    // last one and leave it each way: four paths through one line.
     let paths = ["1999\n", "1996\n", "1900\n", "2000\n"].map(arcs);
     for (i, a) in paths.iter().enumerate() {
         for b in paths.iter().skip(i + 1) {
@@ -182,6 +173,15 @@ fn coverage_tells_apart_the_branches_of_a_conditional_expression_on_one_line() {
         }
     }
     assert_eq!(arcs("1997\n"), paths[0], "the same path read twice differs");
+}
+
+#[test]
+fn coverage_tells_apart_the_branches_of_a_conditional_expression_on_one_line() {
+    let oracle = common::oracle(OracleMode::Fork);
+    // 1999 fails the first test, 1996 passes through `% 100 != 0`, 1900 and 2000 reach the
+    // last one and leave it each way: four paths through one line.
+    let leap = "y = int(input())\nprint('YES' if y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) else 'NO')\n";
+    leap_paths_are_told_apart(&oracle, Language::Python, leap);
     // The tracer is the program's own: what it prints is what the program prints.
     let run = oracle.run("print(1)\n", "", Duration::from_secs(5));
     assert_eq!(run.stdout, "1\n");
@@ -191,24 +191,7 @@ fn coverage_tells_apart_the_branches_of_a_conditional_expression_on_one_line() {
 fn java_coverage_is_read_from_probes_and_tells_the_branches_apart() {
     let oracle = common::oracle(OracleMode::Fork);
     let leap = "import java.util.*;\npublic class Main {\n    public static void main(String[] a) {\n        int y = new Scanner(System.in).nextInt();\n        if (y % 4 != 0) System.out.println(\"NO\");\n        else if (y % 100 != 0) System.out.println(\"YES\");\n        else { if (y % 400 == 0) System.out.println(\"YES\"); else System.out.println(\"NO\"); }\n        System.err.println(\"done\");\n    }\n}\n";
-    let arcs = |input: &str| {
-        let test = TestCase::stdin(input, None);
-        arcs_of(
-            &oracle,
-            Language::Java,
-            leap,
-            &test,
-            Duration::from_secs(20),
-        )
-        .unwrap_or_else(|| panic!("no coverage read on {input:?}"))
-    };
-    let paths = ["1999\n", "1996\n", "1900\n", "2000\n"].map(arcs);
-    for (i, a) in paths.iter().enumerate() {
-        for b in paths.iter().skip(i + 1) {
-            assert_ne!(a, b, "two paths read as one");
-        }
-    }
-    assert_eq!(arcs("1997\n"), paths[0], "the same path read twice differs");
+    leap_paths_are_told_apart(&oracle, Language::Java, leap);
     // A program without a branch, or one that does not parse, has no coverage to read.
     let java = TestCase::stdin("1\n", None);
     for source in ["class A {}", "public class Main { void f( }"] {

@@ -295,7 +295,13 @@ impl Parsed {
                     if *n >= 2 && usize::try_from(*n).is_ok_and(|n| n + 1 == line.len()))
             })
             .count();
+        // The rows of a matrix whose width a header gives hold values, not counts (`9 4 4 8`
+        // over a row of four is no count of it).
+        let mut matrix_rows = 0..0;
         for (l, line) in self.lines.iter().enumerate() {
+            if matrix_rows.contains(&l) {
+                continue;
+            }
             for (k, t) in line.iter().enumerate() {
                 let Token::Int(n) = t else { continue };
                 let Ok(n) = usize::try_from(*n) else { continue };
@@ -331,15 +337,17 @@ impl Parsed {
                         continue;
                     }
                 }
-                // The width of the rows after a header (`3 2` over rows of two numbers): the
-                // rows run to the end of the input or their number is on the header too.
-                if line.len() >= 2 && n >= 2 {
+                // The width of the rows after a header (`3 2` over rows of two numbers): not
+                // its first number (rows come first: `2 5` over two pairs counts the pairs);
+                // the rows run to the end of the input or their number is on the header too.
+                if k >= 1 && n >= 2 {
                     let rows = self.rows_of_width(l, n);
                     let to_end = l + 1 + rows == self.lines.len();
                     let counted = line
                         .iter()
                         .any(|t| matches!(t, Token::Int(r) if usize::try_from(*r) == Ok(rows)));
                     if rows >= 2 && (to_end || counted) {
+                        matrix_rows = l + 1..l + 1 + rows;
                         out.push(Link::Width {
                             line: l,
                             tok: k,
@@ -1448,6 +1456,14 @@ mod tests {
                 "{new:?}"
             );
         }
+        // A value in a row is no count of the next row.
+        let base = "3 4\n5 3 3 7\n9 4 4 8\n1 2 0 6\n";
+        assert_eq!(
+            Parsed::of(base).links().len(),
+            2,
+            "{:?}",
+            Parsed::of(base).links()
+        );
         let base = "3 2\n5 3\n1 6\n4 0\n";
         assert!(Parsed::of(base).links().contains(&Link::Width {
             line: 0,

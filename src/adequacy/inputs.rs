@@ -388,6 +388,13 @@ impl Parsed {
                 if short && n == after && (n >= 2 || line.len() == 1) && (rows_alike || !tokens_fit)
                 {
                     out.push(Link::LinesAfter { line: l, tok: k });
+                    // Rows of one length that no count leads (a matrix) hold values.
+                    let rows = self.lines.get(l + 1..).unwrap_or_default();
+                    let width = next.map_or(0, Vec::len);
+                    if width >= 2 && rows.iter().all(|r| r.len() == width) && !rows.iter().all(led)
+                    {
+                        matrix_rows = l + 1..self.lines.len();
+                    }
                 } else if next.is_some_and(|nx| nx.len() == n && (n >= 2 || short)) {
                     out.push(Link::TokensOnNext { line: l, tok: k });
                 } else if let Some([Token::Word(w)]) = next.map(Vec::as_slice) {
@@ -1456,14 +1463,14 @@ mod tests {
                 "{new:?}"
             );
         }
-        // A value in a row is no count of the next row.
-        let base = "3 4\n5 3 3 7\n9 4 4 8\n1 2 0 6\n";
-        assert_eq!(
-            Parsed::of(base).links().len(),
-            2,
-            "{:?}",
-            Parsed::of(base).links()
-        );
+        // A value in a row is no count of the next row, with or without a width.
+        for base in [
+            "3 4\n5 3 3 7\n9 4 4 8\n1 2 0 6\n",
+            "3 1\n1 2 3\n4 5 6\n7 8 9\n",
+        ] {
+            let links = Parsed::of(base).links();
+            assert!(links.iter().all(|l| l.at().0 == 0), "{links:?}");
+        }
         let base = "3 2\n5 3\n1 6\n4 0\n";
         assert!(Parsed::of(base).links().contains(&Link::Width {
             line: 0,

@@ -290,10 +290,7 @@ impl Parsed {
         let leading = self
             .lines
             .iter()
-            .filter(|line| {
-                matches!(line.first(), Some(Token::Int(n))
-                    if *n >= 2 && usize::try_from(*n).is_ok_and(|n| n + 1 == line.len()))
-            })
+            .filter(|line| led_by_count(line) && line.len() >= 3)
             .count();
         // The rows of a matrix whose width a header gives hold values, not counts (`9 4 4 8`
         // over a row of four is no count of it).
@@ -371,12 +368,9 @@ impl Parsed {
                 // A count that fits both the next line's tokens and the lines after it counts
                 // the lines when those are alike (rows of a matrix, records), else the tokens
                 // (`5` over `4 1 4 3 2`, then other cases).
-                let led = |r: &Vec<Token>| {
-                    matches!(r.first(), Some(Token::Int(c))
-                        if usize::try_from(*c).is_ok_and(|c| c + 1 == r.len()))
-                };
                 let rows_alike = self.lines.get(l + 1..).is_some_and(|rest| {
-                    rest.iter().all(|r| Some(r.len()) == next.map(Vec::len)) || rest.iter().all(led)
+                    rest.iter().all(|r| Some(r.len()) == next.map(Vec::len))
+                        || rest.iter().all(|r| led_by_count(r))
                 });
                 let tokens_fit = n >= 2
                     && next.is_some_and(|nx| {
@@ -391,7 +385,9 @@ impl Parsed {
                     // Rows of one length that no count leads (a matrix) hold values.
                     let rows = self.lines.get(l + 1..).unwrap_or_default();
                     let width = next.map_or(0, Vec::len);
-                    if width >= 2 && rows.iter().all(|r| r.len() == width) && !rows.iter().all(led)
+                    if width >= 2
+                        && rows.iter().all(|r| r.len() == width)
+                        && !rows.iter().all(|r| led_by_count(r))
                     {
                         matrix_rows = l + 1..self.lines.len();
                     }
@@ -476,6 +472,22 @@ impl Parsed {
     }
 }
 
+/// Whether `line` starts with the count of the tokens after it (`2 AS KD`).
+fn led_by_count(line: &[Token]) -> bool {
+    matches!(line.first(), Some(Token::Int(n))
+        if usize::try_from(*n).is_ok_and(|n| n + 1 == line.len()))
+}
+
+/// The words of `line`, in order.
+fn words_of(line: &[Token]) -> Vec<&str> {
+    line.iter()
+        .filter_map(|t| match t {
+            Token::Word(w) => Some(w.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The class of a word, for its alphabet.
 fn word_class(w: &str) -> usize {
     if w.chars().all(|c| c.is_ascii_lowercase()) {
@@ -542,16 +554,9 @@ impl InputModel {
         let positive_header = header.into_iter().filter(|h| h.1).map(|h| h.0).collect();
         let cards = Deck::of(
             &words,
-            parsed_all.iter().flat_map(|p| {
-                p.lines.iter().map(|line| {
-                    line.iter()
-                        .filter_map(|t| match t {
-                            Token::Word(w) => Some(w.as_str()),
-                            _ => None,
-                        })
-                        .collect()
-                })
-            }),
+            parsed_all
+                .iter()
+                .flat_map(|p| p.lines.iter().map(|line| words_of(line))),
         );
         // A plain word: not made of fields, not a numeral of a task whose words are numerals,
         // not a card of a task whose words are cards.
@@ -759,14 +764,7 @@ impl InputModel {
         if !deck.holds(own) {
             return None;
         }
-        let taken: Vec<&str> = line
-            .iter()
-            .filter_map(|t| match t {
-                Token::Word(w) => Some(w.as_str()),
-                _ => None,
-            })
-            .collect();
-        deck.edit(own, &taken, rng)
+        deck.edit(own, &words_of(line), rng)
     }
 
     /// Where a task's cards come from one deck, a card that repeats on its line (copied by a
@@ -777,13 +775,6 @@ impl InputModel {
         };
         for line in &mut p.lines {
             for k in 0..line.len() {
-                let words: Vec<String> = line
-                    .iter()
-                    .filter_map(|t| match t {
-                        Token::Word(w) => Some(w.clone()),
-                        _ => None,
-                    })
-                    .collect();
                 let Some(Token::Word(own)) = line.get(k) else {
                     continue;
                 };
@@ -794,11 +785,9 @@ impl InputModel {
                 if !earlier || !deck.holds(own) {
                     continue;
                 }
-                let taken: Vec<&str> = words.iter().map(String::as_str).collect();
-                if let Some(card) = deck.edit(own, &taken, rng) {
-                    if let Some(slot) = line.get_mut(k) {
-                        *slot = Token::Word(card);
-                    }
+                let card = deck.edit(own, &words_of(line), rng);
+                if let (Some(card), Some(slot)) = (card, line.get_mut(k)) {
+                    *slot = Token::Word(card);
                 }
             }
         }
@@ -1030,8 +1019,7 @@ impl InputModel {
                 let mut block = p.lines.split_off(l + 1);
                 resize_vec(&mut block, new, rng, |line, rng| {
                     // A count that leads its line (`2 AS KD`) is copied as it is.
-                    let leads = matches!(line.first(), Some(Token::Int(n))
-                        if usize::try_from(*n).is_ok_and(|n| n + 1 == line.len()));
+                    let leads = led_by_count(line);
                     line.iter()
                         .enumerate()
                         .map(|(i, t)| {

@@ -70,6 +70,11 @@ impl Layout {
         )
     }
 
+    /// PyTorch's fine-tuning steps (`models/train_torch.py`, `train --backend torch`).
+    pub fn torch_train_script(&self) -> PathBuf {
+        self.file("models/train_torch.py", "models/train_torch.py")
+    }
+
     /// The exporter of models to ONNX (`models/export.py`).
     pub fn export_script(&self) -> PathBuf {
         self.file("models/export.py", "models/export.py")

@@ -198,7 +198,7 @@ fn full_fine_tuning_trains_the_encoder_on_cpu_deterministically_and_exports_it()
     let data = dir.path().join("aug");
     augment(&tasks, &data);
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-    let args = ["--mode", "full", "--lr", "0.0005"];
+    let args = ["--mode", "full", "--lr", "0.0005", "--backend", "candle"];
     let out = common::success_stdout(&train(&data, &a, &args));
     assert!(out.contains("kept epoch"), "{out}");
     common::success_stdout(&train(&data, &b, &args));
@@ -248,4 +248,73 @@ fn full_fine_tuning_trains_the_encoder_on_cpu_deterministically_and_exports_it()
         base.score(p, &[q]).unwrap()[0],
     );
     assert!((mt - mb).abs() > 1e-5, "{mt} vs {mb}");
+}
+
+#[test]
+fn torch_backend_trains_on_the_same_batches_as_candle_deterministically() {
+    let (_d, tasks) = common::fixture_subset(20);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("aug");
+    augment(&tasks, &data);
+    let (c, t, t2) = (
+        dir.path().join("c"),
+        dir.path().join("t"),
+        dir.path().join("t2"),
+    );
+    let args = ["--mode", "full", "--lr", "0.0005"];
+    let candle = [&args[..], &["--backend", "candle"]].concat();
+    common::success_stdout(&train(&data, &c, &candle));
+    // auto is torch where setup installed it (it does), and says so.
+    let out = common::success_stdout(&train(&data, &t, &args));
+    assert!(out.contains("trained with torch on cpu"), "{out}");
+    let torch = [&args[..], &["--backend", "torch"]].concat();
+    common::success_stdout(&train(&data, &t2, &torch));
+    // Same seed, same weights.
+    assert_eq!(
+        std::fs::read(t.join("src/model.safetensors")).unwrap(),
+        std::fs::read(t2.join("src/model.safetensors")).unwrap()
+    );
+    // Same batches, loss and optimiser: each epoch's losses match candle's to float noise.
+    let report =
+        |d: &Path| -> Value { serde_json::from_str(&common::read(d.join("train.json"))).unwrap() };
+    let (rc, rt) = (report(&c), report(&t));
+    assert_eq!(rt["config"]["backend"], "torch");
+    assert_eq!(rt["device"], "cpu");
+    assert_eq!(rc["config"]["backend"], "candle");
+    let (ec, et) = (
+        rc["epochs"].as_array().unwrap(),
+        rt["epochs"].as_array().unwrap(),
+    );
+    assert_eq!(ec.len(), et.len(), "{rc} vs {rt}");
+    for (a, b) in ec.iter().zip(et) {
+        for k in ["train_loss", "valid_loss"] {
+            let (x, y) = (a[k].as_f64().unwrap(), b[k].as_f64().unwrap());
+            assert!((x - y).abs() < 2e-3, "{k}: candle {x} vs torch {y}");
+        }
+    }
+    assert_eq!(rc["best_epoch"], rt["best_epoch"]);
+    // The export loads and scores as candle's does.
+    let p = "def f(xs):\n    return sorted(xs)[0]\n";
+    let q = "def g(values):\n    return min(values)\n";
+    let (sc, st) = (
+        open(&c).score(p, &[q]).unwrap()[0],
+        open(&t).score(p, &[q]).unwrap()[0],
+    );
+    assert!((sc - st).abs() < 1e-2, "{sc} vs {st}");
+    // What the script refuses reaches the user: a source that is not a BERT.
+    let src = equimorph::detector::model::models_dir().join("src/tiny-embedding");
+    let bad = dir.path().join("roberta");
+    std::fs::create_dir(&bad).unwrap();
+    for f in ["model.safetensors", "tokenizer.json"] {
+        std::fs::copy(src.join(f), bad.join(f)).unwrap();
+    }
+    let mut config: Value = serde_json::from_str(&common::read(src.join("config.json"))).unwrap();
+    config["model_type"] = "roberta".into();
+    std::fs::write(bad.join("config.json"), config.to_string()).unwrap();
+    let with_bad = [&torch[..], &["--weights", bad.to_str().unwrap()]].concat();
+    let o = train(&data, &dir.path().join("x"), &with_bad);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("fine-tunes BERT encoders"), "{err}");
+    assert!(!dir.path().join("x/src/torch-job.json").exists());
 }

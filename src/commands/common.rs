@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 use clap::Args;
+use equimorph::train::{Backend, Mode};
 use equimorph::transform::{TransformRuntime, TransformSet};
 use std::path::{Path, PathBuf};
 
@@ -422,6 +423,35 @@ impl equimorph::job::Progress for Bar {
             }
         });
     }
+}
+
+/// How a detector is trained: `train`, and the models `robustness` trains.
+#[derive(Args, Debug, Clone)]
+pub struct TrainingArgs {
+    /// What to train: head (a projection of the frozen encoder's embedding) or full (the
+    /// whole encoder fine-tuned).
+    #[arg(long, value_enum, default_value = "head")]
+    pub mode: Mode,
+    /// --mode full: what runs the training steps: torch (PyTorch in equimorph's Python; on a
+    /// CUDA GPU when torch sees one, else the CPU) or candle (in Rust, on the CPU); auto is
+    /// torch when that Python has it, else candle.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: Backend,
+    /// Passes over the training pairs at most.
+    #[arg(long, default_value_t = 30)]
+    pub epochs: usize,
+    /// Pairs per batch: every other pair of the batch is a negative.
+    #[arg(long, default_value_t = 32)]
+    pub batch: usize,
+    /// Adam's learning rate.
+    #[arg(long, default_value_t = 1e-3)]
+    pub lr: f32,
+    /// Share of problems held out to stop training (never trained on).
+    #[arg(long, default_value_t = 0.2, value_name = "FRACTION")]
+    pub valid: f64,
+    /// Penalty on the projection's distance from the identity (0 = none).
+    #[arg(long, default_value_t = 0.0)]
+    pub decay: f32,
 }
 
 /// `--hard-share`, for the commands that make `--hard` training variants.

@@ -5,7 +5,7 @@
 
 use super::common::{
     interrupt_flag, load_dataset, print, Bar, DatasetArgs, DetectorArgs, HardShareArgs,
-    OracleOptions, Stderr, TransformOptions, WindowArgs,
+    OracleOptions, Stderr, TrainingArgs, TransformOptions, WindowArgs,
 };
 use anyhow::Result;
 use clap::Args;
@@ -15,7 +15,6 @@ use equimorph::job::robustness::{
 };
 use equimorph::search::Strategy;
 use equimorph::task::TaskFormat;
-use equimorph::train::Mode;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,25 +66,8 @@ pub struct RobustnessArgs {
     #[arg(long, default_value_t = 1, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=1000))]
     seeds: u64,
-    /// Training: head (a projection of the frozen encoder's embedding) or full (the whole
-    /// encoder fine-tuned).
-    #[arg(long, value_enum, default_value = "head")]
-    mode: Mode,
-    /// Training: passes over the pairs at most.
-    #[arg(long, default_value_t = 30)]
-    epochs: usize,
-    /// Training: pairs per batch.
-    #[arg(long, default_value_t = 32)]
-    batch: usize,
-    /// Training: Adam's learning rate.
-    #[arg(long, default_value_t = 1e-3)]
-    lr: f32,
-    /// Training: share of training problems held out to stop early.
-    #[arg(long, default_value_t = 0.2)]
-    valid: f64,
-    /// Training: penalty on the projection's distance from the identity.
-    #[arg(long, default_value_t = 0.0)]
-    decay: f32,
+    #[command(flatten, next_help_heading = "Training")]
+    training: TrainingArgs,
     /// GPTCloneBench's stand-alone clones (folder or zip): clean ROC AUC of both detectors on
     /// its labelled pairs too (for data without independent solutions, e.g. HumanEval).
     #[arg(long, value_name = "DIR|ZIP")]
@@ -204,12 +186,13 @@ fn settings(args: &RobustnessArgs) -> Result<RobustnessSettings> {
         )?,
         sets,
         training: TrainingSettings {
-            mode: args.mode,
-            epochs: args.epochs,
-            batch: args.batch,
-            lr: args.lr,
-            valid: args.valid,
-            decay: args.decay,
+            mode: args.training.mode,
+            backend: args.training.backend,
+            epochs: args.training.epochs,
+            batch: args.training.batch,
+            lr: args.training.lr,
+            valid: args.training.valid,
+            decay: args.training.decay,
         },
         attacks: AttackSettings {
             strategy: args.strategy,

@@ -1,10 +1,10 @@
 //! `equimorph train`: a detector trained on an augment run's programs (Auto-SPT RQ3).
 
-use super::common::{interrupt_flag, print, Bar, DetectorArgs, Stderr};
+use super::common::{interrupt_flag, print, Bar, DetectorArgs, Stderr, TrainingArgs};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::train::{TrainJob, TrainJobError};
-use equimorph::train::{Mode, TrainConfig};
+use equimorph::train::TrainConfig;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,30 +16,14 @@ pub struct TrainArgs {
     /// Where to write the trained model directory (load it with --detector onnx:DIR).
     #[arg(long)]
     pub(super) out: PathBuf,
-    /// What to train.
-    #[arg(long, value_enum, default_value = "head")]
-    pub(super) mode: Mode,
-    /// Passes over the training pairs at most.
-    #[arg(long, default_value_t = 30)]
-    pub(super) epochs: usize,
-    /// Pairs per batch: every other pair of the batch is a negative.
-    #[arg(long, default_value_t = 32)]
-    pub(super) batch: usize,
-    /// Adam's learning rate.
-    #[arg(long, default_value_t = 1e-3)]
-    pub(super) lr: f32,
-    /// Share of problems held out to stop training (never trained on).
-    #[arg(long, default_value_t = 0.2, value_name = "FRACTION")]
-    pub(super) valid: f64,
+    #[command(flatten)]
+    pub(super) training: TrainingArgs,
     /// Epochs without a better validation loss before stopping.
     #[arg(long, default_value_t = 4)]
     pub(super) patience: usize,
     /// Seed of the split, the pairs and their order.
     #[arg(long, default_value_t = 0)]
     pub(super) seed: u64,
-    /// Penalty on the projection's distance from the identity (0 = none).
-    #[arg(long, default_value_t = 0.0)]
-    pub(super) decay: f32,
     /// Also train on variants the oracle did not verify.
     #[arg(long)]
     pub(super) unverified: bool,
@@ -60,22 +44,24 @@ pub struct TrainArgs {
 /// Runs `train`.
 pub fn run(args: TrainArgs) -> Result<ExitCode> {
     let stop = interrupt_flag()?;
+    let t = &args.training;
     let job = TrainJob {
         config: TrainConfig {
-            epochs: args.epochs,
-            batch: args.batch,
-            lr: args.lr,
-            valid_fraction: args.valid,
+            epochs: t.epochs,
+            batch: t.batch,
+            lr: t.lr,
+            valid_fraction: t.valid,
             patience: args.patience.max(1),
             seed: args.seed,
-            decay: args.decay,
+            decay: t.decay,
+            backend: t.backend,
             ..TrainConfig::default()
         },
         options: args.detector.settings().options()?,
         base: args.detector.detector,
         data: args.data,
         out: args.out,
-        mode: args.mode,
+        mode: t.mode,
         unverified: args.unverified,
         weights: args.weights,
         force: args.force,

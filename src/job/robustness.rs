@@ -31,7 +31,7 @@ use crate::robustness::{
 use crate::run::{JobKind, RunDir, RunDirError, RunSettings};
 use crate::search::{OracleOrder, SearchConfig, Strategy};
 use crate::task::{LoadOptions, Task, TaskError, TaskFormat, TaskSet};
-use crate::train::{Mode, TrainConfig};
+use crate::train::{Backend, Mode, TrainConfig};
 use crate::transform::TransformSet;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
@@ -297,6 +297,8 @@ pub fn parse_training_sets(
 pub struct TrainingSettings {
     /// Head (a projection) or full (the whole encoder).
     pub mode: Mode,
+    /// What runs full training's steps.
+    pub backend: Backend,
     /// Passes over the pairs at most.
     pub epochs: usize,
     /// Pairs per batch.
@@ -320,6 +322,7 @@ impl TrainingSettings {
             patience: 4,
             seed,
             decay: self.decay,
+            backend: self.backend,
             ..TrainConfig::default()
         }
     }
@@ -339,6 +342,11 @@ impl TrainingSettings {
             && close(&c["lr"], self.lr)
             && c["valid_fraction"].as_f64() == Some(self.valid)
             && close(&c["decay"], self.decay)
+            // Head training runs in Rust whatever the backend, and `auto` takes either;
+            // reports before backends were recorded were trained with candle.
+            && (self.mode == Mode::Head
+                || self.backend == Backend::Auto
+                || c["backend"].as_str().unwrap_or("candle") == self.backend.as_str())
     }
 }
 
@@ -1104,6 +1112,7 @@ mod tests {
     fn training() -> TrainingSettings {
         TrainingSettings {
             mode: Mode::Head,
+            backend: Backend::Candle,
             epochs: 4,
             batch: 32,
             lr: 1e-3,
@@ -1208,6 +1217,18 @@ mod tests {
         let mut other = t.clone();
         other.epochs = 5;
         assert!(!other.made(&json, "minilm", 0));
+        // Full training: the backend must match, unless auto (or an old report: candle).
+        let mut full = json.clone();
+        full["mode"] = "full".into();
+        let mut asked = t.clone();
+        asked.mode = Mode::Full;
+        assert!(asked.made(&full, "minilm", 0));
+        asked.backend = Backend::Torch;
+        assert!(!asked.made(&full, "minilm", 0));
+        full["config"]["backend"] = "torch".into();
+        assert!(asked.made(&full, "minilm", 0));
+        asked.backend = Backend::Auto;
+        assert!(asked.made(&full, "minilm", 0));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::{Notices, Printout, Progress};
 use crate::detector::model::{ModelDir, ModelKind};
 use crate::detector::onnx::OnnxDetector;
 use crate::detector::{DetectorError, DetectorOptions};
-use crate::train::{self, head, EpochLog, Group, Mode, Split, TrainConfig, TrainReport};
+use crate::train::{self, head, Backend, EpochLog, Group, Mode, Split, TrainConfig, TrainReport};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -191,9 +191,13 @@ impl TrainOutcome {
             }
             Mode::Full => {
                 p.out(format!(
-                    "kept epoch {} (validation loss of the base weights: {})",
+                    "kept epoch {} (validation loss of the base weights: {}); trained with {} \
+                     on {} in {:.0} s",
                     r.best_epoch,
-                    r.base_valid_loss.map_or("-".into(), |l| format!("{l:.4}"))
+                    r.base_valid_loss.map_or("-".into(), |l| format!("{l:.4}")),
+                    r.config.backend.as_str(),
+                    r.device.as_deref().unwrap_or("an unrecorded device"),
+                    r.seconds
                 ));
             }
         }
@@ -214,6 +218,8 @@ struct Fitted {
     best_epoch: usize,
     base_valid_loss: Option<f64>,
     base_valid_margin: Option<f64>,
+    /// Where the training steps ran.
+    device: String,
 }
 
 /// Checks the training settings that do not depend on the data.
@@ -249,15 +255,20 @@ impl TrainJob {
         };
         let base = ModelDir::open(&base_path)?;
         stop_point(stop, "reading the training data", NO_MODEL)?;
+        // The report says which backend ran, never `auto`.
+        let mut config = self.config.clone();
+        if self.mode == Mode::Full {
+            config.backend = config.backend.resolve(&crate::install::python());
+        }
         let fitted = match self.mode {
             Mode::Head => self.head(&base_path, &base, &groups, &split, stop, notices, progress)?,
-            Mode::Full => self.full(&base, &groups, &split, stop, progress)?,
+            Mode::Full => self.full(&base, &groups, &split, &config, stop, progress)?,
         };
         let report = TrainReport {
             mode: self.mode.as_str().into(),
             base: self.base.clone(),
             data: self.data.display().to_string(),
-            config: self.config.clone(),
+            config,
             split,
             programs: fitted.programs,
             epochs: fitted.epochs,
@@ -265,6 +276,7 @@ impl TrainJob {
             base_valid_loss: fitted.base_valid_loss,
             base_valid_margin: fitted.base_valid_margin,
             seconds: start.elapsed().as_secs_f64(),
+            device: Some(fitted.device),
         };
         let json = self.out.join("train.json");
         std::fs::write(&json, serde_json::to_string_pretty(&report)?)
@@ -355,6 +367,7 @@ impl TrainJob {
             best_epoch: trained.best_epoch,
             base_valid_loss: trained.base.map(|b| b.0),
             base_valid_margin: trained.base.map(|b| b.1),
+            device: "cpu".into(),
         })
     }
 
@@ -364,6 +377,7 @@ impl TrainJob {
         base: &ModelDir,
         groups: &[Group],
         split: &Split,
+        config: &TrainConfig,
         stop: &AtomicBool,
         progress: &dyn Progress,
     ) -> Result<Fitted, TrainJobError> {
@@ -385,16 +399,26 @@ impl TrainJob {
         }
         let src_out = self.out.join("src");
         progress.start(self.config.epochs as u64);
-        let tuned = train::full::finetune(
-            &weights,
-            base.config.max_length,
-            &tr,
-            &va,
-            &self.config,
-            &src_out,
-            stop,
-            |e| progress.advance(&epoch_message(e, false)),
-        );
+        let each = |e: &EpochLog| progress.advance(&epoch_message(e, false));
+        let max_length = base.config.max_length;
+        let python = crate::install::python();
+        let tuned = match config.backend {
+            Backend::Candle | Backend::Auto => {
+                train::full::finetune(&weights, max_length, &tr, &va, config, &src_out, stop, each)
+            }
+            Backend::Torch => train::torch::finetune(
+                &python,
+                &crate::install::layout().torch_train_script(),
+                &weights,
+                max_length,
+                &tr,
+                &va,
+                config,
+                &src_out,
+                stop,
+                each,
+            ),
+        };
         progress.finish();
         let tuned = tuned?;
         export(base, &src_out, &self.out, stop)?;
@@ -404,6 +428,7 @@ impl TrainJob {
             best_epoch: tuned.best_epoch,
             base_valid_loss: tuned.base_valid_loss,
             base_valid_margin: tuned.base_valid_margin,
+            device: tuned.device,
         })
     }
 
@@ -553,7 +578,10 @@ mod tests {
             mode: mode.into(),
             base: "minilm".into(),
             data: "aug".into(),
-            config: TrainConfig::default(),
+            config: TrainConfig {
+                backend: Backend::Torch,
+                ..TrainConfig::default()
+            },
             split: Split::default(),
             programs: BTreeMap::new(),
             epochs,
@@ -561,6 +589,7 @@ mod tests {
             base_valid_loss: base.map(|b| b.0),
             base_valid_margin: base.map(|b| b.1),
             seconds: 1.0,
+            device: Some("cuda".into()),
         }
     }
 
@@ -606,7 +635,8 @@ mod tests {
         let full = outcome(Mode::Full, report("full", vec![epoch(1, 0.5)], 1, None)).printout();
         assert_eq!(
             full.out[1],
-            "kept epoch 1 (validation loss of the base weights: -)"
+            "kept epoch 1 (validation loss of the base weights: -); trained with torch on cuda \
+             in 1 s"
         );
         assert!(full.err.is_empty());
     }

@@ -43,7 +43,7 @@ use rand::SeedableRng;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-fn err(e: impl std::fmt::Display) -> TrainError {
+pub(super) fn err(e: impl std::fmt::Display) -> TrainError {
     TrainError::Data(format!("fine-tuning: {e}"))
 }
 
@@ -311,6 +311,8 @@ pub struct FineTuned {
     pub base_valid_loss: Option<f64>,
     /// Validation margin of the base weights.
     pub base_valid_margin: Option<f64>,
+    /// Where the training steps ran (`cpu`, `cuda:0`).
+    pub device: String,
 }
 
 /// Fine-tunes the encoder in `src` on `train` groups of programs, early-stopping on `valid`;
@@ -329,37 +331,19 @@ pub fn finetune(
 ) -> Result<FineTuned, TrainError> {
     let device = Device::Cpu;
     let config = config(src)?;
-    let weights = src.join("model.safetensors");
-    if !weights.is_file() {
-        return Err(TrainError::Data(format!(
-            "--mode full needs the model's weights: {} is missing",
-            weights.display()
-        )));
-    }
+    let weights = weights_of(src)?;
     let mut varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &device);
     let model = Bert::load(vb, &config).map_err(err)?;
     varmap.load(&weights).map_err(err)?;
-    let mut tokenizer =
-        tokenizers::Tokenizer::from_file(src.join("tokenizer.json")).map_err(err)?;
-    tokenizer.with_padding(None);
-    tokenizer
-        .with_truncation(Some(tokenizers::TruncationParams {
-            max_length,
-            ..Default::default()
-        }))
-        .map_err(err)?;
     let enc = Encoder {
         model,
-        tokenizer,
+        tokenizer: tokenizer(src, max_length)?,
         device,
     };
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x0000_6675_6c6c);
+    let mut rng = pair_rng(cfg);
     let valid_batches = valid_batches(valid, cfg);
-    std::fs::create_dir_all(out_src).map_err(|e| TrainError::Io {
-        path: out_src.to_path_buf(),
-        message: e.to_string(),
-    })?;
+    create_dir(out_src)?;
     let best_path = out_src.join("model.safetensors");
     let save = |varmap: &VarMap| varmap.save(&best_path).map_err(err);
     let base_valid = enc.mean_loss(valid, &valid_batches, cfg.scale)?;
@@ -377,9 +361,7 @@ pub fn finetune(
     let mut epochs = Vec::new();
     let mut stale = 0;
     for epoch in 1..=cfg.epochs {
-        let mut p = pairs(train, &mut rng);
-        p.shuffle(&mut rng);
-        let bs = batches(p, cfg.batch.max(2));
+        let bs = epoch_batches(train, &mut rng, cfg);
         let mut total = 0f64;
         for b in &bs {
             if stop.load(Ordering::Relaxed) {
@@ -421,18 +403,78 @@ pub fn finetune(
             }
         }
     }
+    copy_sources(src, out_src)?;
+    Ok(FineTuned {
+        epochs,
+        best_epoch: best.0,
+        base_valid_loss: base_valid.map(|v| v.0),
+        base_valid_margin: base_valid.map(|v| v.1),
+        device: "cpu".into(),
+    })
+}
+
+/// The model's weights file in `src`, or why `--mode full` cannot start without it.
+pub(super) fn weights_of(src: &Path) -> Result<std::path::PathBuf, TrainError> {
+    let weights = src.join("model.safetensors");
+    if !weights.is_file() {
+        return Err(TrainError::Data(format!(
+            "--mode full needs the model's weights: {} is missing",
+            weights.display()
+        )));
+    }
+    Ok(weights)
+}
+
+/// The tokenizer of `src`, truncating at the detector's `max_length` and padding nothing
+/// (each batch is padded to its longest program).
+pub(super) fn tokenizer(
+    src: &Path,
+    max_length: usize,
+) -> Result<tokenizers::Tokenizer, TrainError> {
+    let mut tokenizer =
+        tokenizers::Tokenizer::from_file(src.join("tokenizer.json")).map_err(err)?;
+    tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(Some(tokenizers::TruncationParams {
+            max_length,
+            ..Default::default()
+        }))
+        .map_err(err)?;
+    Ok(tokenizer)
+}
+
+/// The generator of the training pairs and their order (both backends draw the same).
+pub(super) fn pair_rng(cfg: &TrainConfig) -> rand_chacha::ChaCha8Rng {
+    rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x0000_6675_6c6c)
+}
+
+/// One epoch's batches of (group, anchor, positive): a positive per program, shuffled.
+pub(super) fn epoch_batches(
+    train: &[Vec<String>],
+    rng: &mut rand_chacha::ChaCha8Rng,
+    cfg: &TrainConfig,
+) -> Vec<Vec<(usize, usize, usize)>> {
+    let mut p = pairs(train, rng);
+    p.shuffle(rng);
+    batches(p, cfg.batch.max(2))
+}
+
+pub(super) fn create_dir(dir: &Path) -> Result<(), TrainError> {
+    std::fs::create_dir_all(dir).map_err(|e| TrainError::Io {
+        path: dir.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Copies the config and tokenizer beside the kept weights, as the exporter reads them.
+pub(super) fn copy_sources(src: &Path, out_src: &Path) -> Result<(), TrainError> {
     for f in ["config.json", "tokenizer.json"] {
         std::fs::copy(src.join(f), out_src.join(f)).map_err(|e| TrainError::Io {
             path: src.join(f),
             message: e.to_string(),
         })?;
     }
-    Ok(FineTuned {
-        epochs,
-        best_epoch: best.0,
-        base_valid_loss: base_valid.map(|v| v.0),
-        base_valid_margin: base_valid.map(|v| v.1),
-    })
+    Ok(())
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 
 pub mod full;
 pub mod head;
+pub mod torch;
 
 use crate::augment::{TaskLine, VariantLine};
 use rand::seq::SliceRandom;
@@ -62,6 +63,40 @@ impl Mode {
         match self {
             Mode::Head => "head",
             Mode::Full => "full",
+        }
+    }
+}
+
+/// What runs `--mode full`'s training steps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// torch when equimorph's Python has PyTorch (setup installs it), else candle.
+    #[default]
+    Auto,
+    /// In Rust with candle, on the CPU (no Python needed).
+    Candle,
+    /// PyTorch in equimorph's Python (models/train_torch.py): on a CUDA GPU when torch sees
+    /// one, else on the CPU (about 4× candle's speed there).
+    Torch,
+}
+
+impl Backend {
+    /// The name `train.json` records (`auto` only where nothing was fine-tuned).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Candle => "candle",
+            Backend::Torch => "torch",
+        }
+    }
+
+    /// `Auto` made concrete: torch when `python` imports it, else candle.
+    pub fn resolve(self, python: &std::path::Path) -> Backend {
+        match self {
+            Backend::Auto if torch::available(python) => Backend::Torch,
+            Backend::Auto => Backend::Candle,
+            b => b,
         }
     }
 }
@@ -185,6 +220,14 @@ pub struct TrainConfig {
     /// training data says nothing.
     #[serde(default)]
     pub decay: f32,
+    /// `--mode full`: what runs the training steps (head training always runs in Rust);
+    /// reports written before backends existed were trained with candle.
+    #[serde(default = "candle")]
+    pub backend: Backend,
+}
+
+fn candle() -> Backend {
+    Backend::Candle
 }
 
 impl Default for TrainConfig {
@@ -198,6 +241,7 @@ impl Default for TrainConfig {
             patience: 4,
             seed: 0,
             decay: 0.0,
+            backend: Backend::Auto,
         }
     }
 }
@@ -240,4 +284,7 @@ pub struct TrainReport {
     pub base_valid_margin: Option<f64>,
     /// Wall seconds, embedding and training.
     pub seconds: f64,
+    /// Where the training steps ran (`cpu`, `cuda:0`); absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
 }

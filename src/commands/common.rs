@@ -443,15 +443,23 @@ pub struct TrainingArgs {
     /// Pairs per batch: every other pair of the batch is a negative.
     #[arg(long, default_value_t = 32)]
     pub batch: usize,
-    /// Adam's learning rate.
-    #[arg(long, default_value_t = 1e-3)]
-    pub lr: f32,
+    /// Adam's learning rate (default: 1e-3 for head, 2e-5 for full, sentence-transformers'
+    /// fine-tuning rate).
+    #[arg(long)]
+    pub lr: Option<f32>,
     /// Share of problems held out to stop training (never trained on).
     #[arg(long, default_value_t = 0.2, value_name = "FRACTION")]
     pub valid: f64,
     /// Penalty on the projection's distance from the identity (0 = none).
     #[arg(long, default_value_t = 0.0)]
     pub decay: f32,
+}
+
+impl TrainingArgs {
+    /// The learning rate given, else the mode's default.
+    pub fn lr(&self) -> f32 {
+        self.lr.unwrap_or(self.mode.default_lr())
+    }
 }
 
 /// `--hard-share`, for the commands that make `--hard` training variants.

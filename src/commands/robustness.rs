@@ -190,7 +190,7 @@ fn settings(args: &RobustnessArgs) -> Result<RobustnessSettings> {
             backend: args.training.backend,
             epochs: args.training.epochs,
             batch: args.training.batch,
-            lr: args.training.lr,
+            lr: args.training.lr(),
             valid: args.training.valid,
             decay: args.training.decay,
         },

@@ -49,7 +49,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         config: TrainConfig {
             epochs: t.epochs,
             batch: t.batch,
-            lr: t.lr,
+            lr: t.lr(),
             valid_fraction: t.valid,
             patience: args.patience.max(1),
             seed: args.seed,

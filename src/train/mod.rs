@@ -65,6 +65,16 @@ impl Mode {
             Mode::Full => "full",
         }
     }
+
+    /// Adam's learning rate when none is given: a fresh projection learns fast; a pretrained
+    /// encoder is fine-tuned at sentence-transformers' 2e-5 (1e-3 is far above the rates BERT
+    /// fine-tuning uses).
+    pub fn default_lr(self) -> f32 {
+        match self {
+            Mode::Head => 1e-3,
+            Mode::Full => 2e-5,
+        }
+    }
 }
 
 /// What runs `--mode full`'s training steps.

@@ -119,9 +119,13 @@ pub fn home() -> PathBuf {
 }
 
 /// The Python that has equimorph's Python packages (the model exporter's onnx and numpy,
-/// CrossHair): the virtualenv's interpreter beside an installed binary, else `python3`; in a
-/// source tree, the virtualenv `make setup` made in [`home`].
+/// PyTorch for training, CrossHair): `$EQUIMORPH_PYTHON` when set (e.g. an environment with
+/// a CUDA build of torch), else the virtualenv's interpreter beside an installed binary, else
+/// `python3`; in a source tree, the virtualenv `make setup` made in [`home`].
 pub fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("EQUIMORPH_PYTHON").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
     match layout() {
         Layout::Installed { share } => share
             .parent()

@@ -28,6 +28,8 @@ Environment:
   EQUIMORPH_TRANSFORMS  the default transform set (default: build/transforms in the sources;
                         PREFIX/share/equimorph/transforms when installed)
   EQUIMORPH_LOG         log filter: debug, equimorph=trace... (default: warn)
+  EQUIMORPH_PYTHON      the Python of model export, training (torch) and CrossHair (default:
+                        the virtualenv setup made)
   ORT_DYLIB_PATH        the ONNX Runtime library (default: the one `make setup` or
                         `equimorph setup` puts in EQUIMORPH_HOME)
   OPENAI_BASE_URL       chat-completions endpoint of design, implement, autospt

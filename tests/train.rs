@@ -317,4 +317,44 @@ fn torch_backend_trains_on_the_same_batches_as_candle_deterministically() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("fine-tunes BERT encoders"), "{err}");
     assert!(!dir.path().join("x/src/torch-job.json").exists());
+    // A Python without torch (EQUIMORPH_PYTHON): auto falls back on candle, torch says why not.
+    let block = dir.path().join("block");
+    std::fs::create_dir(&block).unwrap();
+    std::fs::write(
+        block.join("torch.py"),
+        "raise ImportError('no torch here')\n",
+    )
+    .unwrap();
+    let python = dir.path().join("python");
+    std::fs::write(
+        &python,
+        format!(
+            "#!/bin/sh\nPYTHONPATH={} exec {} \"$@\"\n",
+            block.display(),
+            equimorph::install::python().display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let without = |out: &Path, extra: &[&str]| {
+        let (spec, o) = (tiny(), out.to_str().unwrap());
+        let mut a = vec![
+            "train",
+            data.to_str().unwrap(),
+            "--out",
+            o,
+            "--detector",
+            &spec,
+        ];
+        a.extend(["--quiet", "--epochs", "2", "--seed", "3"]);
+        a.extend(extra);
+        common::equimorph_env(&a, &[("EQUIMORPH_PYTHON", python.to_str().unwrap())])
+    };
+    let o = without(&dir.path().join("y"), &torch);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("needs PyTorch"), "{err}");
+    let out = common::success_stdout(&without(&dir.path().join("z"), &args));
+    assert!(out.contains("trained with candle on cpu"), "{out}");
 }

@@ -400,21 +400,20 @@ impl TrainJob {
         let src_out = self.out.join("src");
         progress.start(self.config.epochs as u64);
         let each = |e: &EpochLog| progress.advance(&epoch_message(e, false));
-        let max_length = base.config.max_length;
-        let python = crate::install::python();
+        let job = train::full::FineTuning {
+            src: &weights,
+            max_length: base.config.max_length,
+            train: &tr,
+            valid: &va,
+            cfg: config,
+            out_src: &src_out,
+        };
         let tuned = match config.backend {
-            Backend::Candle | Backend::Auto => {
-                train::full::finetune(&weights, max_length, &tr, &va, config, &src_out, stop, each)
-            }
+            Backend::Candle | Backend::Auto => train::full::finetune(&job, stop, each),
             Backend::Torch => train::torch::finetune(
-                &python,
+                &crate::install::python(),
                 &crate::install::layout().torch_train_script(),
-                &weights,
-                max_length,
-                &tr,
-                &va,
-                config,
-                &src_out,
+                &job,
                 stop,
                 each,
             ),

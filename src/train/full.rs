@@ -315,20 +315,38 @@ pub struct FineTuned {
     pub device: String,
 }
 
-/// Fine-tunes the encoder in `src` on `train` groups of programs, early-stopping on `valid`;
-/// writes the best weights, config and tokenizer to `out_src`. Stops with
-/// [`TrainError::Interrupted`] at the next batch once `stop` is set.
-#[allow(clippy::too_many_arguments)]
+/// What a fine-tuning run reads and where it writes (either backend).
+pub struct FineTuning<'a> {
+    /// The model's Hugging Face source (config.json, model.safetensors, tokenizer.json).
+    pub src: &'a Path,
+    /// The detector's window: programs are truncated to it.
+    pub max_length: usize,
+    /// The training problems' programs, one group (clones of each other) per problem.
+    pub train: &'a [Vec<String>],
+    /// The validation problems' programs: early stopping's measure, never trained on.
+    pub valid: &'a [Vec<String>],
+    /// Settings.
+    pub cfg: &'a TrainConfig,
+    /// Where the kept weights, a copy of the config and the tokenizer go.
+    pub out_src: &'a Path,
+}
+
+/// Fine-tunes the encoder in `job.src` on its training groups, early-stopping on the
+/// validation ones; writes the best weights, config and tokenizer to `job.out_src`. Stops
+/// with [`TrainError::Interrupted`] at the next batch once `stop` is set.
 pub fn finetune(
-    src: &Path,
-    max_length: usize,
-    train: &[Vec<String>],
-    valid: &[Vec<String>],
-    cfg: &TrainConfig,
-    out_src: &Path,
+    job: &FineTuning<'_>,
     stop: &AtomicBool,
     mut each: impl FnMut(&EpochLog),
 ) -> Result<FineTuned, TrainError> {
+    let FineTuning {
+        src,
+        max_length,
+        train,
+        valid,
+        cfg,
+        out_src,
+    } = *job;
     let device = Device::Cpu;
     let config = config(src)?;
     let weights = weights_of(src)?;

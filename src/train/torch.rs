@@ -9,9 +9,10 @@
 
 use super::full::{
     copy_sources, create_dir, epoch_batches, err, pair_rng, tokenizer, weights_of, FineTuned,
+    FineTuning,
 };
 use super::head::valid_batches;
-use super::{EpochLog, TrainConfig, TrainError};
+use super::{EpochLog, TrainError};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
@@ -88,22 +89,23 @@ fn flat(batches: &[Vec<(usize, usize, usize)>], starts: &[usize]) -> Vec<Vec<[us
         .collect()
 }
 
-/// Fine-tunes the encoder in `src` as [`super::full::finetune`] does, with PyTorch run as
-/// `python script JOB`. Stops with [`TrainError::Interrupted`] (the script killed) once `stop`
-/// is set.
-#[allow(clippy::too_many_arguments)]
+/// Fine-tunes as [`super::full::finetune`] does, with PyTorch run as `python script JOB`.
+/// Stops with [`TrainError::Interrupted`] (the script killed) once `stop` is set.
 pub fn finetune(
     python: &Path,
     script: &Path,
-    src: &Path,
-    max_length: usize,
-    train: &[Vec<String>],
-    valid: &[Vec<String>],
-    cfg: &TrainConfig,
-    out_src: &Path,
+    job: &FineTuning<'_>,
     stop: &AtomicBool,
     mut each: impl FnMut(&EpochLog),
 ) -> Result<FineTuned, TrainError> {
+    let FineTuning {
+        src,
+        max_length,
+        train,
+        valid,
+        cfg,
+        out_src,
+    } = *job;
     weights_of(src)?;
     let tok = tokenizer(src, max_length)?;
     let texts: Vec<&str> = train
@@ -124,7 +126,7 @@ pub fn finetune(
         .map(|_| flat(&epoch_batches(train, &mut rng, cfg), &train_starts))
         .collect();
     create_dir(out_src)?;
-    let job = Job {
+    let script_job = Job {
         source: src,
         out: out_src.join("model.safetensors"),
         programs,
@@ -146,7 +148,8 @@ pub fn finetune(
             message: e.to_string(),
         }
     };
-    std::fs::write(&job_path, serde_json::to_vec(&job).map_err(err)?).map_err(io(&job_path))?;
+    std::fs::write(&job_path, serde_json::to_vec(&script_job).map_err(err)?)
+        .map_err(io(&job_path))?;
     let result = run(python, script, &job_path, stop, &mut each);
     // The job file is only the script's input: never left behind, whatever happened.
     let _ = std::fs::remove_file(&job_path);

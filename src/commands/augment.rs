@@ -2,7 +2,7 @@
 
 use super::common::{
     interrupt_flag, load_dataset, print, stop_point, Bar, DatasetArgs, DetectorArgs, HardShareArgs,
-    OracleOptions, PrecisionArg, Stderr, TransformOptions, VerifyArgs, WindowArgs,
+    OracleOptions, PrecisionArg, Stderr, StepsArgs, TransformOptions, VerifyArgs, WindowArgs,
 };
 use anyhow::Result;
 use clap::Args;
@@ -28,9 +28,8 @@ pub struct AugmentArgs {
     /// Variants per task (K); fewer when the task allows no more distinct equivalent ones.
     #[arg(long, default_value_t = 10, value_name = "K")]
     pub(super) variants: usize,
-    /// Transform steps per variant: MIN..MAX (each variant draws its length), or one number.
-    #[arg(long, default_value = "1..3", value_name = "MIN..MAX", value_parser = parse_steps)]
-    pub(super) steps: (usize, usize),
+    #[command(flatten)]
+    pub(super) steps: StepsArgs,
     /// Run seed (every composition derives from it).
     #[arg(long, default_value_t = 0)]
     pub(super) seed: u64,
@@ -102,21 +101,6 @@ pub struct AugmentArgs {
     pub(super) transforms: TransformOptions,
     #[command(flatten)]
     pub(super) oracle: OracleOptions,
-}
-
-/// Parses `MIN..MAX` (or `N`).
-fn parse_steps(s: &str) -> Result<(usize, usize), String> {
-    let (a, b) = s.split_once("..").unwrap_or((s, s));
-    let parse = |x: &str| {
-        x.trim()
-            .parse::<usize>()
-            .map_err(|_| format!("`{s}` is not MIN..MAX (e.g. 1..3) or a number of steps"))
-    };
-    let (min, max) = (parse(a)?, parse(b)?);
-    if min == 0 || min > max {
-        return Err(format!("`{s}`: need 1 ≤ MIN ≤ MAX"));
-    }
-    Ok((min, max))
 }
 
 /// Runs `augment`.
@@ -193,12 +177,13 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
 fn augment_config(args: &AugmentArgs) -> AugmentConfig {
     AugmentConfig {
         variants: args.variants,
-        min_steps: args.steps.0,
-        max_steps: args.steps.1,
+        min_steps: args.steps.steps.0,
+        max_steps: args.steps.steps.1,
         seed: args.seed,
         hard: args.hard,
         hard_share: args.hard_share.hard_share,
         beam: args.beam.max(1),
+        strategy: equimorph::search::Strategy::Beam,
         attempts: args.attempts.max(1),
         verify: !args.unverified,
         window: args.window.enabled(),

@@ -472,6 +472,15 @@ pub struct HardShareArgs {
     pub hard_share: f64,
 }
 
+/// `--steps`: how many transforms make one variant (`augment`, `robustness`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct StepsArgs {
+    /// Transform steps per variant: MIN..MAX (each variant draws its length), or one number.
+    #[arg(long, default_value = "1..3", value_name = "MIN..MAX",
+          value_parser = equimorph::augment::parse_steps)]
+    pub steps: (usize, usize),
+}
+
 /// `--window` / `--no-window`: whether candidates the detector would truncate are scored.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct WindowArgs {

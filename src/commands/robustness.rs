@@ -5,7 +5,7 @@
 
 use super::common::{
     interrupt_flag, load_dataset, print, Bar, DatasetArgs, DetectorArgs, HardShareArgs,
-    OracleOptions, Stderr, TrainingArgs, TransformOptions, WindowArgs,
+    OracleOptions, Stderr, StepsArgs, TrainingArgs, TransformOptions, WindowArgs,
 };
 use anyhow::Result;
 use clap::Args;
@@ -52,12 +52,15 @@ pub struct RobustnessArgs {
     /// Verified variants per training task.
     #[arg(long, default_value_t = 6)]
     variants: usize,
-    /// Hard training variants: the base detector chooses, for each, the least similar
-    /// rewrite its search finds (as augment --hard), instead of random verified sequences.
+    /// Hard training variants: the least similar rewrites that the attacks' own search
+    /// (--search, --beam) finds against the base detector in at most MAX of --steps
+    /// iterations, instead of random verified compositions (adversarial training).
     #[arg(long)]
     hard: bool,
     #[command(flatten)]
     hard_share: HardShareArgs,
+    #[command(flatten)]
+    steps: StepsArgs,
     /// Seed of the split, augmentation, training and attacks (the first seed with --seeds).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -174,6 +177,7 @@ fn settings(args: &RobustnessArgs) -> Result<RobustnessSettings> {
         variants: args.variants,
         hard: args.hard,
         hard_share: args.hard_share.hard_share,
+        steps: args.steps.steps,
         base: args.detector.detector.clone(),
         defences: args.defences.clone(),
         training_sets: parse_training_sets(

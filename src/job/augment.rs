@@ -349,6 +349,12 @@ impl AugmentRequest<'_> {
         if config.hard && config.hard_share < 1.0 {
             settings.set("hard share", config.hard_share);
         }
+        if config.hard && config.strategy != crate::search::Strategy::Beam {
+            settings.set(
+                "hard search",
+                format!("{:?}", config.strategy).to_lowercase(),
+            );
+        }
         if let Some((min, mutants)) = self.min_mutation_score {
             settings
                 .set("min mutation score", min)

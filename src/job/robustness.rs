@@ -410,6 +410,8 @@ pub struct RobustnessSettings {
     pub hard: bool,
     /// With `hard`: the share of each task's variants that are hard (rounded up).
     pub hard_share: f64,
+    /// Transform steps per training variant, MIN..=MAX (`augment --steps`).
+    pub steps: (usize, usize),
     /// The base detector's spec (a model).
     pub base: String,
     /// Defences (`canon`, `smooth:K`) each detector is also attacked behind.
@@ -768,14 +770,18 @@ impl RobustnessJob<'_> {
         let data = load_tasks(&layout.train_tasks, r.notices)?;
         let oracle = self.oracle.start(r.notices)?;
         stop_point(r.stop, "starting the sandbox", "no task was augmented")?;
+        // The hard search is the attacks' own (strategy and beam), over at most MAX steps, so
+        // training sees the kind of rewrite the attack will look for.
+        let search = s.attacks.search(seed)?;
         let config = AugmentConfig {
             variants: s.variants,
-            min_steps: 1,
-            max_steps: 3,
+            min_steps: s.steps.0,
+            max_steps: s.steps.1,
             seed,
             hard: s.hard,
             hard_share: s.hard_share,
-            beam: 5,
+            beam: search.beam,
+            strategy: search.strategy,
             attempts: 8,
             verify: true,
             window: true,
@@ -1129,6 +1135,7 @@ mod tests {
             variants: 3,
             hard: false,
             hard_share: 1.0,
+            steps: (1, 3),
             base: "minilm".into(),
             defences: Vec::new(),
             sets: parse_sets(&[]).unwrap(),

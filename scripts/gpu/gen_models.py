@@ -3,7 +3,7 @@
 depend on the weights): minilm-rand (6 layers x 384, window 256, all-MiniLM-L6-v2's shape) and
 base-rand (12 x 768, window 512: BERT-base, the compute of CodeBERT/GraphCodeBERT). Each is
 exported by models/export.py --gpu (fp32 graph + fused fp16 graph).
-Usage: gen_models.py TOKENIZER_JSON OUT_DIR"""
+Usage: gen_models.py TOKENIZER_JSON OUT_DIR [--cpu-only]   (--cpu-only: the fp32 graph only, for training runs)"""
 import json, os, shutil, subprocess, sys
 import numpy as np
 from safetensors.numpy import save_file
@@ -22,13 +22,14 @@ SHAPES = {
 
 def main():
     tokenizer, out = sys.argv[1], sys.argv[2]
+    gpu = [] if "--cpu-only" in sys.argv[3:] else ["--gpu"]
     for name, (cfg, window) in SHAPES.items():
         src = os.path.join(out, "src", name)
         os.makedirs(src, exist_ok=True)
         json.dump(cfg, open(os.path.join(src, "config.json"), "w"))
         save_file(tiny.weights(cfg, np.random.default_rng(7), None), os.path.join(src, "model.safetensors"))
         shutil.copy(tokenizer, os.path.join(src, "tokenizer.json"))
-        subprocess.run([sys.executable, os.path.join(MODELS, "export.py"), src, os.path.join(out, name), "--gpu",
+        subprocess.run([sys.executable, os.path.join(MODELS, "export.py"), src, os.path.join(out, name), *gpu,
                         "--max-length", str(window), "--name", name], check=True)
 
 

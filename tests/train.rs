@@ -136,6 +136,27 @@ fn head_training_is_split_by_problem_deterministic_and_loads_as_a_detector() {
     let again = train(&data, &a, &[]);
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    // --canon-forms: trained on the canonical forms, so a variant the form undoes (a renaming,
+    // a re-layout) is its original again and no longer a training program; the report says
+    // so and the model is meant for canon:.
+    let c = dir.path().join("c");
+    let out = common::success_stdout(&train(&data, &c, &["--canon-forms"]));
+    assert!(
+        out.contains(&format!("canon:onnx:{}", c.display())),
+        "{out}"
+    );
+    let forms: Value = serde_json::from_str(&common::read(c.join("train.json"))).unwrap();
+    assert_eq!(forms["config"]["canon"], true);
+    assert_eq!(report["config"]["canon"], false);
+    let count = |r: &Value| {
+        r["programs"]["train"].as_u64().unwrap() + r["programs"]["valid"].as_u64().unwrap()
+    };
+    assert!(
+        count(&forms) < count(&report),
+        "{} against {}",
+        forms["programs"],
+        report["programs"]
+    );
 }
 
 #[test]

@@ -453,6 +453,11 @@ pub struct TrainingArgs {
     /// Penalty on the projection's distance from the identity (0 = none).
     #[arg(long, default_value_t = 0.0)]
     pub decay: f32,
+    /// Train on the programs' canonical forms (what canon: shows a detector), for a model
+    /// used behind canon: (--detector canon:onnx:DIR): it learns what the defence leaves of
+    /// each SPT instead of what it already undoes.
+    #[arg(long)]
+    pub canon_forms: bool,
 }
 
 impl TrainingArgs {

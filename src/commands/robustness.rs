@@ -197,6 +197,7 @@ fn settings(args: &RobustnessArgs) -> Result<RobustnessSettings> {
             lr: args.training.lr(),
             valid: args.training.valid,
             decay: args.training.decay,
+            canon: args.training.canon_forms,
         },
         attacks: AttackSettings {
             strategy: args.strategy,

@@ -55,6 +55,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             seed: args.seed,
             decay: t.decay,
             backend: t.backend,
+            canon: t.canon_forms,
             ..TrainConfig::default()
         },
         options: args.detector.settings().options()?,

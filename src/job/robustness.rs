@@ -309,6 +309,8 @@ pub struct TrainingSettings {
     pub valid: f64,
     /// Penalty on the projection's distance from the identity.
     pub decay: f32,
+    /// Train on the programs' canonical forms (for the detectors behind `canon`).
+    pub canon: bool,
 }
 
 impl TrainingSettings {
@@ -323,6 +325,7 @@ impl TrainingSettings {
             seed,
             decay: self.decay,
             backend: self.backend,
+            canon: self.canon,
             ..TrainConfig::default()
         }
     }
@@ -342,6 +345,7 @@ impl TrainingSettings {
             && close(&c["lr"], self.lr)
             && c["valid_fraction"].as_f64() == Some(self.valid)
             && close(&c["decay"], self.decay)
+            && c["canon"].as_bool().unwrap_or(false) == self.canon
             // Head training runs in Rust whatever the backend, and `auto` takes either;
             // reports before backends were recorded were trained with candle.
             && (self.mode == Mode::Head
@@ -1124,6 +1128,7 @@ mod tests {
             lr: 1e-3,
             valid: 0.3,
             decay: 0.0,
+            canon: false,
         }
     }
 
@@ -1236,6 +1241,15 @@ mod tests {
         assert!(asked.made(&full, "minilm", 0));
         asked.backend = Backend::Auto;
         assert!(asked.made(&full, "minilm", 0));
+        // Canonical forms: a model trained on raw programs is not one trained on their forms
+        // (a report from before the setting read as raw).
+        let mut canon = t.clone();
+        canon.canon = true;
+        assert!(!canon.made(&json, "minilm", 0));
+        let mut on_forms = json.clone();
+        on_forms["config"]["canon"] = true.into();
+        assert!(canon.made(&on_forms, "minilm", 0));
+        assert!(!t.made(&on_forms, "minilm", 0));
     }
 
     #[test]

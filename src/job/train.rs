@@ -201,8 +201,14 @@ impl TrainOutcome {
                 ));
             }
         }
+        // A model trained on canonical forms reads programs as canon: shows them.
+        let defence = if self.report.config.canon {
+            "canon:"
+        } else {
+            ""
+        };
         p.out(format!(
-            "wrote {} (use it with --detector onnx:{}) and {}",
+            "wrote {} (use it with --detector {defence}onnx:{}) and {}",
             self.out.display(),
             self.out.display(),
             self.json.display()
@@ -248,7 +254,10 @@ impl TrainJob {
             return Err(TrainJobError::Exists(self.out.clone()));
         }
         let start = Instant::now();
-        let groups = train::read_augment_dir(&self.data, self.unverified)?;
+        let mut groups = train::read_augment_dir(&self.data, self.unverified)?;
+        if self.config.canon {
+            groups = train::canonical_groups(groups);
+        }
         let split = train::split(&groups, self.config.valid_fraction, self.config.seed)?;
         let Some(base_path) = crate::detector::model_path(&self.base) else {
             return Err(TrainJobError::NotAModel(self.base.clone()));

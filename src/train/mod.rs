@@ -174,6 +174,27 @@ pub fn read_augment_dir(dir: &Path, unverified: bool) -> Result<Vec<Group>, Trai
         .collect())
 }
 
+/// The groups as `canon:` reads their programs: each text in its canonical form (with its
+/// docstrings), duplicates dropped (a variant the form undoes is its original again), and
+/// groups left with fewer than two programs dropped.
+pub fn canonical_groups(groups: Vec<Group>) -> Vec<Group> {
+    use rayon::prelude::*;
+    groups
+        .into_par_iter()
+        .map(|g| {
+            let mut seen = std::collections::HashSet::new();
+            let texts = g
+                .texts
+                .iter()
+                .map(|t| crate::detector::canon::canonical(t))
+                .filter(|t| seen.insert(t.clone()))
+                .collect();
+            Group { texts, ..g }
+        })
+        .filter(|g| g.texts.len() >= 2)
+        .collect()
+}
+
 /// Which problems train and which validate.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Split {
@@ -234,6 +255,11 @@ pub struct TrainConfig {
     /// reports written before backends existed were trained with candle.
     #[serde(default = "candle")]
     pub backend: Backend,
+    /// Every program is read in its canonical form (what `canon:` shows a detector) before
+    /// training: a model for use behind `canon:`, trained on what the defence leaves of each
+    /// SPT rather than on what it already undoes.
+    #[serde(default)]
+    pub canon: bool,
 }
 
 fn candle() -> Backend {
@@ -252,6 +278,7 @@ impl Default for TrainConfig {
             seed: 0,
             decay: 0.0,
             backend: Backend::Auto,
+            canon: false,
         }
     }
 }
@@ -297,4 +324,34 @@ pub struct TrainReport {
     /// Where the training steps ran (`cpu`, `cuda:0`); absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_groups_drop_what_the_form_undoes_and_keep_what_it_leaves() {
+        let original =
+            "def total(xs):\n    acc = 0\n    for x in xs:\n        acc += x\n    return acc\n";
+        // A renaming and a re-indentation: the same canonical form as the original.
+        let renamed = "def total(values):\n  s = 0\n  for v in values:\n    s += v\n  return s\n";
+        // A for loop as a while loop: the form keeps it, so it stays a training program.
+        let looped = "def total(xs):\n    acc = 0\n    i = 0\n    while i < len(xs):\n        acc += xs[i]\n        i += 1\n    return acc\n";
+        let group = |texts: &[&str]| Group {
+            problem: "p".into(),
+            texts: texts.iter().map(|t| t.to_string()).collect(),
+        };
+        let out = canonical_groups(vec![group(&[original, renamed, looped])]);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].texts.len(), 2, "{:#?}", out[0].texts);
+        assert_eq!(out[0].texts[0], crate::detector::canon::canonical(original));
+        assert!(
+            !out[0].texts[0].contains("acc"),
+            "names are numbered: {}",
+            out[0].texts[0]
+        );
+        // A group whose every variant the form undoes has nothing left to train on.
+        assert!(canonical_groups(vec![group(&[original, renamed])]).is_empty());
+    }
 }

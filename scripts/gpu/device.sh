@@ -4,7 +4,7 @@
 # .gpu/pN/* /tmp/stage/` (an idle machine is released, /tmp with it). Needs Python 3 with
 # numpy, onnx, safetensors and onnxruntime (CPU), CUDA 13 and cuDNN 9. Writes under $OUT:
 # the detector figures (bench-detector, JSON lines), the GPU tests' log, and whole attacks.
-# Usage: device.sh [bench|attack|compare|profile|tune|final|all|search|search-tune VARIANT...]
+# Usage: device.sh [bench|attack|compare|profile|tune|final|pace|all|search|search-tune VARIANT...]
 # (final: the GPU tests, the default detector at batch 32 for both shapes, and whole attacks of
 # this build with 4 and 8 tasks in flight beside the older build's, if staged)   (compare: an older build, staged as
 # .gpu/main/equimorph-old.xz, against this one on the same attack, side by side)
@@ -123,6 +123,18 @@ if [ "$what" = final ]; then
     attack_once "this build, cuda defaults (4 in flight)" equimorph onnx:/tmp/m/minilm-rand --device cuda
     attack_once "this build, cuda, 8 in flight" equimorph onnx:/tmp/m/minilm-rand --device cuda --tasks-in-flight 8
     attack_once "this build, cuda, fp32 graph, 1 in flight" equimorph onnx:/tmp/m/minilm-rand --device cuda --precision fp32
+fi
+if [ "$what" = pace ]; then
+    # The whole attack's pace with this build (issue 42): the GPU tests, the detector alone, then
+    # guided (the default) against beam on the same settings, and guided at attack's own defaults.
+    [ -e /work/main ] || { mkdir -p /work && ln -s $PWD /work/main; }
+    detectors-test --test-threads 1 cuda_agrees 2>&1 | grep -E "^test |test result" | tee $OUT/gpu-tests.log
+    equimorph bench-detector --detector onnx:/tmp/m/minilm-rand --input /tmp/he.jsonl --device cuda --repeat 24 --rounds 3 \
+        --batch-sizes 32 --precisions fp16 2>&1 | tee -a $OUT/pace.txt
+    attack_once "warm-up (compiles the transforms)" equimorph jaccard --max-queries 10
+    attack_once "guided, beam 5, 10 iterations" equimorph onnx:/tmp/m/minilm-rand --device cuda
+    attack_once "beam, beam 5, 10 iterations" equimorph onnx:/tmp/m/minilm-rand --device cuda --search beam
+    attack_once "guided, 16 in flight" equimorph onnx:/tmp/m/minilm-rand --device cuda --tasks-in-flight 16
 fi
 if [ "$what" = tune ]; then
     # Tasks in flight for a whole attack; the default detector figures.

@@ -26,7 +26,8 @@ cp $W/onnxruntime/capi/libonnxruntime_providers_shared.so .gpu/main/
 xz -T0 -c target/release/equimorph > .gpu/main/equimorph.xz
 # An older build to compare against (device.sh compare): OLD_BIN=path/to/equimorph.
 if [ -n "${OLD_BIN:-}" ]; then xz -T0 -c "$OLD_BIN" > .gpu/main/equimorph-old.xz; fi
-test=$(ls -t target/release/deps/detectors-* | grep -v '\.d$' | head -1)
+# The GPU tests (detectors::cuda_*) live in the integration test binary.
+test=$(ls -t target/release/deps/integration-* | grep -v '\.d$' | head -1)
 xz -T0 -c "$test" > .gpu/main/detectors-test.xz
 cp /usr/bin/bwrap .gpu/main/; cp /lib/x86_64-linux-gnu/{libselinux.so.1,libcap.so.2,libpcre2-8.so.0} .gpu/main/lib/
 tar cf - -C build transforms | xz -T0 > .gpu/main/transforms.tar.xz

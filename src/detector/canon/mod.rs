@@ -861,6 +861,50 @@ mod tests {
                 "            mem[0] = 3\n            # next\n",
             );
         assert_eq!(canonical(a), canonical(&e));
+        // The dispatch as `match` (`elif-match`), the state in parentheses (`redundant-parens`).
+        let m = "def f(xs):\n    state = (41)\n    while (state):\n        match state:\n            # first\n            case 7:\n                hi = len(xs) - 1\n                state = 3\n            case 3:\n                mid = (lo + hi) // 2\n                state = 0\n            case 41:\n                lo = 0\n                state = (7)\n    return lo, hi, mid, mid\n";
+        assert_eq!(canonical(a), canonical(m));
+        let p = b.replace("if state == 7", "if (state == 7)");
+        assert_eq!(canonical(a), canonical(&p));
+        // A case with a guard, or a pattern that is not one number, is a real `match`.
+        let g = m.replace("case 3:", "case 3 if xs:");
+        assert_ne!(canonical(a), canonical(&g));
+        let w = m.replace("case 3:", "case 3 | 5:");
+        assert_ne!(canonical(a), canonical(&w));
+    }
+
+    #[test]
+    fn hoisted_constants_read_through_scaffolds_and_parentheses() {
+        let a = "def f(s):\n    return s.split(' ')[-1].lower()\n";
+        // `constant-hoist`, then `redundant-parens` and `try-scaffold` (with a comment).
+        let b = "SEP = (' ')\ntry:\n    # the method\n    NAME = ('lower')\nfinally:\n    pass\n\n\ndef f(s):\n    return s.split(SEP)[-1].lower()\n";
+        assert_eq!(canonical(a), canonical(b));
+        let (x, y) = canonical_pair(a, b);
+        assert_eq!(x, y);
+        // A constant bound twice is a variable.
+        let c = format!("{b}SEP = ','\n");
+        assert!(canonical(&c).contains("v1 ="), "{}", canonical(&c));
+    }
+
+    #[test]
+    fn copies_read_as_what_they_copy() {
+        let a = "def f(xs, k):\n    last = xs[-1]\n    return last * k\n";
+        // Stacked temp-var and redundant-parens: a chain of copies, one of the parameter,
+        // and one made before the copy it reads (as state machine pieces can be in the text).
+        let b = "def f(xs, k):\n    ys = (xs)\n    item = ys[-1]\n    mass = item\n    stock = (mass)\n    return stock * k\n";
+        assert_eq!(canonical(a), canonical(b));
+        // A name bound twice, or in a loop header, is a variable: its copy stays.
+        let c =
+            "def f(xs, k):\n    last = xs[-1]\n    out = last\n    out = out * k\n    return out\n";
+        assert!(canonical(c).matches(" = ").count() == 3, "{}", canonical(c));
+        let d = "def f(xs, k):\n    for x in xs:\n        y = x\n    return y * k\n";
+        assert!(canonical(d).contains("v5 = v4"), "{}", canonical(d));
+        // A copy of a module name (which could be rebound elsewhere) stays.
+        let e = "N = []\n\n\ndef f(k):\n    m = N\n    return m * k\n";
+        assert!(canonical(e).contains(" = v1"), "{}", canonical(e));
+        // getattr with a module constant for the name reads as the attribute.
+        let g = "NAME = 'lower'\n\n\ndef f(s):\n    return getattr(s, NAME)()\n";
+        assert_eq!(canonical(g), canonical("def f(s):\n    return s.lower()\n"));
     }
 
     #[test]

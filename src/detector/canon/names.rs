@@ -154,6 +154,7 @@ impl<'s> Scopes<'s> {
                     let params: HashSet<&str> =
                         params.iter().filter_map(|p| self.text(*p)).collect();
                     self.python_aliases(n, inner, &params);
+                    self.python_copies(n, inner, &params);
                 }
                 inner
             }
@@ -275,6 +276,124 @@ impl<'s> Scopes<'s> {
         }
     }
 
+    /// Copies (what stacked `temp-var` and `redundant-parens` leave: `mass = portion`,
+    /// `stock = (mass)`): a statement `t = u` where `t` and `u` are the function's own names,
+    /// each bound once in it (`u` may be a parameter), reads as nothing and `t` as `u`. A name
+    /// bound twice, in a loop header, by `with`/`except … as`, `:=`, an import or a
+    /// `global`/`nonlocal` is a variable, so its copies stay.
+    fn python_copies(&mut self, function: Node<'_>, scope: usize, params: &HashSet<&'s str>) {
+        let Some(body) = function.child_by_field_name("body") else {
+            return;
+        };
+        const MANY: usize = 2;
+        let mut counts: HashMap<&'s str, usize> = HashMap::new();
+        let mut copies: Vec<(std::ops::Range<usize>, &'s str, &'s str)> = Vec::new();
+        let mut stack = vec![body];
+        while let Some(n) = stack.pop() {
+            let mut count = |x: Node<'_>, by: usize| {
+                if let Some(t) = self.source.get(x.byte_range()) {
+                    *counts.entry(t).or_default() += by;
+                }
+            };
+            match n.kind() {
+                // Inner scopes bind their own names; a definition binds its name here.
+                "function_definition" | "class_definition" => {
+                    if let Some(name) = n.child_by_field_name("name") {
+                        count(name, 1);
+                    }
+                    continue;
+                }
+                "lambda"
+                | "list_comprehension"
+                | "set_comprehension"
+                | "dictionary_comprehension"
+                | "generator_expression" => continue,
+                "assignment" => {
+                    if let Some(left) = n.child_by_field_name("left") {
+                        python_targets(left, &mut |x, member| {
+                            if !member {
+                                count(x, 1)
+                            }
+                        });
+                    }
+                    let right = n
+                        .child_by_field_name("right")
+                        .map(super::structure::within_parentheses);
+                    match (n.child_by_field_name("left"), right, n.parent()) {
+                        (Some(l), Some(r), Some(s))
+                            if l.kind() == "identifier"
+                                && r.kind() == "identifier"
+                                && s.kind() == "expression_statement"
+                                && s.named_child_count() == 1 =>
+                        {
+                            if let (Some(t), Some(u)) = (self.text(l), self.text(r)) {
+                                copies.push((s.byte_range(), t, u));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                "augmented_assignment" | "for_statement" => {
+                    if let Some(left) = n.child_by_field_name("left") {
+                        python_targets(left, &mut |x, member| {
+                            if !member {
+                                count(x, MANY)
+                            }
+                        });
+                    }
+                }
+                "named_expression" => {
+                    if let Some(name) = n.child_by_field_name("name") {
+                        count(name, MANY);
+                    }
+                }
+                "as_pattern" => {
+                    if let Some(alias) = n.child_by_field_name("alias") {
+                        python_targets(alias, &mut |x, _| count(x, MANY));
+                    }
+                }
+                "global_statement"
+                | "nonlocal_statement"
+                | "import_statement"
+                | "import_from_statement" => {
+                    let mut inner = vec![n];
+                    while let Some(m) = inner.pop() {
+                        if m.kind() == "identifier" {
+                            count(m, MANY);
+                        }
+                        inner.extend(m.named_children(&mut m.walk()));
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            stack.extend(n.named_children(&mut n.walk()));
+        }
+        copies.sort_by_key(|(r, _, _)| r.start);
+        let once = |x: &str| counts.get(x) == Some(&1);
+        for (statement, t, u) in copies {
+            let source_is_single = if params.contains(u) {
+                !counts.contains_key(u)
+            } else {
+                once(u)
+            };
+            if t == u
+                || params.contains(t)
+                || !once(t)
+                || !source_is_single
+                || self.aliases.contains_key(&(scope, t))
+            {
+                continue;
+            }
+            let root = self.aliases.get(&(scope, u)).copied().unwrap_or(u);
+            if root == t {
+                continue;
+            }
+            self.aliases.insert((scope, t), root);
+            self.dropped.push(statement);
+        }
+    }
+
     /// Records what a Java node declares; returns the scope its children live in.
     fn java_site(&mut self, n: Node<'_>, scope: usize) -> usize {
         let name = n.child_by_field_name("name");
@@ -364,7 +483,14 @@ impl<'s> Scopes<'s> {
                     return Some(Name::Member(text));
                 }
                 if self.bound.contains(&(s, text)) {
-                    let text = self.aliases.get(&(s, text)).copied().unwrap_or(text);
+                    // An alias of a copy made later in the text reads as what that copies.
+                    let mut text = text;
+                    for _ in 0..self.aliases.len() {
+                        match self.aliases.get(&(s, text)) {
+                            Some(next) if *next != text => text = next,
+                            _ => break,
+                        }
+                    }
                     return Some(Name::Local(s, text));
                 }
             }

@@ -226,10 +226,13 @@ pub(super) fn hoisted_constants(source: &str, module: Node<'_>, out: &mut Struct
     }
     // Constants read so far, by name: a constant bound to one of them reads as its literal.
     let mut hoisted: HashMap<&str, (String, Option<i128>)> = HashMap::new();
-    for statement in statements(module) {
+    // A constant may sit in a no-op `try` scaffold (`try-scaffold` after `constant-hoist`) and
+    // its value in parentheses (`redundant-parens`): both read as they were.
+    for statement in statements(module).into_iter().map(through_scaffold) {
         let Some((target, value)) = assignment(statement) else {
             continue;
         };
+        let value = within_parentheses(value);
         let named = text(source, value);
         let literal = match value.kind() {
             "integer" | "float" | "string" if plain(source, value).is_some() => {
@@ -259,6 +262,14 @@ pub(super) fn hoisted_constants(source: &str, module: Node<'_>, out: &mut Struct
             if let Some(v) = integer {
                 out.named_integers
                     .insert(text(source, target).to_string(), v);
+            }
+            if let Some(s) = (value.kind() == "string")
+                .then(|| python_string(text(source, value)))
+                .flatten()
+                .filter(|v| !v.formatted && !v.bytes && is_identifier(&v.value))
+            {
+                out.named_strings
+                    .insert(text(source, target).to_string(), s.value);
             }
             hoisted.insert(text(source, target), (literal, integer));
         }
@@ -479,7 +490,11 @@ pub(super) fn qualified_imports(source: &str, module: Node<'_>, out: &mut Struct
                 }
             }
             "attribute" => attributes.push(n),
-            "call" => lookups.extend(super::expressions::constant_getattr(source, n)),
+            "call" => lookups.extend(super::expressions::constant_getattr(
+                source,
+                n,
+                &out.named_strings,
+            )),
             _ => {}
         }
     }

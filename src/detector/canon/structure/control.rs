@@ -30,9 +30,10 @@ fn no_op_try(n: Node<'_>) -> Option<(Node<'_>, Vec<Node<'_>>)> {
     let body = n
         .child_by_field_name("body")
         .filter(|_| n.kind() == "try_statement")?;
+    // A comment between the header and the body is the statement's child too: not a handler.
     let handlers: Vec<Node<'_>> = n
         .named_children(&mut n.walk())
-        .filter(|c| c.id() != body.id())
+        .filter(|c| c.id() != body.id() && c.kind() != "comment")
         .collect();
     (!handlers.is_empty() && handlers.iter().all(|h| is_no_op(*h))).then_some((body, handlers))
 }
@@ -115,8 +116,9 @@ pub(super) fn dead_code(source: &str, n: Node<'_>, out: &mut Structure) {
     }
 }
 
-/// `s = K0` then `while s:` over `if s == K: … s = NEXT` / `elif s == K: …` reads as the
-/// pieces in the order the states chain them, one level up.
+/// `s = K0` then `while s:` over `if s == K: … s = NEXT` / `elif s == K: …` (or `match s:`
+/// over `case K: … s = NEXT`, what `elif-match` makes of the chain) reads as the pieces in the
+/// order the states chain them, one level up. Parentheses around the state read as they were.
 pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
     let named = out.named_integers.clone();
     let Some((state, first)) = assigned_constant(source, init, &named) else {
@@ -129,7 +131,7 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
     };
     let tests_state = machine
         .child_by_field_name("condition")
-        .is_some_and(|c| text(source, c) == state);
+        .is_some_and(|c| text(source, within_parentheses(c)) == state);
     let Some(dispatch) = machine
         .child_by_field_name("body")
         .map(statements)
@@ -137,7 +139,7 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
             [only] => Some(*only),
             _ => None,
         })
-        .filter(|d| d.kind() == "if_statement")
+        .filter(|d| matches!(d.kind(), "if_statement" | "match_statement"))
     else {
         return;
     };
@@ -146,20 +148,43 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
     }
     // Each branch: its state, its block, the block's last statement (`s = NEXT`) and NEXT.
     let mut branches: Vec<(i128, Node<'_>, Node<'_>, i128)> = Vec::new();
-    let mut arms = vec![dispatch];
-    arms.extend(
-        dispatch
-            .named_children(&mut dispatch.walk())
-            .filter(|c| matches!(c.kind(), "elif_clause" | "else_clause")),
-    );
-    for arm in arms {
-        if arm.kind() == "else_clause" {
+    let arms: Vec<Node<'_>> = if dispatch.kind() == "match_statement" {
+        let subject = dispatch
+            .child_by_field_name("subject")
+            .map(|s| text(source, within_parentheses(s)));
+        if subject != Some(state) {
             return;
         }
-        let Some(key) = arm
-            .child_by_field_name("condition")
-            .and_then(|c| state_test(source, c, state, &named))
-        else {
+        dispatch
+            .child_by_field_name("body")
+            .map(|b| {
+                b.named_children(&mut b.walk())
+                    .filter(|c| c.kind() != "comment")
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        let mut arms = vec![dispatch];
+        arms.extend(
+            dispatch
+                .named_children(&mut dispatch.walk())
+                .filter(|c| matches!(c.kind(), "elif_clause" | "else_clause")),
+        );
+        arms
+    };
+    // Where the pieces start: the `while` header, and a `match` header, go.
+    let Some(first_arm) = arms.first().copied() else {
+        return;
+    };
+    for arm in arms {
+        let key = match arm.kind() {
+            "case_clause" => case_key(source, arm, &named),
+            "else_clause" => None,
+            _ => arm
+                .child_by_field_name("condition")
+                .and_then(|c| state_test(source, c, state, &named)),
+        };
+        let Some(key) = key else {
             return;
         };
         let Some(block) = arm.child_by_field_name("consequence").or_else(|| {
@@ -196,8 +221,12 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
         return;
     }
     out.dropped.push(range(init));
-    out.dropped
-        .push(machine.start_byte()..dispatch.start_byte());
+    let headers_end = if dispatch.kind() == "match_statement" {
+        first_arm.start_byte()
+    } else {
+        dispatch.start_byte()
+    };
+    out.dropped.push(machine.start_byte()..headers_end);
     for (_, block, last, _) in &branches {
         out.dropped.push(range(*last));
         // The arm's header (`if s == K:` / `elif s == K:`) up to its block.
@@ -229,6 +258,27 @@ fn assigned_constant<'s>(
     }
 }
 
+/// `case K:` (one integer pattern, no guard): K.
+fn case_key(source: &str, case: Node<'_>, named: &HashMap<String, i128>) -> Option<i128> {
+    if case.child_by_field_name("guard").is_some() {
+        return None;
+    }
+    let patterns: Vec<Node<'_>> = case
+        .named_children(&mut case.walk())
+        .filter(|c| c.kind() == "case_pattern")
+        .collect();
+    let [pattern] = patterns.as_slice() else {
+        return None;
+    };
+    let value = pattern
+        .named_child(0)
+        .filter(|_| pattern.named_child_count() == 1)?;
+    match constant_in(source, value, named)? {
+        Constant::Int(v) => Some(v),
+        Constant::Bool(_) => None,
+    }
+}
+
 /// `state == K`: K.
 fn state_test(
     source: &str,
@@ -236,6 +286,7 @@ fn state_test(
     state: &str,
     named: &HashMap<String, i128>,
 ) -> Option<i128> {
+    let test = within_parentheses(test);
     let operands: Vec<Node<'_>> = test.named_children(&mut test.walk()).collect();
     let [name, key] = operands.as_slice() else {
         return None;

@@ -132,7 +132,7 @@ pub(super) fn attribute_lookup(source: &str, call: Node<'_>, out: &mut Structure
         name,
         value,
         arguments,
-    }) = constant_getattr(source, call)
+    }) = constant_getattr(source, call, &out.named_strings)
     else {
         return;
     };
@@ -157,8 +157,13 @@ pub(super) struct GetattrCall<'t> {
     pub arguments: Node<'t>,
 }
 
-/// `call` as a [`GetattrCall`], if it is one.
-pub(super) fn constant_getattr<'t>(source: &str, call: Node<'t>) -> Option<GetattrCall<'t>> {
+/// `call` as a [`GetattrCall`], if it is one: the name a string literal, or a module constant
+/// holding one (`named`).
+pub(super) fn constant_getattr<'t>(
+    source: &str,
+    call: Node<'t>,
+    named: &HashMap<String, String>,
+) -> Option<GetattrCall<'t>> {
     let function = call.child_by_field_name("function")?;
     let arguments = call.child_by_field_name("arguments")?;
     if function.kind() != "identifier" || text(source, function) != "getattr" {
@@ -171,10 +176,16 @@ pub(super) fn constant_getattr<'t>(source: &str, call: Node<'t>) -> Option<Getat
     let [object, name] = args.as_slice() else {
         return None;
     };
-    let value = (name.kind() == "string")
+    let literal = (name.kind() == "string")
         .then(|| python_string(text(source, *name)))
         .flatten()
-        .filter(|v| !v.formatted && !v.bytes && is_identifier(&v.value))?;
+        .filter(|v| !v.formatted && !v.bytes && is_identifier(&v.value))
+        .map(|v| v.value);
+    let value = match literal {
+        Some(v) => v,
+        None if name.kind() == "identifier" => named.get(text(source, *name))?.clone(),
+        None => return None,
+    };
     let comma = arguments
         .children(&mut arguments.walk())
         .find(|c| c.kind() == "," && c.start_byte() >= object.end_byte())?;
@@ -182,7 +193,7 @@ pub(super) fn constant_getattr<'t>(source: &str, call: Node<'t>) -> Option<Getat
         object: *object,
         comma,
         name: *name,
-        value: value.value,
+        value,
         arguments,
     })
 }

@@ -91,6 +91,9 @@ pub(super) struct Structure {
     pub constants: HashMap<usize, String>,
     /// The integer values of those constants, by name (a packed slot's key may be one).
     named_integers: HashMap<String, i128>,
+    /// The values of those constants that are strings spelling an identifier, by name (what
+    /// `getattr(obj, NAME)` looks up once `constant-hoist` moved the name out).
+    named_strings: HashMap<String, String>,
     /// A token starting at the key reads as the text given.
     pub texts: HashMap<usize, String>,
     /// Function and class docstrings, in no particular order.
@@ -289,6 +292,17 @@ pub(super) fn covers(merged: &[Range<usize>], r: &Range<usize>) -> bool {
 }
 
 /// The statements of a block, comments left out.
+/// `n` without the parentheses around it (`((x))` is `x`).
+pub(super) fn within_parentheses(mut n: Node<'_>) -> Node<'_> {
+    while n.kind() == "parenthesized_expression" && n.named_child_count() == 1 {
+        match n.named_child(0) {
+            Some(inner) => n = inner,
+            None => break,
+        }
+    }
+    n
+}
+
 fn statements(block: Node<'_>) -> Vec<Node<'_>> {
     block
         .named_children(&mut block.walk())

@@ -945,6 +945,20 @@ mod tests {
     }
 
     #[test]
+    fn stacked_rewrites_come_undone_layer_by_layer() {
+        let a = "def f(x):\n    return x\n";
+        // A zero-trip loop whose test `not not` and parentheses hide: the first pass reads the
+        // test plainly, the next one sees the dead loop.
+        let b = "def f(x):\n    n = 9\n    while not not (9 > n):\n        n += 8\n    return x\n";
+        assert_eq!(canonical(a), canonical(b));
+        let (x, y) = canonical_pair(a, b);
+        assert_eq!(x, y);
+        // A form that does not parse cleanly is not read again.
+        let broken = "def f(x):\n    return (x\n";
+        assert_eq!(canonical(broken), canonical(&canonical(broken)));
+    }
+
+    #[test]
     fn packed_state_reads_as_its_variables() {
         let a = "def fib(n):\n    a = 0\n    b = 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n";
         let b = "def fib(n):\n    state = [None, None]\n    state[0] = 0\n    state[1] = 1\n    for _ in range(n):\n        state[0], state[1] = state[1], state[0] + state[1]\n    return state[0]\n";

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the project root, in the command that carries .gpu/main, after
-# three back-to-back commands that carried .gpu/p1..p3 and ran `mkdir -p /tmp/stage && cp
+# four back-to-back commands that carried .gpu/p1..p4 and ran `mkdir -p /tmp/stage && cp
 # .gpu/pN/* /tmp/stage/` (an idle machine is released, /tmp with it). Needs Python 3 with
 # numpy, onnx, safetensors and onnxruntime (CPU), CUDA 13 and cuDNN 9. Writes under $OUT:
 # the detector figures (bench-detector, JSON lines), the GPU tests' log, and whole attacks.

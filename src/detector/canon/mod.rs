@@ -908,6 +908,9 @@ mod tests {
         assert_ne!(canonical(a), canonical(&g));
         let w = m.replace("case 3:", "case 3 | 5:");
         assert_ne!(canonical(a), canonical(&w));
+        // `case K:` with a bare name captures anything: not a state test.
+        let k = format!("K = 3\n{}", m.replace("case 3:", "case K:"));
+        assert_ne!(canonical(a), canonical(&k));
     }
 
     #[test]
@@ -939,6 +942,22 @@ mod tests {
         // A copy of a module name (which could be rebound elsewhere) stays.
         let e = "N = []\n\n\ndef f(k):\n    m = N\n    return m * k\n";
         assert!(canonical(e).contains(" = v1"), "{}", canonical(e));
+        // A copy whose source changes later (a loop), is rebound elsewhere (a case capture, an
+        // inner function's nonlocal, del) or comes before its source stays; so does one that is
+        // its block's only statement.
+        let looped = "def f(xs):\n    r = []\n    for i, x in enumerate(xs):\n        if i:\n            prev = cur\n            r.append(cur - prev)\n        cur = x\n    return r\n";
+        assert!(canonical(looped).contains(" = v"), "{}", canonical(looped));
+        let plain = "def f(u, p):\n    return u\n";
+        for rebound in [
+            "def f(w, p):\n    u = w + 1\n    t = u\n    match p:\n        case [u]:\n            pass\n    return t\n",
+            "def f(w, p):\n    u = w + 1\n    t = u\n    def g():\n        nonlocal u\n        u = 2\n    g()\n    return t\n",
+            "def f(w, p):\n    u = w + 1\n    t = u\n    del u\n    return t\n",
+        ] {
+            assert!(canonical(rebound).matches(" = ").count() >= 2, "{}", canonical(rebound));
+            assert_ne!(canonical(rebound), canonical(plain));
+        }
+        let only = "def f(c, u):\n    if c:\n        t = u\n    return 1\n";
+        assert!(canonical(only).contains("v4 = v3"), "{}", canonical(only));
         // getattr with a module constant for the name reads as the attribute.
         let g = "NAME = 'lower'\n\n\ndef f(s):\n    return getattr(s, NAME)()\n";
         assert_eq!(canonical(g), canonical("def f(s):\n    return s.lower()\n"));

@@ -278,41 +278,73 @@ impl<'s> Scopes<'s> {
 
     /// Copies (what stacked `temp-var` and `redundant-parens` leave: `mass = portion`,
     /// `stock = (mass)`): a statement `t = u` where `t` and `u` are the function's own names,
-    /// each bound once in it (`u` may be a parameter), reads as nothing and `t` as `u`. A name
-    /// bound twice, in a loop header, by `with`/`except … as`, `:=`, an import or a
-    /// `global`/`nonlocal` is a variable, so its copies stay.
+    /// each bound once in it (`u` may be a parameter), reads as nothing and `t` as `u`. Only
+    /// where that cannot change a value: `u` is bound before the copy in the text, neither
+    /// binding runs in a loop of the function, and the copy is not the only statement of its
+    /// block. A name bound twice, in a loop header, by `with`/`except … as`, `:=`, a `case`
+    /// pattern, `del`, an import, or `global`/`nonlocal` (here or in an inner function) is a
+    /// variable, so its copies stay.
     fn python_copies(&mut self, function: Node<'_>, scope: usize, params: &HashSet<&'s str>) {
         let Some(body) = function.child_by_field_name("body") else {
             return;
         };
         const MANY: usize = 2;
+        // Whether `n` runs in a loop of this function (up to its body).
+        let in_loop = |n: Node<'_>| {
+            let mut at = n.parent();
+            while let Some(p) = at.filter(|p| p.id() != body.id()) {
+                if matches!(p.kind(), "for_statement" | "while_statement") {
+                    return true;
+                }
+                at = p.parent();
+            }
+            false
+        };
         let mut counts: HashMap<&'s str, usize> = HashMap::new();
-        let mut copies: Vec<(std::ops::Range<usize>, &'s str, &'s str)> = Vec::new();
+        // A name's (single) binding by assignment: where it starts, and whether in a loop.
+        let mut bound_at: HashMap<&'s str, (usize, bool)> = HashMap::new();
+        let mut copies: Vec<(Node<'_>, &'s str, &'s str)> = Vec::new();
+        let every_name = |n: Node<'_>, counts: &mut HashMap<&'s str, usize>| {
+            let mut inner = vec![n];
+            while let Some(m) = inner.pop() {
+                if m.kind() == "identifier" {
+                    if let Some(t) = self.source.get(m.byte_range()) {
+                        *counts.entry(t).or_default() += MANY;
+                    }
+                }
+                inner.extend(m.named_children(&mut m.walk()));
+            }
+        };
         let mut stack = vec![body];
         while let Some(n) = stack.pop() {
-            let mut count = |x: Node<'_>, by: usize| {
-                if let Some(t) = self.source.get(x.byte_range()) {
-                    *counts.entry(t).or_default() += by;
-                }
-            };
+            let text = |x: Node<'_>| self.source.get(x.byte_range());
             match n.kind() {
-                // Inner scopes bind their own names; a definition binds its name here.
-                "function_definition" | "class_definition" => {
-                    if let Some(name) = n.child_by_field_name("name") {
-                        count(name, 1);
+                // Inner scopes bind their own names (a definition binds its name here), but
+                // their `nonlocal` rebinds this function's.
+                "function_definition" | "class_definition" | "lambda" => {
+                    if let Some(t) = n.child_by_field_name("name").and_then(text) {
+                        *counts.entry(t).or_default() += 1;
+                    }
+                    let mut inner = vec![n];
+                    while let Some(m) = inner.pop() {
+                        if m.kind() == "nonlocal_statement" {
+                            every_name(m, &mut counts);
+                        }
+                        inner.extend(m.named_children(&mut m.walk()));
                     }
                     continue;
                 }
-                "lambda"
-                | "list_comprehension"
+                "list_comprehension"
                 | "set_comprehension"
                 | "dictionary_comprehension"
                 | "generator_expression" => continue,
                 "assignment" => {
+                    let looped = in_loop(n);
                     if let Some(left) = n.child_by_field_name("left") {
                         python_targets(left, &mut |x, member| {
-                            if !member {
-                                count(x, 1)
+                            if let Some(t) = text(x).filter(|_| !member) {
+                                *counts.entry(t).or_default() += 1;
+                                bound_at.insert(t, (x.start_byte(), looped));
                             }
                         });
                     }
@@ -324,10 +356,11 @@ impl<'s> Scopes<'s> {
                             if l.kind() == "identifier"
                                 && r.kind() == "identifier"
                                 && s.kind() == "expression_statement"
-                                && s.named_child_count() == 1 =>
+                                && s.named_child_count() == 1
+                                && !looped =>
                         {
-                            if let (Some(t), Some(u)) = (self.text(l), self.text(r)) {
-                                copies.push((s.byte_range(), t, u));
+                            if let (Some(t), Some(u)) = (text(l), text(r)) {
+                                copies.push((s, t, u));
                             }
                         }
                         _ => {}
@@ -335,52 +368,56 @@ impl<'s> Scopes<'s> {
                 }
                 "augmented_assignment" | "for_statement" => {
                     if let Some(left) = n.child_by_field_name("left") {
-                        python_targets(left, &mut |x, member| {
-                            if !member {
-                                count(x, MANY)
-                            }
-                        });
+                        every_name(left, &mut counts);
                     }
                 }
                 "named_expression" => {
                     if let Some(name) = n.child_by_field_name("name") {
-                        count(name, MANY);
+                        every_name(name, &mut counts);
                     }
                 }
                 "as_pattern" => {
                     if let Some(alias) = n.child_by_field_name("alias") {
-                        python_targets(alias, &mut |x, _| count(x, MANY));
+                        every_name(alias, &mut counts);
                     }
                 }
-                "global_statement"
+                "case_pattern"
+                | "delete_statement"
+                | "global_statement"
                 | "nonlocal_statement"
                 | "import_statement"
                 | "import_from_statement" => {
-                    let mut inner = vec![n];
-                    while let Some(m) = inner.pop() {
-                        if m.kind() == "identifier" {
-                            count(m, MANY);
-                        }
-                        inner.extend(m.named_children(&mut m.walk()));
-                    }
+                    every_name(n, &mut counts);
                     continue;
                 }
                 _ => {}
             }
             stack.extend(n.named_children(&mut n.walk()));
         }
-        copies.sort_by_key(|(r, _, _)| r.start);
-        let once = |x: &str| counts.get(x) == Some(&1);
+        copies.sort_by_key(|(s, _, _)| s.start_byte());
         for (statement, t, u) in copies {
-            let source_is_single = if params.contains(u) {
+            let once = |x: &str| counts.get(x) == Some(&1);
+            // `u` holds its one value by the time the copy runs, and keeps it.
+            let settled_before = if params.contains(u) {
                 !counts.contains_key(u)
             } else {
                 once(u)
+                    && bound_at
+                        .get(u)
+                        .is_some_and(|&(at, looped)| at < statement.start_byte() && !looped)
             };
+            // The only statement of a block cannot go (the block would be empty).
+            let alone = statement.parent().is_none_or(|b| {
+                b.named_children(&mut b.walk())
+                    .filter(|c| c.kind() != "comment")
+                    .count()
+                    < 2
+            });
             if t == u
                 || params.contains(t)
                 || !once(t)
-                || !source_is_single
+                || !settled_before
+                || alone
                 || self.aliases.contains_key(&(scope, t))
             {
                 continue;
@@ -390,7 +427,7 @@ impl<'s> Scopes<'s> {
                 continue;
             }
             self.aliases.insert((scope, t), root);
-            self.dropped.push(statement);
+            self.dropped.push(statement.byte_range());
         }
     }
 

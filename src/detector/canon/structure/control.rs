@@ -258,7 +258,8 @@ fn assigned_constant<'s>(
     }
 }
 
-/// `case K:` (one integer pattern, no guard): K.
+/// `case K:` (one integer literal, no guard): K. A bare name there is a capture pattern that
+/// matches anything, not a test of a constant's value.
 fn case_key(source: &str, case: Node<'_>, named: &HashMap<String, i128>) -> Option<i128> {
     if case.child_by_field_name("guard").is_some() {
         return None;
@@ -272,7 +273,7 @@ fn case_key(source: &str, case: Node<'_>, named: &HashMap<String, i128>) -> Opti
     };
     let value = pattern
         .named_child(0)
-        .filter(|_| pattern.named_child_count() == 1)?;
+        .filter(|v| pattern.named_child_count() == 1 && v.kind() == "integer")?;
     match constant_in(source, value, named)? {
         Constant::Int(v) => Some(v),
         Constant::Bool(_) => None,

@@ -46,13 +46,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// The canonical form of `source`, read in the language it is written in
 /// ([`Language::detect`]), with all its docstrings.
 pub fn canonical(source: &str) -> String {
-    let reading = Reading::detect(source);
-    settled(reading.language, reading.form(&|_| true))
+    Reading::detect(source).form(&|_| true)
 }
 
 /// The canonical form of `source` read as `language`, with all its docstrings.
 pub fn canonical_as(language: Language, source: &str) -> String {
-    settled(language, Reading::new(language, source).form(&|_| true))
+    Reading::new(language, source).form(&|_| true)
 }
 
 /// Passes over a form at most, after the first: each reads what the last one uncovered.
@@ -78,7 +77,7 @@ fn settled(language: Language, mut form: String) -> String {
         {
             break;
         }
-        let again = reading.form(&|_| true);
+        let again = reading.one_pass(&|_| true);
         if again == form {
             break;
         }
@@ -99,8 +98,7 @@ fn settled(language: Language, mut form: String) -> String {
 pub fn canonical_pair(a: &str, b: &str) -> (String, String) {
     let a = Reading::detect(a);
     let (keep_a, b) = a.against(b);
-    // The docstrings are chosen on the first pass; later passes keep what it kept.
-    (settled(a.language, a.form_keeping(keep_a.as_ref())), b)
+    (a.form_keeping(keep_a.as_ref()), b)
 }
 
 /// A program parsed once, with the structure its form reads and its docstrings' values.
@@ -144,9 +142,15 @@ impl<'s> Reading<'s> {
         }
     }
 
-    /// The canonical form with the docstrings `keep` accepts (an unparsable program reads
-    /// as written).
+    /// The canonical form with the docstrings `keep` accepts, read until it settles: the
+    /// docstrings are chosen on the first pass and later passes keep what it kept.
     fn form(&self, keep: &dyn Fn(&str) -> bool) -> String {
+        settled(self.language, self.one_pass(keep))
+    }
+
+    /// One pass of the canonical form with the docstrings `keep` accepts (an unparsable
+    /// program reads as written).
+    fn one_pass(&self, keep: &dyn Fn(&str) -> bool) -> String {
         match &self.tree {
             Some(tree) => {
                 canonical_of_tree(self.language, self.source, tree, &self.structure, keep)
@@ -169,7 +173,7 @@ impl<'s> Reading<'s> {
         let other = Reading::new(self.language, other);
         let (mine, theirs) = (&self.docstrings, &other.docstrings);
         if !(mine.is_subset(theirs) || theirs.is_subset(mine)) {
-            return (None, settled(self.language, other.form(&|_| true)));
+            return (None, other.form(&|_| true));
         }
         let shared: BTreeSet<String> = mine.intersection(theirs).cloned().collect();
         let form = if shared.len() == theirs.len() {
@@ -177,10 +181,7 @@ impl<'s> Reading<'s> {
         } else {
             other.form(&|v| shared.contains(v))
         };
-        (
-            (shared.len() < mine.len()).then_some(shared),
-            settled(self.language, form),
-        )
+        ((shared.len() < mine.len()).then_some(shared), form)
     }
 }
 
@@ -657,7 +658,7 @@ impl Detector for CanonDetector {
         }
         let mut scores = vec![0.0f32; candidates.len()];
         for (keep, members) in groups {
-            let form = settled(anchor.language, anchor.form_keeping(keep.as_ref()));
+            let form = anchor.form_keeping(keep.as_ref());
             let refs: Vec<&str> = members.iter().map(|&k| read[k].1.as_str()).collect();
             // Two programs with one canonical form are one program to the defended detector.
             let got = self.inner.score(&form, &refs)?;

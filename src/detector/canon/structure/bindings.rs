@@ -325,11 +325,8 @@ pub(in crate::detector::canon) fn is_docstring_statement(statement: Node<'_>) ->
 }
 
 /// The string (or implicit concatenation) `n` is, inside any parentheses.
-fn unparenthesized(mut n: Node<'_>) -> Option<Node<'_>> {
-    while n.kind() == "parenthesized_expression" && n.named_child_count() == 1 {
-        n = n.named_child(0)?;
-    }
-    matches!(n.kind(), "string" | "concatenated_string").then_some(n)
+fn unparenthesized(n: Node<'_>) -> Option<Node<'_>> {
+    Some(within_parentheses(n)).filter(|n| matches!(n.kind(), "string" | "concatenated_string"))
 }
 
 /// A function's or class's docstring, read by its value: the statement's range, where its

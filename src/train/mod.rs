@@ -335,7 +335,7 @@ mod tests {
         let original =
             "def total(xs):\n    acc = 0\n    for x in xs:\n        acc += x\n    return acc\n";
         // A renaming and a re-indentation: the same canonical form as the original.
-        let renamed = "def total(values):\n  s = 0\n  for v in values:\n    s += v\n  return s\n";
+        let renamed = "def total(xs):\n  s = 0\n  for v in xs:\n    s += v\n  return s\n";
         // A for loop as a while loop: the form keeps it, so it stays a training program.
         let looped = "def total(xs):\n    acc = 0\n    i = 0\n    while i < len(xs):\n        acc += xs[i]\n        i += 1\n    return acc\n";
         let group = |texts: &[&str]| Group {

@@ -24,6 +24,11 @@ pub(super) enum Name<'s> {
     /// A variable kept in a container's slot by `state-pack`: the container (the start of
     /// the statement that made it) and the slot's key.
     Slot(usize, i128),
+    /// A parameter of a Python function that callers outside the program reach (defined at
+    /// module level or in a module-level class) and may pass by keyword: its name is part
+    /// of the function's interface, which no SPT renames (`f(n=3)` would break), so the
+    /// form keeps its spelling.
+    Interface(&'s str),
 }
 
 /// The program names of `root`: each identifier's start byte → what it names (identifiers
@@ -44,6 +49,7 @@ pub(super) fn program_names<'s>(
         members: HashSet::new(),
         uses: Vec::new(),
         aliases: HashMap::new(),
+        interface: HashSet::new(),
         dropped: Vec::new(),
     };
     scopes.walk(root, 0);
@@ -79,6 +85,8 @@ struct Scopes<'s> {
     uses: Vec<(usize, usize, Role, &'s str)>,
     /// (function scope, alias) → the parameter it stands for.
     aliases: HashMap<(usize, &'s str), &'s str>,
+    /// (function scope, parameter) of the parameters that are [`Name::Interface`].
+    interface: HashSet<(usize, &'s str)>,
     dropped: Vec<std::ops::Range<usize>>,
 }
 
@@ -102,6 +110,22 @@ impl<'s> Scopes<'s> {
                 self.bound.insert((scope, t));
             }
         }
+    }
+
+    /// Whether a function defined in `scope` is reachable from outside the program: `scope`
+    /// is the module or a class body nested only in class bodies up to it.
+    fn reached_from_outside(&self, scope: usize) -> bool {
+        let mut at = Some(scope);
+        while let Some(s) = at {
+            if s == 0 {
+                return true;
+            }
+            if !self.is_class.get(s).copied().unwrap_or(false) {
+                return false;
+            }
+            at = self.parent.get(s).copied().flatten();
+        }
+        false
     }
 
     fn member(&mut self, n: Node<'_>) {
@@ -150,6 +174,15 @@ impl<'s> Scopes<'s> {
                     }
                     for p in &params {
                         self.bind(inner, *p);
+                    }
+                    if self.reached_from_outside(scope) {
+                        if let Some(ps) = n.child_by_field_name("parameters") {
+                            for p in keyword_parameters(ps) {
+                                if let Some(t) = self.text(p) {
+                                    self.interface.insert((inner, t));
+                                }
+                            }
+                        }
                     }
                     let params: HashSet<&str> =
                         params.iter().filter_map(|p| self.text(*p)).collect();
@@ -528,6 +561,9 @@ impl<'s> Scopes<'s> {
                             _ => break,
                         }
                     }
+                    if self.interface.contains(&(s, text)) {
+                        return Some(Name::Interface(text));
+                    }
                     return Some(Name::Local(s, text));
                 }
             }
@@ -557,6 +593,23 @@ pub(super) fn is_member_position(language: Language, n: Node<'_>) -> bool {
         (Language::Java, _) => n.kind() == "type_identifier",
         _ => false,
     }
+}
+
+/// The parameters of a Python parameter list that a caller may pass by keyword: not those
+/// before a `/` (positional-only), nor `*args` and `**kwargs`.
+fn keyword_parameters<'t>(ps: Node<'t>) -> Vec<Node<'t>> {
+    let mut out = Vec::new();
+    for p in ps.named_children(&mut ps.walk()) {
+        let splat =
+            |x: Node<'_>| matches!(x.kind(), "list_splat_pattern" | "dictionary_splat_pattern");
+        match p.kind() {
+            "positional_separator" => out.clear(),
+            _ if splat(p)
+                || (p.kind() == "typed_parameter" && p.named_child(0).is_some_and(splat)) => {}
+            _ => python_parameter(p, &mut |x| out.push(x)),
+        }
+    }
+    out
 }
 
 /// The names a Python parameter binds.

@@ -161,9 +161,10 @@ fn push_leaf(spec: &Spec, src: &str, node: Node<'_>, out: &mut Vec<Token>, state
 /// Logical lines: a new physical row outside brackets starts a new pretty-printed line.
 fn logical_break(spec: &Spec, node: Node<'_>, text: &str, state: &mut LineState) -> bool {
     let row = node.start_position().row;
-    let new_line = state.last_row.is_some_and(|r| r != row)
-        && state.open.is_empty()
-        && !std::mem::take(&mut state.continued);
+    // The token after a backslash continues its line, and the mark is spent on it even
+    // inside brackets (where rows never break): kept, it would join the next statement on.
+    let continued = std::mem::take(&mut state.continued);
+    let new_line = state.last_row.is_some_and(|r| r != row) && state.open.is_empty() && !continued;
     state.last_row = Some(row);
     if spec.open_brackets.contains(&text) {
         state.open.push(false);

@@ -7,9 +7,10 @@
 //!   and `with`/`except` targets, attributes assigned on an object; in Java also fields,
 //!   methods and types it declares) becomes `v1`, `v2`, … in order of first appearance; names
 //!   it does not bind (builtins, library calls) stay, as they carry the program's meaning, and
-//!   so do the Python parameters a caller may pass by keyword to a function defined at module
-//!   level or in a module-level class (its interface: renaming one breaks `f(n=3)`, so no SPT
-//!   does; they carry much of what a program's own names say, 0.006 ROC AUC on real code);
+//!   so does a Python program's interface, which no SPT renames: attributes (`obj.count`) and
+//!   the parameters a caller may pass by keyword to a function defined at module level or in
+//!   a module-level class (renaming one breaks `f(n=3)`); they carry much of what a program's
+//!   own names say;
 //! - **layout**: one logical line per line (Python: a bracket spread over rows is joined;
 //!   Java: NiCad-style statement lines), indentation four spaces per level, one space between
 //!   tokens except around brackets, dots and separators, comments and blank lines dropped;
@@ -760,10 +761,28 @@ mod tests {
             .replace("(d):\n        return d", "(q):\n        return q")
             .replace("lambda e: e", "lambda r: r");
         assert_eq!(form, canonical(&renamed));
-        assert_ne!(form, canonical(&a.replace("b, *", "z, *").replace("h(b)", "h(z)")));
+        assert_ne!(
+            form,
+            canonical(&a.replace("b, *", "z, *").replace("h(b)", "h(z)"))
+        );
         // Inside a function, a class's methods are not reached from outside.
-        let nested = canonical("def f():\n    class K:\n        def m(self, n):\n            return n\n    return K\n");
-        assert!(!nested.contains("self") && !nested.contains("n)"), "{nested}");
+        let nested = canonical(
+            "def f():\n    class K:\n        def m(self, n):\n            return n\n    return K\n",
+        );
+        assert!(
+            !nested.contains("self") && !nested.contains("n)"),
+            "{nested}"
+        );
+    }
+
+    #[test]
+    fn a_backslash_inside_brackets_joins_nothing_after_them() {
+        // Stacked `redundant-parens` and `line-join` leave a backslash inside brackets.
+        let a =
+            "def f(n):\n    line = (n** \\\n        B)\n    volume = line + 1\n    return volume\n";
+        let b = "def f(n):\n    line = n ** B\n    volume = line + 1\n    return volume\n";
+        assert_eq!(canonical(a), canonical(b));
+        assert_eq!(canonical(a).lines().count(), 4, "{}", canonical(a));
     }
 
     #[test]
@@ -774,10 +793,22 @@ mod tests {
     }
 
     #[test]
-    fn attributes_set_on_an_object_are_names_too() {
+    fn python_attributes_keep_their_spelling_java_fields_do_not() {
         let a = canonical("class A:\n    def __init__(self):\n        self.count = 0\n    def inc(self):\n        self.count += 1\n");
         let b = canonical("class A:\n    def __init__(self):\n        self.harbor = 0\n    def inc(self):\n        self.harbor += 1\n");
-        assert_eq!(a, b);
+        // Python attributes are the program's interface (tests read `obj.count`): spelled
+        // as written. Java fields are renamed by `java-member-rename`: numbered.
+        assert_ne!(a, b);
+        assert!(
+            a.contains("self.count += 1") && a.contains("def inc(self)"),
+            "{a}"
+        );
+        let j = |field: &str| {
+            canonical(&format!(
+                "class A {{\n    int {field};\n    void inc() {{ {field} += 1; }}\n}}\n"
+            ))
+        };
+        assert_eq!(j("count"), j("harbor"));
     }
 
     #[test]

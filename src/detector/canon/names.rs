@@ -24,10 +24,9 @@ pub(super) enum Name<'s> {
     /// A variable kept in a container's slot by `state-pack`: the container (the start of
     /// the statement that made it) and the slot's key.
     Slot(usize, i128),
-    /// A parameter of a Python function that callers outside the program reach (defined at
-    /// module level or in a module-level class) and may pass by keyword: its name is part
-    /// of the function's interface, which no SPT renames (`f(n=3)` would break), so the
-    /// form keeps its spelling.
+    /// A name that is part of a Python program's interface, which no SPT renames, so the form
+    /// keeps its spelling: an attribute, or a parameter that callers may pass by keyword to a
+    /// function defined at module level or in a module-level class (`f(n=3)`).
     Interface(&'s str),
 }
 
@@ -55,7 +54,13 @@ pub(super) fn program_names<'s>(
     scopes.walk(root, 0);
     let mut names = HashMap::new();
     for &(start, scope, role, text) in &scopes.uses {
-        if let Some(name) = scopes.resolve(scope, role, text) {
+        let name = match scopes.resolve(scope, role, text) {
+            // A Python attribute is reached by its spelling from anywhere (`obj.count`,
+            // `getattr`, `vars`): part of the program's interface, which no SPT renames.
+            Some(Name::Member(x)) if language == Language::Python => Some(Name::Interface(x)),
+            other => other,
+        };
+        if let Some(name) = name {
             names.insert(start, name);
         }
     }

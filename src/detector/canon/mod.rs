@@ -776,6 +776,19 @@ mod tests {
     }
 
     #[test]
+    fn a_string_statement_moved_into_an_inner_function_reads_as_it_was() {
+        // `nested-function` turns a string after the first statement into the inner
+        // function's docstring.
+        let a = "def f(xs):\n    import math\n    \"\"\"Sum up.\"\"\"\n    return math.fsum(xs)\n";
+        let b = "def f(xs):\n    import math\n    def body():\n        \"\"\"Sum up.\"\"\"\n        return math.fsum(xs)\n    return body()\n";
+        let (x, y) = canonical_pair(a, b);
+        assert_eq!(x, y);
+        assert!(x.contains("Sum up."), "{x}");
+        let (x, y) = canonical_pair(b, a);
+        assert_eq!(x, y);
+    }
+
+    #[test]
     fn a_backslash_inside_brackets_joins_nothing_after_them() {
         // Stacked `redundant-parens` and `line-join` leave a backslash inside brackets.
         let a =

@@ -337,6 +337,11 @@ fn docstring_of(source: &str, n: Node<'_>) -> Option<Docstring> {
         .first()
         .copied()
         .filter(|s| is_docstring_statement(*s))?;
+    string_statement(source, statement)
+}
+
+/// A statement that is only a string, read by its value as a docstring is.
+fn string_statement(source: &str, statement: Node<'_>) -> Option<Docstring> {
     let string = statement.named_child(0).and_then(unparenthesized)?;
     // Implicitly concatenated pieces (`docstring-reencode`) make one value.
     let pieces: Vec<Node<'_>> = match string.kind() {
@@ -372,9 +377,22 @@ fn docstring_of(source: &str, n: Node<'_>) -> Option<Docstring> {
     })
 }
 
-/// Records a function's or class's docstring.
+/// Records a function's or class's docstring. In a function, so are the other statements that
+/// are only a string: each is a no-op that `nested-function` can make an inner function's
+/// docstring (moving the statements that follow it), so both read alike and pair alike.
 pub(super) fn docstring(source: &str, n: Node<'_>, out: &mut Structure) {
     out.docstrings.extend(docstring_of(source, n));
+    if n.kind() != "function_definition" {
+        return;
+    }
+    let Some(body) = n.child_by_field_name("body") else {
+        return;
+    };
+    for statement in statements(body).into_iter().skip(1) {
+        if is_docstring_statement(statement) {
+            out.docstrings.extend(string_statement(source, statement));
+        }
+    }
 }
 
 /// Import aliases (`import-alias`): `import m as a` and `from m import x as a` read as

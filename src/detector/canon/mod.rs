@@ -789,6 +789,13 @@ mod tests {
     }
 
     #[test]
+    fn a_state_machine_whose_first_state_follows_a_semicolon_reads_at_its_depth() {
+        let a = "x = sorted([3, 1])\nprint(x)\n";
+        let b = "n = 1; s = 7\nwhile s:\n    if s == 7:\n        x = sorted([3, 1])\n        s = 20\n    elif s == 20:\n        s = 0\nprint(x)\n";
+        assert_eq!(canonical(b), canonical(&format!("n = 1\n{a}")));
+    }
+
+    #[test]
     fn a_backslash_inside_brackets_joins_nothing_after_them() {
         // Stacked `redundant-parens` and `line-join` leave a backslash inside brackets.
         let a =

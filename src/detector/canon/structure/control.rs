@@ -233,7 +233,9 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
         if let Some(arm) = block.parent() {
             out.dropped.push(arm.start_byte()..block.start_byte());
         }
-        out.read_at(*block, init);
+        // At the loop's column: it starts its line, where the state's first value may
+        // follow another statement and a `;`.
+        out.read_at(*block, machine);
     }
     out.reorders.push(Reorder {
         span: range(machine),

@@ -796,6 +796,29 @@ mod tests {
     }
 
     #[test]
+    fn dead_code_that_is_all_of_its_block_stays() {
+        // Every header (a line ending in `:`) has a body indented under it.
+        let parses = |form: &str| {
+            let lines: Vec<&str> = form.lines().collect();
+            let indent = |l: &str| l.len() - l.trim_start().len();
+            lines.iter().enumerate().all(|(i, l)| {
+                !l.ends_with(':') || lines.get(i + 1).is_some_and(|n| indent(n) > indent(l))
+            })
+        };
+        for program in [
+            "def f(x):\n    if x:\n        if 1 > 9:\n            x = 2\n    return x\n",
+            "def f(x):\n    if x:\n        i = 5\n        while i < 3:\n            i += 1\n    return x\n",
+            "def f(x):\n    for _ in ():\n        x += 1\n    return x\n",
+        ] {
+            let form = canonical(program);
+            assert!(parses(&form), "{form}");
+        }
+        // Where the block keeps other statements, the dead code goes.
+        let a = canonical("def f(x):\n    if 1 > 9:\n        x = 2\n    return x\n");
+        assert_eq!(a, canonical("def f(x):\n    return x\n"));
+    }
+
+    #[test]
     fn a_backslash_inside_brackets_joins_nothing_after_them() {
         // Stacked `redundant-parens` and `line-join` leave a backslash inside brackets.
         let a =

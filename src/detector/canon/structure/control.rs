@@ -75,8 +75,17 @@ pub(super) fn dead_code(source: &str, n: Node<'_>, out: &mut Structure) {
             .and_then(|c| constant_in(source, c, &out.named_integers))
             .is_some_and(|c| !c.truthy()),
     };
+    // A block cannot be empty: dead code that is all of its block stays (a form that does
+    // not parse is read no further).
+    let rest_of_block = |gone: usize| {
+        n.parent()
+            .filter(|b| b.kind() == "block")
+            .is_none_or(|b| statements(b).len() > gone)
+    };
     if never {
-        out.dropped.push(range(n));
+        if rest_of_block(1) {
+            out.dropped.push(range(n));
+        }
         return;
     }
     if n.kind() != "while_statement" {
@@ -111,7 +120,11 @@ pub(super) fn dead_code(source: &str, n: Node<'_>, out: &mut Structure) {
         "<=" => start > bound,
         _ => false,
     };
-    if zero_times && name.kind() == "identifier" && text(source, target) == text(source, *name) {
+    if zero_times
+        && name.kind() == "identifier"
+        && text(source, target) == text(source, *name)
+        && rest_of_block(2)
+    {
         out.dropped.push(previous.start_byte()..n.end_byte());
     }
 }

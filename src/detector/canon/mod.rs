@@ -796,6 +796,28 @@ mod tests {
     }
 
     #[test]
+    fn a_state_machine_reads_through_held_tests_and_nested_else_ifs() {
+        let a = "def f(xs):\n    t = len(xs)\n    u = t * 2\n    return u\n";
+        // `temp-var` holds the tests in temporaries (and copies of them), `if-else-flip`
+        // leaves `else: if`.
+        let b = "def f(xs):\n    s = 38\n    while s:\n        c = s == 38\n        d = c\n        if d:\n            t = len(xs)\n            s = 1\n        else:\n            e = (s == 1)\n            if e:\n                u = t * 2\n                s = 0\n    return u\n";
+        assert_eq!(canonical(a), canonical(b));
+        // The transition held in a temporary too.
+        let held = b.replace(
+            "            s = 1\n",
+            "            n = 1\n            s = n\n",
+        );
+        assert_eq!(canonical(a), canonical(&held));
+        // A statement before the dispatch that no test reads is code: the loop stays.
+        let c = b.replace(
+            "        c = s == 38\n",
+            "        c = s == 38\n        n = print(s)\n",
+        );
+        assert_ne!(canonical(a), canonical(&c));
+        assert!(canonical(&c).contains("while"), "{}", canonical(&c));
+    }
+
+    #[test]
     fn dead_code_that_is_all_of_its_block_stays() {
         // Every header (a line ending in `:`) has a body indented under it.
         let parses = |form: &str| {

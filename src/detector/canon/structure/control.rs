@@ -2,6 +2,7 @@
 //! conditions, state machines and inner functions called on the spot.
 
 use super::*;
+use std::collections::HashSet;
 
 /// A `try` whose handlers are all no-ops reads as its body, one level up.
 pub(super) fn scaffold(n: Node<'_>, out: &mut Structure) {
@@ -145,13 +146,12 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
     let tests_state = machine
         .child_by_field_name("condition")
         .is_some_and(|c| text(source, within_parentheses(c)) == state);
+    // The dispatch, after the temporaries its tests may be held in (`temp-var`).
+    let mut temps: HashMap<&str, Node<'_>> = HashMap::new();
+    let mut used: HashSet<&str> = HashSet::new();
     let Some(dispatch) = machine
         .child_by_field_name("body")
-        .map(statements)
-        .and_then(|s| match s.as_slice() {
-            [only] => Some(*only),
-            _ => None,
-        })
+        .and_then(|b| after_temporaries(source, b, &mut temps))
         .filter(|d| matches!(d.kind(), "if_statement" | "match_statement"))
     else {
         return;
@@ -159,8 +159,12 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
     if !tests_state {
         return;
     }
-    // Each branch: its state, its block, the block's last statement (`s = NEXT`) and NEXT.
-    let mut branches: Vec<(i128, Node<'_>, Node<'_>, i128)> = Vec::new();
+    // `else:` and what follows it up to a nested `if`, left out once the machine reads.
+    let mut else_headers: Vec<Range<usize>> = Vec::new();
+    // Each branch: its state, its block, the block's transition (its first and last
+    // statement: `s = NEXT`, or `t = NEXT` and `s = t`) and NEXT.
+    type Transition<'t> = (Node<'t>, Node<'t>);
+    let mut branches: Vec<(i128, Node<'_>, Transition<'_>, i128)> = Vec::new();
     let arms: Vec<Node<'_>> = if dispatch.kind() == "match_statement" {
         let subject = dispatch
             .child_by_field_name("subject")
@@ -177,12 +181,41 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
             })
             .unwrap_or_default()
     } else {
-        let mut arms = vec![dispatch];
-        arms.extend(
-            dispatch
-                .named_children(&mut dispatch.walk())
-                .filter(|c| matches!(c.kind(), "elif_clause" | "else_clause")),
-        );
+        // An `else` holding only another test's `if` (with its temporaries) goes on the
+        // chain: `if-else-flip` and `temp-var` leave `else: t = s == K; if t: …`.
+        let mut arms = Vec::new();
+        let mut at = dispatch;
+        loop {
+            arms.push(at);
+            let mut next = None;
+            for c in at.named_children(&mut at.walk()) {
+                match c.kind() {
+                    "elif_clause" => arms.push(c),
+                    "else_clause" => {
+                        let nested = c
+                            .child_by_field_name("body")
+                            .or_else(|| {
+                                c.named_children(&mut c.walk())
+                                    .find(|b| b.kind() == "block")
+                            })
+                            .and_then(|b| after_temporaries(source, b, &mut temps))
+                            .filter(|i| i.kind() == "if_statement");
+                        match nested {
+                            Some(i) => {
+                                else_headers.push(c.start_byte()..i.start_byte());
+                                next = Some(i);
+                            }
+                            None => arms.push(c),
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            match next {
+                Some(i) => at = i,
+                None => break,
+            }
+        }
         arms
     };
     // Where the pieces start: the `while` header, and a `match` header, go.
@@ -195,6 +228,7 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
             "else_clause" => None,
             _ => arm
                 .child_by_field_name("condition")
+                .map(|c| held_in(source, c, &temps, &mut used))
                 .and_then(|c| state_test(source, c, state, &named)),
         };
         let Some(key) = key else {
@@ -206,16 +240,41 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
         }) else {
             return;
         };
-        let Some(last) = statements(block).last().copied() else {
+        let pieces = statements(block);
+        let Some(last) = pieces.last().copied() else {
             return;
         };
-        let Some((name, next)) = assigned_constant(source, last, &named) else {
-            return;
+        // `s = NEXT`, or `t = NEXT` then `s = t` (`temp-var` on the transition): both go.
+        let (name, next, from) = match assigned_constant(source, last, &named) {
+            Some((name, next)) => (name, next, last),
+            None => {
+                let Some((held, (name, next))) = pieces
+                    .len()
+                    .checked_sub(2)
+                    .and_then(|i| pieces.get(i))
+                    .and_then(|t| Some((*t, assigned_constant(source, *t, &named)?)))
+                else {
+                    return;
+                };
+                let copies = assignment(last).is_some_and(|(target, value)| {
+                    text(source, within_parentheses(value)) == name
+                        && within_parentheses(value).kind() == "identifier"
+                        && text(source, target) == state
+                });
+                if !copies {
+                    return;
+                }
+                (state, next, held)
+            }
         };
         if name != state {
             return;
         }
-        branches.push((key, block, last, next));
+        branches.push((key, block, (from, last), next));
+    }
+    // A temporary no test reads is code of its own, not a test's.
+    if temps.keys().any(|t| !used.contains(t)) {
+        return;
     }
     // Follow the chain from the first state to 0, each piece once.
     let mut order = Vec::with_capacity(branches.len());
@@ -234,14 +293,15 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
         return;
     }
     out.dropped.push(range(init));
+    out.dropped.extend(else_headers);
     let headers_end = if dispatch.kind() == "match_statement" {
         first_arm.start_byte()
     } else {
         dispatch.start_byte()
     };
     out.dropped.push(machine.start_byte()..headers_end);
-    for (_, block, last, _) in &branches {
-        out.dropped.push(range(*last));
+    for (_, block, (from, last), _) in &branches {
+        out.dropped.push(from.start_byte()..last.end_byte());
         // The arm's header (`if s == K:` / `elif s == K:`) up to its block.
         if let Some(arm) = block.parent() {
             out.dropped.push(arm.start_byte()..block.start_byte());
@@ -254,6 +314,44 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
         span: range(machine),
         pieces: order.iter().map(|b| range(*b)).collect(),
     });
+}
+
+/// The last statement of `block` when every one before it binds a plain name (`t = e`), each
+/// recorded in `temps`; `None` when another statement comes first.
+fn after_temporaries<'t>(
+    source: &'t str,
+    block: Node<'t>,
+    temps: &mut HashMap<&'t str, Node<'t>>,
+) -> Option<Node<'t>> {
+    let statements = statements(block);
+    let (last, before) = statements.split_last()?;
+    for s in before {
+        let (target, value) = assignment(*s).filter(|(t, _)| t.kind() == "identifier")?;
+        temps.insert(text(source, target), value);
+    }
+    Some(*last)
+}
+
+/// What the test `c` holds: through parentheses and the temporaries (and their copies) it
+/// names.
+fn held_in<'t>(
+    source: &'t str,
+    c: Node<'t>,
+    temps: &HashMap<&'t str, Node<'t>>,
+    used: &mut HashSet<&'t str>,
+) -> Node<'t> {
+    let mut at = within_parentheses(c);
+    for _ in 0..=temps.len() {
+        let name = text(source, at);
+        match temps.get(name).filter(|_| at.kind() == "identifier") {
+            Some(value) => {
+                used.insert(name);
+                at = within_parentheses(*value);
+            }
+            None => break,
+        }
+    }
+    at
 }
 
 /// `target = INT` as a statement: the target as written (a name, or a slot such as `mem[0]`

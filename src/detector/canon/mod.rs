@@ -786,6 +786,10 @@ mod tests {
         assert!(x.contains("Sum up."), "{x}");
         let (x, y) = canonical_pair(b, a);
         assert_eq!(x, y);
+        // Or `try-scaffold` wraps it.
+        let c = "def f(xs):\n    import math\n    try:\n        \"\"\"Sum up.\"\"\"\n        return math.fsum(xs)\n    finally:\n        pass\n";
+        let (x, y) = canonical_pair(a, c);
+        assert_eq!(x, y);
     }
 
     #[test]
@@ -815,6 +819,16 @@ mod tests {
         );
         assert_ne!(canonical(a), canonical(&c));
         assert!(canonical(&c).contains("while"), "{}", canonical(&c));
+    }
+
+    #[test]
+    fn a_flipped_if_without_else_reads_as_it_was() {
+        let a = "def f(v):\n    if not isinstance(v, list):\n        return [v]\n    return v\n";
+        let b = "def f(v):\n    if isinstance(v, list):\n        pass\n    else:\n        return [v]\n    return v\n";
+        assert_eq!(canonical(a), canonical(b));
+        // `not (a and b)` is not `not a and b`: such a test stays as written.
+        let c = "def f(v, w):\n    if v and w:\n        pass\n    else:\n        return 1\n    return 2\n";
+        assert!(canonical(c).contains("pass"), "{}", canonical(c));
     }
 
     #[test]

@@ -378,8 +378,9 @@ fn string_statement(source: &str, statement: Node<'_>) -> Option<Docstring> {
 }
 
 /// Records a function's or class's docstring. In a function, so are the other statements that
-/// are only a string: each is a no-op that `nested-function` can make an inner function's
-/// docstring (moving the statements that follow it), so both read alike and pair alike.
+/// are only a string, at any depth of its own blocks: each is a no-op that `nested-function`
+/// can make an inner function's docstring (moving the statements that follow it) and
+/// `try-scaffold` can wrap, so all of them read alike and pair alike.
 pub(super) fn docstring(source: &str, n: Node<'_>, out: &mut Structure) {
     out.docstrings.extend(docstring_of(source, n));
     if n.kind() != "function_definition" {
@@ -388,9 +389,20 @@ pub(super) fn docstring(source: &str, n: Node<'_>, out: &mut Structure) {
     let Some(body) = n.child_by_field_name("body") else {
         return;
     };
-    for statement in statements(body).into_iter().skip(1) {
-        if is_docstring_statement(statement) {
-            out.docstrings.extend(string_statement(source, statement));
+    let first = statements(body).first().map(|s| s.id());
+    let mut stack = vec![body];
+    while let Some(m) = stack.pop() {
+        for c in m.named_children(&mut m.walk()) {
+            match c.kind() {
+                // Inner definitions hold their own docstrings.
+                "function_definition" | "class_definition" | "decorated_definition" => {}
+                "expression_statement" => {
+                    if Some(c.id()) != first && is_docstring_statement(c) {
+                        out.docstrings.extend(string_statement(source, c));
+                    }
+                }
+                _ => stack.push(c),
+            }
         }
     }
 }

@@ -447,10 +447,29 @@ pub(super) fn flipped_if(n: Node<'_>, out: &mut Structure) {
     ) else {
         return;
     };
+    let header = n.start_byte()..then.start_byte();
+    let pass_only = statements(then).len() == 1
+        && statements(then)
+            .first()
+            .is_some_and(|s| s.kind() == "pass_statement");
     let Some(positive) = test
         .child_by_field_name("argument")
         .filter(|_| test.kind() == "not_operator")
     else {
+        // `if c: pass` `else: B` (what `if-else-flip` makes of `if not c: B`) reads as
+        // `if not c: B`, where `not c` needs no parentheses.
+        let loose = matches!(
+            test.kind(),
+            "boolean_operator" | "conditional_expression" | "lambda" | "named_expression"
+        );
+        if pass_only && !loose {
+            out.texts.insert(n.start_byte(), "if not".to_string());
+            out.dropped.push(then.start_byte()..otherwise.start_byte());
+            out.reorders.push(Reorder {
+                span: range(n),
+                pieces: vec![header, range(otherwise)],
+            });
+        }
         return;
     };
     // The `not`, and the parentheses it needed.
@@ -464,11 +483,6 @@ pub(super) fn flipped_if(n: Node<'_>, out: &mut Structure) {
         }
         None => out.dropped.push(test.start_byte()..positive.start_byte()),
     }
-    let header = n.start_byte()..then.start_byte();
-    let pass_only = statements(then).len() == 1
-        && statements(then)
-            .first()
-            .is_some_and(|s| s.kind() == "pass_statement");
     let pieces = if pass_only {
         out.dropped.push(then.start_byte()..otherwise.start_byte());
         vec![header, range(otherwise)]

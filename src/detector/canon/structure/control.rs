@@ -192,12 +192,7 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
                 match c.kind() {
                     "elif_clause" => arms.push(c),
                     "else_clause" => {
-                        let nested = c
-                            .child_by_field_name("body")
-                            .or_else(|| {
-                                c.named_children(&mut c.walk())
-                                    .find(|b| b.kind() == "block")
-                            })
+                        let nested = clause_block(c)
                             .and_then(|b| after_temporaries(source, b, &mut temps))
                             .filter(|i| i.kind() == "if_statement");
                         match nested {
@@ -234,10 +229,7 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
         let Some(key) = key else {
             return;
         };
-        let Some(block) = arm.child_by_field_name("consequence").or_else(|| {
-            arm.named_children(&mut arm.walk())
-                .find(|c| c.kind() == "block")
-        }) else {
+        let Some(block) = clause_block(arm) else {
             return;
         };
         let pieces = statements(block);
@@ -257,8 +249,9 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
                     return;
                 };
                 let copies = assignment(last).is_some_and(|(target, value)| {
-                    text(source, within_parentheses(value)) == name
-                        && within_parentheses(value).kind() == "identifier"
+                    let value = within_parentheses(value);
+                    value.kind() == "identifier"
+                        && text(source, value) == name
                         && text(source, target) == state
                 });
                 if !copies {
@@ -316,8 +309,21 @@ pub(super) fn state_machine(source: &str, init: Node<'_>, out: &mut Structure) {
     });
 }
 
+/// The block of an `if`/`elif`/`else`/`case` clause (its `consequence` or `body`, or the
+/// block it holds).
+fn clause_block(clause: Node<'_>) -> Option<Node<'_>> {
+    clause
+        .child_by_field_name("consequence")
+        .or_else(|| clause.child_by_field_name("body"))
+        .or_else(|| {
+            clause
+                .named_children(&mut clause.walk())
+                .find(|c| c.kind() == "block")
+        })
+}
+
 /// The last statement of `block` when every one before it binds a plain name (`t = e`), each
-/// recorded in `temps`; `None` when another statement comes first.
+/// then recorded in `temps`; `None` (and nothing recorded) when another statement comes first.
 fn after_temporaries<'t>(
     source: &'t str,
     block: Node<'t>,
@@ -325,10 +331,14 @@ fn after_temporaries<'t>(
 ) -> Option<Node<'t>> {
     let statements = statements(block);
     let (last, before) = statements.split_last()?;
-    for s in before {
-        let (target, value) = assignment(*s).filter(|(t, _)| t.kind() == "identifier")?;
-        temps.insert(text(source, target), value);
-    }
+    let held: Vec<(&str, Node<'_>)> = before
+        .iter()
+        .map(|s| {
+            let (target, value) = assignment(*s).filter(|(t, _)| t.kind() == "identifier")?;
+            Some((text(source, target), value))
+        })
+        .collect::<Option<_>>()?;
+    temps.extend(held);
     Some(*last)
 }
 
@@ -439,11 +449,7 @@ pub(super) fn flipped_if(n: Node<'_>, out: &mut Structure) {
     let (Some(test), Some(then), Some(otherwise)) = (
         n.child_by_field_name("condition"),
         n.child_by_field_name("consequence"),
-        alternative.child_by_field_name("body").or_else(|| {
-            alternative
-                .named_children(&mut alternative.walk())
-                .find(|c| c.kind() == "block")
-        }),
+        clause_block(alternative),
     ) else {
         return;
     };

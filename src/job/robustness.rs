@@ -346,6 +346,8 @@ impl TrainingSettings {
             && c["valid_fraction"].as_f64() == Some(self.valid)
             && close(&c["decay"], self.decay)
             && c["canon"].as_bool().unwrap_or(false) == self.canon
+            // Forms from an older `canon:` are not the ones the defence now shows the model.
+            && (!self.canon || c["canon_form"] == crate::detector::canon::FORM_VERSION)
             // Head training runs in Rust whatever the backend, and `auto` takes either;
             // reports before backends were recorded were trained with candle.
             && (self.mode == Mode::Head
@@ -1248,6 +1250,12 @@ mod tests {
         assert!(!canon.made(&json, "minilm", 0));
         let mut on_forms = json.clone();
         on_forms["config"]["canon"] = true.into();
+        // ... and one trained on an older canonical form (unrecorded, or another version) is
+        // not one trained on today's.
+        assert!(!canon.made(&on_forms, "minilm", 0));
+        on_forms["config"]["canon_form"] = (crate::detector::canon::FORM_VERSION - 1).into();
+        assert!(!canon.made(&on_forms, "minilm", 0));
+        on_forms["config"]["canon_form"] = crate::detector::canon::FORM_VERSION.into();
         assert!(canon.made(&on_forms, "minilm", 0));
         assert!(!t.made(&on_forms, "minilm", 0));
     }

@@ -266,6 +266,9 @@ impl TrainJob {
         stop_point(stop, "reading the training data", NO_MODEL)?;
         // The report says which backend ran, never `auto`.
         let mut config = self.config.clone();
+        if config.canon {
+            config.canon_form = Some(crate::detector::canon::FORM_VERSION);
+        }
         if self.mode == Mode::Full {
             config.backend = config.backend.resolve(&crate::install::python());
         }

@@ -260,6 +260,10 @@ pub struct TrainConfig {
     /// SPT rather than on what it already undoes.
     #[serde(default)]
     pub canon: bool,
+    /// With `canon`: the [`FORM_VERSION`](crate::detector::canon::FORM_VERSION) of the forms
+    /// trained on (None: not recorded, an older form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canon_form: Option<u32>,
 }
 
 fn candle() -> Backend {
@@ -279,6 +283,7 @@ impl Default for TrainConfig {
             decay: 0.0,
             backend: Backend::Auto,
             canon: false,
+            canon_form: None,
         }
     }
 }

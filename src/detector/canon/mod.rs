@@ -45,7 +45,13 @@ use literals::{
 };
 use names::{program_names, Name};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// Which canonical form [`canonical`] writes. Raised whenever a change makes some program's
+/// form differ, so that a model trained on older forms (`train --canon-forms`) is never taken
+/// for one trained on these. Unrecorded (older models): any form before 2; 2: renamed names
+/// spelled as single letters.
+pub const FORM_VERSION: u32 = 2;
 
 /// The canonical form of `source`, read in the language it is written in
 /// ([`Language::detect`]), with all its docstrings.
@@ -259,6 +265,20 @@ fn canonical_of_tree<'s>(
         .filter_map(|(start, literal)| Some((*program.get(start)?, literal.as_str())))
         .collect();
     let tokens = fold_literals(language, swapped(tokens, &structure.swaps));
+    // Spellings the form keeps as written: a renamed name never takes one of them.
+    let kept: HashSet<&str> = tokens
+        .iter()
+        .filter(|t| t.kind == TokenKind::Identifier)
+        .filter(|t| {
+            let renamed = structure.slots.contains_key(&t.start)
+                || program
+                    .get(structure.aliases.get(&t.start).unwrap_or(&t.start))
+                    .is_some_and(|n| !matches!(n, Name::Interface(_)));
+            !renamed
+        })
+        .map(|t| t.text.as_str())
+        .collect();
+    let mut spellings = LocalSpellings::new(&kept);
     let mut names: HashMap<Name<'s>, String> = HashMap::new();
     let mut out = String::with_capacity(source.len());
     let mut indents: Vec<usize> = vec![0];
@@ -282,10 +302,9 @@ fn canonical_of_tree<'s>(
             if let Name::Interface(spelled) = name {
                 return spelled.to_string();
             }
-            let next = names.len() + 1;
             names
                 .entry(name)
-                .or_insert_with(|| format!("v{next}"))
+                .or_insert_with(|| spellings.next())
                 .clone()
         };
         let text: std::borrow::Cow<'_, str> = match (named, t.kind) {
@@ -700,6 +719,45 @@ impl Detector for CanonDetector {
     }
 }
 
+/// The spellings renamed names take, in order of first use: single letters, then `v1`, `v2`, ….
+///
+/// Single letters because the embedding models read them as one word each, as in real code, where
+/// numbered names are split into pieces that every canonical form shares; on held-out clone pairs
+/// this lifted `canon:minilm`'s clean ROC AUC by 0.004 (Euler) and 0.0006 (LeetCode). A letter the
+/// program keeps as written (a keyword-passable parameter, an attribute, a builtin) is skipped so
+/// that two different names never read alike.
+struct LocalSpellings<'k> {
+    kept: &'k HashSet<&'k str>,
+    letters: std::ops::RangeInclusive<char>,
+    numbered: usize,
+}
+
+impl<'k> LocalSpellings<'k> {
+    fn new(kept: &'k HashSet<&'k str>) -> Self {
+        LocalSpellings {
+            kept,
+            letters: 'a'..='z',
+            numbered: 0,
+        }
+    }
+
+    fn next(&mut self) -> String {
+        for letter in self.letters.by_ref() {
+            let mut buffer = [0u8; 4];
+            if !self.kept.contains(&*letter.encode_utf8(&mut buffer)) {
+                return letter.to_string();
+            }
+        }
+        loop {
+            self.numbered += 1;
+            let spelled = format!("v{}", self.numbered);
+            if !self.kept.contains(spelled.as_str()) {
+                return spelled;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -713,8 +771,37 @@ mod tests {
         // they keep their spelling.
         assert_eq!(
             canonical(a),
-            "def v1(x, y):\n    \"Return x plus y.\"\n    v2 = x + y\n    return v2"
+            "def a(x, y):\n    \"Return x plus y.\"\n    b = x + y\n    return b"
         );
+    }
+
+    #[test]
+    fn the_form_version_names_this_form() {
+        // If this fails, the canonical form changed: raise FORM_VERSION (models trained on the
+        // old forms must not be reused behind `canon:`), then update the probe and the version.
+        let probe = "def mean(xs, k=2):\n    total = 0  # sum\n    for x in xs:\n        total += x\n    return total / len(xs) if xs else k\n";
+        assert_eq!(
+            (FORM_VERSION, canonical(probe).as_str()),
+            (
+                2,
+                "def a(xs, k = 2):\n    b = 0\n    for c in xs:\n        b += c\n    return b / len(xs) if xs else k"
+            )
+        );
+    }
+
+    #[test]
+    fn renamed_names_take_the_letters_no_kept_name_has() {
+        // `b` and `e` are kept (a keyword-passable parameter, an attribute): renamed names skip
+        // them, and how a renamed name was spelled (`a`, `c`) never moves the others.
+        let a = "def f(b, xs):\n    a = xs.e\n    c = [0]\n    c[0] = a\n    return c[0] + b\n";
+        let renamed = "def g(b, xs):\n    first = xs.e\n    pair = [0]\n    pair[0] = first\n    return pair[0] + b\n";
+        assert_eq!(canonical(a), canonical(renamed));
+        let form = canonical(a);
+        assert!(form.starts_with("def a(b, xs):\n    c = xs.e\n"), "{form}");
+        // Past the alphabet, names are numbered.
+        let many: String = (0..30).map(|i| format!("n{i} = input()\n")).collect();
+        let form = canonical(&format!("{many}print(n29)\n"));
+        assert!(form.contains("z = input()\nv1 = input()\n"), "{form}");
     }
 
     #[test]
@@ -742,24 +829,29 @@ mod tests {
     fn only_interface_parameters_keep_their_spelling() {
         // A module-level function's and a module-level class's method's parameters that a
         // caller may pass by keyword keep their names; positional-only ones, `*args`,
-        // `**kwargs` and the parameters of nested functions and lambdas are numbered.
-        let a = "def f(a, /, b, *args, c=1, **kw):\n    def g(d):\n        return d\n    h = lambda e: e\n    return g(a) + h(b) + c\n\n\nclass K:\n    def m(self, n: int = 2):\n        return n\n";
+        // `**kwargs` and the parameters of nested functions and lambdas are renamed.
+        let a = "def f(first, /, b, *args, c=1, **kw):\n    def g(inner):\n        return inner\n    h = lambda arg: arg\n    return g(first) + h(b) + c\n\n\nclass K:\n    def m(self, n: int = 2):\n        return n\n";
         let form = canonical(a);
         for kept in ["b,", "c = 1", "self", "n: int"] {
             assert!(form.contains(kept), "{kept} in {form}");
         }
-        for numbered in ["a,", "args", "kw", "d)", "e:"] {
+        for numbered in ["first", "args", "kw", "inner", "arg:"] {
             assert!(!form.contains(numbered), "{numbered} in {form}");
         }
-        // Renaming any of those numbered names leaves the form as it was; renaming a kept
+        // Renamed names never take a kept spelling (`b`, `c` and `n` here).
+        assert!(
+            form.starts_with("def a(d, /, b, * e, c = 1, ** f):"),
+            "{form}"
+        );
+        // Renaming any of those renamed names leaves the form as it was; renaming a kept
         // one (which no SPT does) does not.
         let renamed = a
-            .replace("(a, /", "(p, /")
-            .replace("g(a)", "g(p)")
+            .replace("(first, /", "(p, /")
+            .replace("g(first)", "g(p)")
             .replace("*args", "*rest")
             .replace("**kw", "**opts")
-            .replace("(d):\n        return d", "(q):\n        return q")
-            .replace("lambda e: e", "lambda r: r");
+            .replace("(inner):\n        return inner", "(q):\n        return q")
+            .replace("lambda arg: arg", "lambda r: r");
         assert_eq!(form, canonical(&renamed));
         assert_ne!(
             form,
@@ -915,7 +1007,7 @@ mod tests {
             canonical("y = 31 + 1000\n")
         );
         let f = canonical("name = 1\nprint(f'{name}!')\n");
-        assert!(f.contains("f'{v1}!'"), "{f}");
+        assert!(f.contains("f'{a}!'"), "{f}");
         assert_eq!(f, canonical("label = 1\nprint(f'{label}!')\n"));
     }
 
@@ -925,12 +1017,12 @@ mod tests {
         let b = "public class Main { public static void main(String[] argv) {\n  int harbor = 3;\n  System.out.println((\"Y\" + \"\\u0045S\") + harbor); } }\n";
         assert_eq!(canonical(a), canonical(b));
         let c = canonical(a);
-        assert!(c.contains("System.out.println(\"YES\" + v4);"), "{c}");
+        assert!(c.contains("System.out.println(\"YES\" + d);"), "{c}");
         assert_eq!(
             canonical("class A { char c = '\\u0061'; }"),
             canonical("class A { char c = 'a'; }")
         );
-        assert!(c.contains("\n        int v4 = 3;"), "{c}");
+        assert!(c.contains("\n        int d = 3;"), "{c}");
     }
 
     #[test]
@@ -1071,7 +1163,7 @@ mod tests {
         assert_eq!(x, y);
         // A constant bound twice is a variable.
         let c = format!("{b}SEP = ','\n");
-        assert!(canonical(&c).contains("v1 ="), "{}", canonical(&c));
+        assert!(canonical(&c).contains("a ="), "{}", canonical(&c));
     }
 
     #[test]
@@ -1086,15 +1178,15 @@ mod tests {
             "def f(xs, k):\n    last = xs[-1]\n    out = last\n    out = out * k\n    return out\n";
         assert!(canonical(c).matches(" = ").count() == 3, "{}", canonical(c));
         let d = "def f(xs, k):\n    for x in xs:\n        y = x\n    return y * k\n";
-        assert!(canonical(d).contains("v3 = v2"), "{}", canonical(d));
+        assert!(canonical(d).contains("c = b"), "{}", canonical(d));
         // A copy of a module name (which could be rebound elsewhere) stays.
         let e = "N = []\n\n\ndef f(k):\n    m = N\n    return m * k\n";
-        assert!(canonical(e).contains(" = v1"), "{}", canonical(e));
+        assert!(canonical(e).contains(" = a"), "{}", canonical(e));
         // A copy whose source changes later (a loop), is rebound elsewhere (a case capture, an
         // inner function's nonlocal, del) or comes before its source stays; so does one that is
         // its block's only statement.
         let looped = "def f(xs):\n    r = []\n    for i, x in enumerate(xs):\n        if i:\n            prev = cur\n            r.append(cur - prev)\n        cur = x\n    return r\n";
-        assert!(canonical(looped).contains(" = v"), "{}", canonical(looped));
+        assert!(canonical(looped).contains("e = f"), "{}", canonical(looped));
         let plain = "def f(u, p):\n    return u\n";
         for rebound in [
             "def f(w, p):\n    u = w + 1\n    t = u\n    match p:\n        case [u]:\n            pass\n    return t\n",
@@ -1105,7 +1197,7 @@ mod tests {
             assert_ne!(canonical(rebound), canonical(plain));
         }
         let only = "def f(c, u):\n    if c:\n        t = u\n    return 1\n";
-        assert!(canonical(only).contains("v2 = u"), "{}", canonical(only));
+        assert!(canonical(only).contains("b = u"), "{}", canonical(only));
         // getattr with a module constant for the name reads as the attribute.
         let g = "NAME = 'lower'\n\n\ndef f(s):\n    return getattr(s, NAME)()\n";
         assert_eq!(canonical(g), canonical("def f(s):\n    return s.lower()\n"));
@@ -1140,7 +1232,7 @@ mod tests {
         assert_eq!(canonical(a), canonical(f));
         // A list the function fills is data.
         let e = "def f(n):\n    xs = [None, None]\n    xs[0] = n\n    return xs\n";
-        assert!(canonical(e).contains("return v2"), "{}", canonical(e));
+        assert!(canonical(e).contains("return b"), "{}", canonical(e));
     }
 
     #[test]
@@ -1157,7 +1249,7 @@ mod tests {
         assert_eq!(canonical(d), canonical(e));
         // A constant that is rebound is a variable.
         let f = "LIMIT = 255\nLIMIT += 1\nprint(LIMIT)\n";
-        assert!(canonical(f).contains("print(v1)"), "{}", canonical(f));
+        assert!(canonical(f).contains("print(a)"), "{}", canonical(f));
     }
 
     #[test]

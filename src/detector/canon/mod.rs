@@ -5,7 +5,8 @@
 //! layout, comment and literal SPTs do:
 //! - **names**: every name the program binds (functions, classes, parameters, variables, loop
 //!   and `with`/`except` targets, attributes assigned on an object; in Java also fields,
-//!   methods and types it declares) becomes `v1`, `v2`, … in order of first appearance; names
+//!   methods and types it declares) becomes a letter, `a`, `b`, … (then `v1`, `v2`, …) in order
+//!   of first appearance, skipping the letters the program keeps as written; names
 //!   it does not bind (builtins, library calls) stay, as they carry the program's meaning, and
 //!   so does a Python program's interface, which no SPT renames: attributes (`obj.count`) and
 //!   the parameters a caller may pass by keyword to a function defined at module level or in
@@ -721,11 +722,13 @@ impl Detector for CanonDetector {
 
 /// The spellings renamed names take, in order of first use: single letters, then `v1`, `v2`, ….
 ///
-/// Single letters because the embedding models read them as one word each, as in real code, where
-/// numbered names are split into pieces that every canonical form shares; on held-out clone pairs
-/// this lifted `canon:minilm`'s clean ROC AUC by 0.004 (Euler) and 0.0006 (LeetCode). A letter the
-/// program keeps as written (a keyword-passable parameter, an attribute, a builtin) is skipped so
-/// that two different names never read alike.
+/// Single letters because embedding models read each as one word, as in real code, where a
+/// numbered name splits into word pieces (a `v` and its number) that every form shares: on
+/// held-out clone pairs this lifted `canon:minilm`'s clean ROC AUC from 0.9832 to 0.9878
+/// (550 Project Euler pairs) and from 0.9979 to 0.9988 (1,300 LeetCode pairs). A letter the
+/// program keeps as written (a keyword-passable parameter, an attribute, a builtin) is
+/// skipped, so two different names never read alike and how a renamed name was spelled
+/// never moves the others.
 struct LocalSpellings<'k> {
     kept: &'k HashSet<&'k str>,
     letters: std::ops::RangeInclusive<char>,

@@ -51,8 +51,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 /// Which canonical form [`canonical`] writes. Raised whenever a change makes some program's
 /// form differ, so that a model trained on older forms (`train --canon-forms`) is never taken
 /// for one trained on these. Unrecorded (older models): any form before 2; 2: renamed names
-/// spelled as single letters.
-pub const FORM_VERSION: u32 = 2;
+/// spelled as single letters; 3: `for-to-while`'s loops over iterables and range objects read
+/// as `for` loops.
+pub const FORM_VERSION: u32 = 3;
 
 /// The canonical form of `source`, read in the language it is written in
 /// ([`Language::detect`]), with all its docstrings.
@@ -254,7 +255,7 @@ fn canonical_of_tree<'s>(
             t
         })
         .collect();
-    let tokens = reordered(tokens, &structure.reorders);
+    let tokens = moved(reordered(tokens, &structure.reorders), &structure.moves);
     let tokens = match language {
         Language::Python => one_statement_per_line(tokens),
         Language::Java => tokens,
@@ -409,6 +410,30 @@ fn reordered(mut tokens: Vec<Token>, reorders: &[structure::Reorder]) -> Vec<Tok
             group.extend(span.iter().filter(|t| piece.contains(&t.start)).cloned());
         }
         tokens.splice(first..first, group);
+    }
+    tokens
+}
+
+/// Tokens starting in each move's range taken out and put back just before the token
+/// starting at its position, on that token's line (a move whose place is gone moves nothing).
+fn moved(mut tokens: Vec<Token>, moves: &[(std::ops::Range<usize>, usize)]) -> Vec<Token> {
+    for (from, to) in moves {
+        let Some(place) = tokens.iter().find(|t| t.start == *to) else {
+            continue;
+        };
+        let (line, column) = (place.line, place.column);
+        let (mut picked, rest): (Vec<Token>, Vec<Token>) =
+            tokens.into_iter().partition(|t| from.contains(&t.start));
+        tokens = rest;
+        for t in &mut picked {
+            t.line = line;
+            t.column = column;
+        }
+        let at = tokens
+            .iter()
+            .position(|t| t.start == *to)
+            .unwrap_or(tokens.len());
+        tokens.splice(at..at, picked);
     }
     tokens
 }
@@ -786,7 +811,7 @@ mod tests {
         assert_eq!(
             (FORM_VERSION, canonical(probe).as_str()),
             (
-                2,
+                3,
                 "def a(xs, k = 2):\n    b = 0\n    for c in xs:\n        b += c\n    return b / len(xs) if xs else k"
             )
         );
@@ -805,6 +830,33 @@ mod tests {
         let many: String = (0..30).map(|i| format!("n{i} = input()\n")).collect();
         let form = canonical(&format!("{many}print(n29)\n"));
         assert!(form.contains("z = input()\nv1 = input()\n"), "{form}");
+    }
+
+    #[test]
+    fn a_for_loop_made_a_while_loop_reads_as_written() {
+        // What `for-to-while` makes of a loop over an iterable.
+        let a = "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n";
+        let b = "def f(xs):\n    t = 0\n    it = iter(xs)\n    done = object()\n    while (nx := next(it, done)) is not done:\n        x = nx\n        t += x\n    return t\n";
+        assert_eq!(canonical(a), canonical(b));
+        // The sentinel through a copy, the loop moved into an inner function
+        // (`nested-function`), and an empty loop (`dead-code-insert`) at module level.
+        let c = "e = iter(())\nz = object()\nwhile (y := next(e, z)) is not z:\n    w = y\n    print(w)\ndef f(xs):\n    t = 0\n    it = iter(xs)\n    done = object()\n    def g():\n        nonlocal t\n        stop = done\n        while (nx := next(it, stop)) is not stop:\n            x = nx\n            t += x\n    g()\n    return t\n";
+        let d = "def f(xs):\n    t = 0\n    def g():\n        nonlocal t\n        for x in xs:\n            t += x\n    g()\n    return t\n";
+        assert_eq!(canonical(c), canonical(d));
+        // An iterator read elsewhere too is a different loop.
+        let e = b.replace("    return t\n", "    return t + len(list(it))\n");
+        assert!(canonical(&e).contains("while"), "{}", canonical(&e));
+        // A test that is not the sentinel's is a different loop.
+        let f = b.replace("is not done:", "is not None:");
+        assert!(canonical(&f).contains("while"), "{}", canonical(&f));
+        // A range that is not all literals, walked by its range object (the step's sign known
+        // or read at run time).
+        let g = "def f(n, s):\n    t = 0\n    for j in range(1, n, s):\n        t += j\n    for k in range(n):\n        t -= k\n    return t\n";
+        let h = "def f(n, s):\n    t = 0\n    span = range(1, n, s)\n    idx = span.start\n    while (idx < span.stop) if span.step > 0 else (idx > span.stop):\n        j = idx\n        idx += span.step\n        t += j\n    r = range(n)\n    c = r.start\n    while c < r.stop:\n        k = c\n        c += r.step\n        t -= k\n    return t\n";
+        assert_eq!(canonical(g), canonical(h));
+        // A counter read after the loop is the program's.
+        let i = h.replace("    return t\n", "    return t + c\n");
+        assert!(canonical(&i).contains("while"), "{}", canonical(&i));
     }
 
     #[test]

@@ -668,3 +668,263 @@ pub(super) fn while_from_for(source: &str, n: Node<'_>, out: &mut Structure) {
         }
     }
 }
+
+/// `h = iter(E)` and `s = object()` (or a copy of it), each bound once and read only by the
+/// loop, then `while (t := next(h, s)) is not s:` read as `for t in E:`, and as `for x in E:`
+/// where the body starts with `x = t` and nothing else reads `t` (what `for-to-while` makes of
+/// a loop over an iterable). The statements that made `h` and `s` go, wherever they are.
+pub(super) fn for_from_while(source: &str, root: Node<'_>, n: Node<'_>, out: &mut Structure) {
+    let (Some(test), Some(body)) = (
+        n.child_by_field_name("condition"),
+        n.child_by_field_name("body"),
+    ) else {
+        return;
+    };
+    if for_from_range_walk(source, root, n, test, body, out) {
+        return;
+    }
+    let operands: Vec<Node<'_>> = test.named_children(&mut test.walk()).collect();
+    let ([walrus, sentinel], "comparison_operator") = (operands.as_slice(), test.kind()) else {
+        return;
+    };
+    let operator: Vec<&str> = source
+        .get(walrus.end_byte()..sentinel.start_byte())
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter(|w| *w != ")")
+        .collect();
+    let walrus = within_parentheses(*walrus);
+    let (Some(item), Some(step), true) = (
+        walrus.child_by_field_name("name"),
+        walrus.child_by_field_name("value"),
+        operator == ["is", "not"] && walrus.kind() == "named_expression",
+    ) else {
+        return;
+    };
+    let step_arguments = arguments_of(step);
+    let [iterator, passed] = step_arguments.as_slice() else {
+        return;
+    };
+    if !is_call_of(source, step, "next")
+        || [item, *iterator, *passed, *sentinel]
+            .iter()
+            .any(|x| x.kind() != "identifier")
+        || text(source, *passed) != text(source, *sentinel)
+    {
+        return;
+    }
+    // The iterator: made once by `iter(E)`, read only here.
+    let Some((made, call)) = bound_once(source, root, text(source, *iterator), 2) else {
+        return;
+    };
+    let call_arguments = arguments_of(call);
+    let [iterable] = call_arguments.as_slice() else {
+        return;
+    };
+    if !is_call_of(source, call, "iter")
+        || matches!(
+            iterable.kind(),
+            "keyword_argument" | "list_splat" | "dictionary_splat"
+        )
+    {
+        return;
+    }
+    // The sentinel: a fresh `object()`, perhaps through one copy.
+    let Some((sentinel_made, value)) = bound_once(source, root, text(source, *sentinel), 3) else {
+        return;
+    };
+    let mut gone = vec![range(sentinel_made)];
+    let fresh = |v: Node<'_>| is_call_of(source, v, "object") && arguments_of(v).is_empty();
+    if !fresh(value) {
+        let copied = (value.kind() == "identifier")
+            .then(|| bound_once(source, root, text(source, value), 2))
+            .flatten();
+        match copied {
+            Some((original, v)) if fresh(v) => gone.push(range(original)),
+            _ => return,
+        }
+    }
+    let Some(colon) = n
+        .children(&mut n.walk())
+        .find(|c| c.kind() == ":")
+        .map(|c| c.start_byte())
+    else {
+        return;
+    };
+    // `x = t` first in the body, `t` read nowhere else: `x` is the loop's variable.
+    let first = statements(body);
+    let copy = first.first().and_then(|s| assignment(*s)).filter(|(x, t)| {
+        x.kind() == "identifier"
+            && t.kind() == "identifier"
+            && text(source, *t) == text(source, item)
+            && identifier_count(source, root, text(source, item)) == 2
+            && first.len() > 1
+    });
+    if let (Some((x, _)), Some(statement)) = (copy, first.first()) {
+        out.aliases.insert(item.start_byte(), x.start_byte());
+        gone.push(range(*statement));
+    }
+    out.texts.insert(n.start_byte(), "for".to_string());
+    out.dropped.push(test.start_byte()..item.start_byte());
+    if let Some(assign) = walrus
+        .children(&mut walrus.walk())
+        .find(|c| c.kind() == ":=")
+    {
+        out.texts.insert(assign.start_byte(), "in".to_string());
+    }
+    out.dropped.push(step.start_byte()..test.end_byte());
+    // `h = iter(E)` goes but for `E`, which moves into the header.
+    out.dropped.push(made.start_byte()..iterable.start_byte());
+    out.dropped.push(iterable.end_byte()..made.end_byte());
+    out.dropped.extend(gone);
+    out.moves.push((range(*iterable), colon));
+}
+
+/// The one statement `name = value` that binds `name`, where `name` is written `uses` times
+/// in all (that binding included): the statement and the value.
+fn bound_once<'t>(
+    source: &str,
+    root: Node<'t>,
+    name: &str,
+    uses: usize,
+) -> Option<(Node<'t>, Node<'t>)> {
+    if identifier_count(source, root, name) != uses {
+        return None;
+    }
+    let mut found = None;
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut n.walk()));
+        if let Some((target, value)) = assignment(n) {
+            if target.kind() == "identifier" && text(source, target) == name {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some((n, value));
+            }
+        }
+    }
+    found
+}
+
+/// `r = range(A)` and `c = r.start` then `while c < r.stop:` (or, for a step known only at
+/// run time, `while (c < r.stop) if r.step > 0 else (c > r.stop):`) whose body starts with
+/// `x = c` and `c += r.step`, where nothing else reads `r` or `c`, read as `for x in
+/// range(A):` (what `for-to-while` makes of a loop over a range that is not all literals).
+fn for_from_range_walk(
+    source: &str,
+    root: Node<'_>,
+    n: Node<'_>,
+    test: Node<'_>,
+    body: Node<'_>,
+    out: &mut Structure,
+) -> bool {
+    // The counter: the first name the test compares.
+    let mut first = test;
+    while let Some(c) = first
+        .named_child(0)
+        .filter(|_| first.kind() != "identifier")
+    {
+        first = c;
+    }
+    let counter = text(source, first);
+    let conditional = test.kind() == "conditional_expression";
+    let pieces = statements(body);
+    let ([copy, advance, _, ..], "identifier") = (pieces.as_slice(), first.kind()) else {
+        return false;
+    };
+    // `x = c`, then `c += r.step`.
+    let Some((x, read)) = assignment(*copy) else {
+        return false;
+    };
+    let Some(step) = advance
+        .named_child(0)
+        .filter(|a| a.kind() == "augmented_assignment")
+    else {
+        return false;
+    };
+    let (Some(advanced), Some(by)) = (
+        step.child_by_field_name("left"),
+        step.child_by_field_name("right"),
+    ) else {
+        return false;
+    };
+    let walked = |attribute: Node<'_>, field: &str| -> Option<String> {
+        let object = attribute.child_by_field_name("object")?;
+        (attribute.kind() == "attribute"
+            && object.kind() == "identifier"
+            && attribute
+                .child_by_field_name("attribute")
+                .is_some_and(|a| text(source, a) == field))
+        .then(|| text(source, object).to_string())
+    };
+    let Some(walk) = walked(by, "step") else {
+        return false;
+    };
+    if x.kind() != "identifier"
+        || text(source, read) != counter
+        || text(source, advanced) != counter
+        || text(source, step.child(1).unwrap_or(step)) != "+="
+    {
+        return false;
+    }
+    // Each name read where the rewrite reads it and nowhere else.
+    let (walk_uses, counter_uses) = if conditional { (6, 5) } else { (4, 4) };
+    let (Some((made, call)), Some((started, start))) = (
+        bound_once(source, root, &walk, walk_uses),
+        bound_once(source, root, counter, counter_uses),
+    ) else {
+        return false;
+    };
+    let tested = |c: Node<'_>, op: &str| {
+        let c = within_parentheses(c);
+        let operands: Vec<Node<'_>> = c.named_children(&mut c.walk()).collect();
+        matches!(operands.as_slice(), [l, r]
+            if c.kind() == "comparison_operator"
+                && text(source, *l) == counter
+                && walked(*r, "stop").as_deref() == Some(walk.as_str())
+                && source.get(l.end_byte()..r.start_byte()).is_some_and(|o| o.trim() == op))
+    };
+    let test_holds = if conditional {
+        let parts: Vec<Node<'_>> = test.named_children(&mut test.walk()).collect();
+        match parts.as_slice() {
+            [up, sign, down] => {
+                let positive = within_parentheses(*sign);
+                let signs: Vec<Node<'_>> = positive.named_children(&mut positive.walk()).collect();
+                tested(*up, "<")
+                    && tested(*down, ">")
+                    && matches!(signs.as_slice(), [s, z]
+                        if walked(*s, "step").as_deref() == Some(walk.as_str())
+                            && text(source, *z) == "0"
+                            && source.get(s.end_byte()..z.start_byte()).is_some_and(|o| o.trim() == ">"))
+            }
+            _ => false,
+        }
+    } else {
+        tested(test, "<")
+    };
+    if !test_holds
+        || !is_call_of(source, call, "range")
+        || walked(start, "start").as_deref() != Some(walk.as_str())
+    {
+        return false;
+    }
+    let (Some(colon), Some(operator)) = (
+        n.children(&mut n.walk()).find(|c| c.kind() == ":"),
+        first.next_sibling(),
+    ) else {
+        return false;
+    };
+    out.texts.insert(n.start_byte(), "for".to_string());
+    out.aliases.insert(first.start_byte(), x.start_byte());
+    out.texts.insert(operator.start_byte(), "in".to_string());
+    out.dropped.push(test.start_byte()..first.start_byte());
+    out.dropped.push(operator.end_byte()..test.end_byte());
+    // `r = range(A)` goes but for `range(A)`, which moves into the header.
+    out.dropped.push(made.start_byte()..call.start_byte());
+    out.dropped.push(call.end_byte()..made.end_byte());
+    out.dropped.push(range(started));
+    out.dropped.push(copy.start_byte()..advance.end_byte());
+    out.moves.push((range(call), colon.start_byte()));
+    true
+}

@@ -46,7 +46,10 @@
 //!   expression of integer literals and module constants (`1 + 13`, `(LIMIT - 9) << 1`)
 //!   reads as its value, with Python's floor division and remainder;
 //! - **while loops as for loops** (`while-to-for`): `for k in iter(lambda: bool(c), False):`
-//!   reads as `while c:` and `for k in iter(int, 1):` as `while True:` where `k` is unread.
+//!   reads as `while c:` and `for k in iter(int, 1):` as `while True:` where `k` is unread;
+//! - **for loops as while loops** (`for-to-while`): `h = iter(E)` and `s = object()`, each
+//!   read only by the loop, then `while (t := next(h, s)) is not s:` with `x = t` first in its
+//!   body read as `for x in E:`.
 
 use super::literals::{integer_value, is_identifier, python_string, quote};
 use std::collections::HashMap;
@@ -62,7 +65,8 @@ use bindings::{
     callable_object, docstring, hoisted_constants, import_aliases, packed_state, qualified_imports,
 };
 use control::{
-    dead_code, flipped_if, inner_function, relay_generator, scaffold, state_machine, while_from_for,
+    dead_code, flipped_if, for_from_while, inner_function, relay_generator, scaffold,
+    state_machine, while_from_for,
 };
 use expressions::{
     attribute_lookup, double_not, folded_arithmetic, operand_order, redundant_parens,
@@ -96,6 +100,9 @@ pub(super) struct Structure {
     named_strings: HashMap<String, String>,
     /// A token starting at the key reads as the text given.
     pub texts: HashMap<usize, String>,
+    /// Tokens starting in the range read just before the token starting at the position, on
+    /// its line (a loop's iterable moved back into its header).
+    pub moves: Vec<(Range<usize>, usize)>,
     /// Function and class docstrings, in no particular order.
     pub docstrings: Vec<Docstring>,
 }
@@ -166,6 +173,9 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
                 flipped_if(n, &mut out);
                 if n.kind() == "for_statement" {
                     while_from_for(source, n, &mut out);
+                }
+                if n.kind() == "while_statement" {
+                    for_from_while(source, root, n, &mut out);
                 }
             }
             "parenthesized_expression" => redundant_parens(source, n, &mut out),

@@ -415,10 +415,13 @@ fn reordered(mut tokens: Vec<Token>, reorders: &[structure::Reorder]) -> Vec<Tok
 }
 
 /// Tokens starting in each move's range taken out and put back just before the token
-/// starting at its position, on that token's line (a move whose place is gone moves nothing).
+/// starting at its position, on that token's line (a move whose place is gone drops them).
 fn moved(mut tokens: Vec<Token>, moves: &[(std::ops::Range<usize>, usize)]) -> Vec<Token> {
     for (from, to) in moves {
         let Some(place) = tokens.iter().find(|t| t.start == *to) else {
+            // What surrounded the tokens is gone: left where they were, they would read as a
+            // line of their own.
+            tokens.retain(|t| !from.contains(&t.start));
             continue;
         };
         let (line, column) = (place.line, place.column);
@@ -846,6 +849,10 @@ mod tests {
         // An iterator read elsewhere too is a different loop.
         let e = b.replace("    return t\n", "    return t + len(list(it))\n");
         assert!(canonical(&e).contains("while"), "{}", canonical(&e));
+        // Statements joined by `;` (`line-join`) are left alone in the pass that reads them
+        // apart (leaving out the first would misplace the second), then read in the next.
+        let joined = b.replace("    it = iter(xs)\n    done", "    it = iter(xs); done");
+        assert_eq!(canonical(a), canonical(&joined));
         // A test that is not the sentinel's is a different loop.
         let f = b.replace("is not done:", "is not None:");
         assert!(canonical(&f).contains("while"), "{}", canonical(&f));

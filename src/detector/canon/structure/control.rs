@@ -740,7 +740,9 @@ pub(super) fn for_from_while(source: &str, root: Node<'_>, n: Node<'_>, out: &mu
             .then(|| bound_once(source, root, text(source, value), 2))
             .flatten();
         match copied {
-            Some((original, v)) if fresh(v) => gone.push(range(original)),
+            Some((original, v)) if fresh(v) && alone_on_its_lines(original) => {
+                gone.push(range(original));
+            }
             _ => return,
         }
     }
@@ -751,6 +753,9 @@ pub(super) fn for_from_while(source: &str, root: Node<'_>, n: Node<'_>, out: &mu
     else {
         return;
     };
+    if ![made, sentinel_made].into_iter().all(alone_on_its_lines) {
+        return;
+    }
     // `x = t` first in the body, `t` read nowhere else: `x` is the loop's variable.
     let first = statements(body);
     let copy = first.first().and_then(|s| assignment(*s)).filter(|(x, t)| {
@@ -760,6 +765,7 @@ pub(super) fn for_from_while(source: &str, root: Node<'_>, n: Node<'_>, out: &mu
             && identifier_count(source, root, text(source, item)) == 2
             && first.len() > 1
     });
+    let copy = copy.filter(|_| first.first().is_some_and(|s| alone_on_its_lines(*s)));
     if let (Some((x, _)), Some(statement)) = (copy, first.first()) {
         out.aliases.insert(item.start_byte(), x.start_byte());
         gone.push(range(*statement));
@@ -904,6 +910,9 @@ fn for_from_range_walk(
         tested(test, "<")
     };
     if !test_holds
+        || ![made, started, *copy, *advance]
+            .into_iter()
+            .all(alone_on_its_lines)
         || !is_call_of(source, call, "range")
         || walked(start, "start").as_deref() != Some(walk.as_str())
     {

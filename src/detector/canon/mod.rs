@@ -52,8 +52,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 /// form differ, so that a model trained on older forms (`train --canon-forms`) is never taken
 /// for one trained on these. Unrecorded (older models): any form before 2; 2: renamed names
 /// spelled as single letters; 3: `for-to-while`'s loops over iterables and range objects read
-/// as `for` loops.
-pub const FORM_VERSION: u32 = 3;
+/// as `for` loops; 4: a copy `;`-joined to the next statement no longer misplaces it.
+pub const FORM_VERSION: u32 = 4;
 
 /// The canonical form of `source`, read in the language it is written in
 /// ([`Language::detect`]), with all its docstrings.
@@ -814,7 +814,7 @@ mod tests {
         assert_eq!(
             (FORM_VERSION, canonical(probe).as_str()),
             (
-                3,
+                4,
                 "def a(xs, k = 2):\n    b = 0\n    for c in xs:\n        b += c\n    return b / len(xs) if xs else k"
             )
         );
@@ -1226,6 +1226,20 @@ mod tests {
         // A constant bound twice is a variable.
         let c = format!("{b}SEP = ','\n");
         assert!(canonical(&c).contains("a ="), "{}", canonical(&c));
+    }
+
+    #[test]
+    fn a_copy_joined_to_the_next_statement_reads_as_on_its_own_line() {
+        // `line-join` after `temp-var`: the copy goes, and the next statement keeps its depth.
+        let joined =
+            "def f(xs, k):\n    last = xs[-1]\n    out = last; y = out * k\n    return y\n";
+        let apart = joined.replace("out = last; y", "out = last\n    y");
+        assert_eq!(canonical(joined), canonical(&apart));
+        assert!(
+            canonical(joined).contains("\n    c = b * k\n"),
+            "{}",
+            canonical(joined)
+        );
     }
 
     #[test]

@@ -451,7 +451,10 @@ impl<'s> Scopes<'s> {
                     .count()
                     < 2
             });
+            // The first of a `;`-joined line waits for the pass that reads the line apart:
+            // left out, it would leave the next statement at its column after the `;`.
             if t == u
+                || !super::structure::alone_on_its_lines(statement)
                 || params.contains(t)
                 || !once(t)
                 || !settled_before

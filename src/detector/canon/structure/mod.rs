@@ -331,7 +331,7 @@ fn next_statement(n: Node<'_>) -> Option<Node<'_>> {
 
 /// Whether no other statement shares a line with `n` (`a = 1; b = 2` share one): leaving out
 /// the first of a `;`-joined line would leave the next at the column it had after the `;`.
-fn alone_on_its_lines(n: Node<'_>) -> bool {
+pub(super) fn alone_on_its_lines(n: Node<'_>) -> bool {
     previous_statement(n).is_none_or(|p| p.end_position().row < n.start_position().row)
         && next_statement(n).is_none_or(|x| x.start_position().row > n.end_position().row)
 }

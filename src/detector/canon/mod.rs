@@ -52,8 +52,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 /// form differ, so that a model trained on older forms (`train --canon-forms`) is never taken
 /// for one trained on these. Unrecorded (older models): any form before 2; 2: renamed names
 /// spelled as single letters; 3: `for-to-while`'s loops over iterables and range objects read
-/// as `for` loops; 4: a copy `;`-joined to the next statement no longer misplaces it.
-pub const FORM_VERSION: u32 = 4;
+/// as `for` loops; 4: a copy `;`-joined to the next statement no longer misplaces it; 5:
+/// temporaries read where they are read, `x = x + E` as `x += E`.
+pub const FORM_VERSION: u32 = 5;
 
 /// The canonical form of `source`, read in the language it is written in
 /// ([`Language::detect`]), with all its docstrings.
@@ -67,7 +68,7 @@ pub fn canonical_as(language: Language, source: &str) -> String {
 }
 
 /// Passes over a form at most, after the first: each reads what the last one uncovered.
-const PASSES: usize = 4;
+const PASSES: usize = 10;
 
 /// `form` read again until it no longer changes (at most [`PASSES`] times). Each rule reads
 /// one SPT's pattern as the SPT writes it, but SPTs stack: a state machine's test moved into
@@ -119,8 +120,13 @@ struct Reading<'s> {
     source: &'s str,
     tree: Option<tree_sitter::Tree>,
     structure: structure::Structure,
+    /// The program's names by where they are written, and what the name rules leave out.
+    names: ProgramNames<'s>,
     docstrings: BTreeSet<String>,
 }
+
+/// What [`program_names`] reads of a tree.
+type ProgramNames<'s> = (HashMap<usize, Name<'s>>, Vec<std::ops::Range<usize>>);
 
 impl<'s> Reading<'s> {
     /// `source` read in the language it is written in.
@@ -136,8 +142,16 @@ impl<'s> Reading<'s> {
 
     fn with_tree(language: Language, source: &'s str, tree: Option<tree_sitter::Tree>) -> Self {
         // Read once: a pair may need this program's form with and without some docstrings.
+        let names = tree
+            .as_ref()
+            .map(|t| program_names(language, source, t.root_node()))
+            .unwrap_or_default();
+        // The structure rules see what the name rules leave out (copies), so that no two
+        // rules edit one statement.
         let structure = match (&tree, language) {
-            (Some(tree), Language::Python) => structure::python_structure(source, tree.root_node()),
+            (Some(tree), Language::Python) => {
+                structure::python_structure(source, tree.root_node(), &names.1)
+            }
             _ => structure::Structure::default(),
         };
         let docstrings = structure
@@ -150,6 +164,7 @@ impl<'s> Reading<'s> {
             source,
             tree,
             structure,
+            names,
             docstrings,
         }
     }
@@ -164,9 +179,14 @@ impl<'s> Reading<'s> {
     /// program reads as written).
     fn one_pass(&self, keep: &dyn Fn(&str) -> bool) -> String {
         match &self.tree {
-            Some(tree) => {
-                canonical_of_tree(self.language, self.source, tree, &self.structure, keep)
-            }
+            Some(tree) => canonical_of_tree(
+                self.language,
+                self.source,
+                tree,
+                &self.structure,
+                &self.names,
+                keep,
+            ),
             None => self.source.to_string(),
         }
     }
@@ -204,9 +224,11 @@ fn canonical_of_tree<'s>(
     source: &'s str,
     tree: &tree_sitter::Tree,
     structure: &structure::Structure,
+    names: &ProgramNames<'s>,
     keep: &dyn Fn(&str) -> bool,
 ) -> String {
-    let (program, mut dropped) = program_names(language, source, tree.root_node());
+    let (program, dropped) = names;
+    let mut dropped = dropped.clone();
     dropped.extend(structure.dropped.iter().cloned());
     // Kept docstrings read by value.
     let docstrings: HashMap<usize, &str> = structure
@@ -415,18 +437,21 @@ fn reordered(mut tokens: Vec<Token>, reorders: &[structure::Reorder]) -> Vec<Tok
 }
 
 /// Tokens starting in each move's range taken out and put back just before the token
-/// starting at its position, on that token's line (a move whose place is gone drops them).
-fn moved(mut tokens: Vec<Token>, moves: &[(std::ops::Range<usize>, usize)]) -> Vec<Token> {
-    for (from, to) in moves {
-        let Some(place) = tokens.iter().find(|t| t.start == *to) else {
-            // What surrounded the tokens is gone: left where they were, they would read as a
-            // line of their own.
-            tokens.retain(|t| !from.contains(&t.start));
+/// starting at its place, on that token's line; a replaced place token goes. Tokens whose
+/// place is gone (another rule left it out) go too: where they stood, what surrounded them is
+/// gone, and they would read as a line of their own.
+fn moved(mut tokens: Vec<Token>, moves: &[structure::Move]) -> Vec<Token> {
+    for m in moves {
+        if m.from.contains(&m.to) {
+            continue;
+        }
+        let Some(place) = tokens.iter().find(|t| t.start == m.to) else {
+            tokens.retain(|t| !m.from.contains(&t.start));
             continue;
         };
         let (line, column) = (place.line, place.column);
         let (mut picked, rest): (Vec<Token>, Vec<Token>) =
-            tokens.into_iter().partition(|t| from.contains(&t.start));
+            tokens.into_iter().partition(|t| m.from.contains(&t.start));
         tokens = rest;
         for t in &mut picked {
             t.line = line;
@@ -434,9 +459,10 @@ fn moved(mut tokens: Vec<Token>, moves: &[(std::ops::Range<usize>, usize)]) -> V
         }
         let at = tokens
             .iter()
-            .position(|t| t.start == *to)
+            .position(|t| t.start == m.to)
             .unwrap_or(tokens.len());
-        tokens.splice(at..at, picked);
+        let gone = usize::from(m.replacing && at < tokens.len());
+        tokens.splice(at..at + gone, picked);
     }
     tokens
 }
@@ -802,7 +828,7 @@ mod tests {
         // they keep their spelling.
         assert_eq!(
             canonical(a),
-            "def a(x, y):\n    \"Return x plus y.\"\n    b = x + y\n    return b"
+            "def a(x, y):\n    \"Return x plus y.\"\n    return x + y"
         );
     }
 
@@ -814,7 +840,7 @@ mod tests {
         assert_eq!(
             (FORM_VERSION, canonical(probe).as_str()),
             (
-                4,
+                5,
                 "def a(xs, k = 2):\n    b = 0\n    for c in xs:\n        b += c\n    return b / len(xs) if xs else k"
             )
         );
@@ -1015,7 +1041,8 @@ mod tests {
             "def f(n):\n    line = (n** \\\n        B)\n    volume = line + 1\n    return volume\n";
         let b = "def f(n):\n    line = n ** B\n    volume = line + 1\n    return volume\n";
         assert_eq!(canonical(a), canonical(b));
-        assert_eq!(canonical(a).lines().count(), 4, "{}", canonical(a));
+        // (`line` and `volume` are temporaries: `return n ** B + 1`.)
+        assert_eq!(canonical(a).lines().count(), 2, "{}", canonical(a));
     }
 
     #[test]
@@ -1229,6 +1256,33 @@ mod tests {
     }
 
     #[test]
+    fn temporaries_read_where_they_are_read() {
+        // What stacked `temp-var` makes (copies in a loop included), and `augmented-assign`.
+        let a = "def f(xs, k):\n    total = 0\n    for x in xs:\n        if x % k == 0 and x > 2:\n            total += abs(x) ** 2\n    return total / len(xs) if xs else 0\n";
+        let b = "def f(xs, k):\n    total = 0\n    for x in xs:\n        galaxy = x % k == 0\n        count = galaxy\n        winter = count\n        if winter and x > 2:\n            season = abs(x)\n            table = season\n            lo = table ** 2\n            total = total + lo\n    return total / len(xs) if xs else 0\n";
+        assert_eq!(canonical(a), canonical(b));
+        // A value that would need parentheses where it is read stays a temporary; so does one
+        // read twice, or read later (in a block or a loop of the next statement).
+        for kept in [
+            "def f(a, b):\n    s = a + b\n    return s * 2\n",
+            "def f(a, b):\n    s = a + b\n    return s * s\n",
+            "def f(a, b):\n    s = a + b\n    if a:\n        return s\n    return 0\n",
+            "def f(a, b):\n    s = len(a)\n    while b:\n        b -= s\n    return b\n",
+        ] {
+            let form = canonical(kept);
+            assert!(
+                form.contains(" = len(") || form.contains(" = a + b"),
+                "{form}"
+            );
+        }
+        // `x = x - y - z` is `(x - y) - z`: not `x -= …`.
+        assert!(
+            canonical("def f(x, y, z):\n    x = x - y - z\n    return x\n")
+                .contains("x = x - y - z")
+        );
+    }
+
+    #[test]
     fn a_copy_joined_to_the_next_statement_reads_as_on_its_own_line() {
         // `line-join` after `temp-var`: the copy goes, and the next statement keeps its depth.
         let joined =
@@ -1236,7 +1290,7 @@ mod tests {
         let apart = joined.replace("out = last; y", "out = last\n    y");
         assert_eq!(canonical(joined), canonical(&apart));
         assert!(
-            canonical(joined).contains("\n    c = b * k\n"),
+            !canonical(joined).contains("\n        "),
             "{}",
             canonical(joined)
         );
@@ -1249,10 +1303,15 @@ mod tests {
         // and one made before the copy it reads (as state machine pieces can be in the text).
         let b = "def f(xs, k):\n    ys = (xs)\n    item = ys[-1]\n    mass = item\n    stock = (mass)\n    return stock * k\n";
         assert_eq!(canonical(a), canonical(b));
-        // A name bound twice, or in a loop header, is a variable: its copy stays.
+        // A name bound twice, or in a loop header, is a variable: its copy stays (here taking
+        // the temporary `last`'s value).
         let c =
             "def f(xs, k):\n    last = xs[-1]\n    out = last\n    out = out * k\n    return out\n";
-        assert!(canonical(c).matches(" = ").count() == 3, "{}", canonical(c));
+        assert!(
+            canonical(c).contains("b = xs[- 1]\n    b *= k"),
+            "{}",
+            canonical(c)
+        );
         let d = "def f(xs, k):\n    for x in xs:\n        y = x\n    return y * k\n";
         assert!(canonical(d).contains("c = b"), "{}", canonical(d));
         // A copy of a module name (which could be rebound elsewhere) stays.
@@ -1261,7 +1320,7 @@ mod tests {
         // A copy whose source changes later (a loop), is rebound elsewhere (a case capture, an
         // inner function's nonlocal, del) or comes before its source stays; so does one that is
         // its block's only statement.
-        let looped = "def f(xs):\n    r = []\n    for i, x in enumerate(xs):\n        if i:\n            prev = cur\n            r.append(cur - prev)\n        cur = x\n    return r\n";
+        let looped = "def f(xs):\n    r = []\n    for i, x in enumerate(xs):\n        if i:\n            prev = cur\n            r.append(cur - prev)\n            r.append(prev)\n        cur = x\n    return r\n";
         assert!(canonical(looped).contains("e = f"), "{}", canonical(looped));
         let plain = "def f(u, p):\n    return u\n";
         for rebound in [
@@ -1366,7 +1425,7 @@ mod tests {
         let d = "def f(x):\n    return (-7 // 2, -7 % 2, 7 % -2)\n";
         // (The folded values read as a negative literal written in the source does.)
         assert!(canonical(d).contains("(- 4, 1, - 1)"), "{}", canonical(d));
-        let e = "def f(x):\n    y = 3\n    return x + y * 2\n";
+        let e = "def f(x):\n    y = 3\n    return x + y * 2 + y\n";
         assert!(canonical(e).contains("* 2"), "{}", canonical(e));
     }
 

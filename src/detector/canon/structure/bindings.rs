@@ -561,3 +561,217 @@ pub(super) fn qualified_imports(source: &str, module: Node<'_>, out: &mut Struct
         }
     }
 }
+
+/// A temporary that `temp-var` could have made: the statement `t = E`, the next statement,
+/// the one read of `t` in it, and `E`.
+pub(super) struct Temporary {
+    statement: Range<usize>,
+    next: Range<usize>,
+    read: Range<usize>,
+    value: Range<usize>,
+}
+
+/// `statement` as a temporary: `t = E` where `t` is written twice in the whole program (here
+/// and once in the next statement, not inside a function, lambda or comprehension there,
+/// which could run it later or many times), `E` holds no `yield`, `await` or `:=`, and `E`
+/// reads the same without parentheses where `t` is read (it is atomic, or `t` is a whole
+/// value: a statement's, a return's, a condition's, a lone argument's).
+pub(super) fn temporary(source: &str, root: Node<'_>, statement: Node<'_>) -> Option<Temporary> {
+    let (target, value) = assignment(statement)?;
+    if target.kind() != "identifier" || statement.named_child_count() != 1 {
+        return None;
+    }
+    let name = text(source, target);
+    let next = next_statement(statement)?;
+    if !alone_on_its_lines(statement) || !alone_on_its_lines(next) {
+        return None;
+    }
+    // A copy outside loops is the copy rule's, whose conditions are stricter (a module
+    // name, a name bound later); in a loop it leaves copies, and they read here.
+    if within_parentheses(value).kind() == "identifier" && !in_a_loop(statement) {
+        return None;
+    }
+    if identifier_count(source, root, name) != 2 {
+        return None;
+    }
+    let mut read = None;
+    let mut stack = vec![next];
+    while let Some(n) = stack.pop() {
+        stack.extend(n.named_children(&mut n.walk()));
+        if n.kind() == "identifier" && text(source, n) == name {
+            read = Some(n);
+        }
+    }
+    let read = read?;
+    let mut forbidden = vec![value];
+    while let Some(n) = forbidden.pop() {
+        if matches!(n.kind(), "yield" | "await" | "named_expression") {
+            return None;
+        }
+        forbidden.extend(n.named_children(&mut n.walk()));
+    }
+    // Read once, when the next statement starts: not in a block of it, a loop, or code that
+    // runs later.
+    let mut at = read.parent();
+    while let Some(p) = at {
+        if matches!(
+            p.kind(),
+            "block"
+                | "for_statement"
+                | "while_statement"
+                | "lambda"
+                | "function_definition"
+                | "class_definition"
+                | "list_comprehension"
+                | "set_comprehension"
+                | "dictionary_comprehension"
+                | "generator_expression"
+                | "keyword_argument"
+                | "default_parameter"
+                | "typed_default_parameter"
+        ) {
+            return None;
+        }
+        if p.id() == next.id() {
+            break;
+        }
+        at = p.parent();
+    }
+    let inner = within_parentheses(value);
+    let atomic = matches!(
+        inner.kind(),
+        "identifier"
+            | "call"
+            | "attribute"
+            | "subscript"
+            | "integer"
+            | "float"
+            | "string"
+            | "true"
+            | "false"
+            | "none"
+            | "list"
+            | "tuple"
+            | "dictionary"
+            | "set"
+            | "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression"
+    );
+    let whole = read.parent().is_some_and(|p| {
+        let slot = |field: &str| {
+            p.child_by_field_name(field)
+                .is_some_and(|c| c.id() == read.id())
+        };
+        match p.kind() {
+            "assignment" | "augmented_assignment" => slot("right"),
+            "return_statement" | "expression_statement" => true,
+            "if_statement" | "elif_clause" | "while_statement" => slot("condition"),
+            "argument_list" => p.named_child_count() == 1,
+            _ => false,
+        }
+    });
+    // Inside an operator that binds more loosely than the value's own, no parentheses either.
+    let looser = read
+        .parent()
+        .is_some_and(|p| binding(source, inner) > binding(source, p));
+    (atomic || whole || looser).then(|| Temporary {
+        statement: range(statement),
+        next: range(next),
+        read: range(read),
+        value: range(value),
+    })
+}
+
+/// Each temporary read back where it is read, except one whose own statement takes another's
+/// value in this pass (the next pass reads it), so no two moves overlap.
+///
+/// Run after every other rule: a temporary in what another rule reorders, leaves out or
+/// moves stays as written.
+pub(super) fn inlined_temporaries(
+    mut temporaries: Vec<Temporary>,
+    named_out: &[Range<usize>],
+    out: &mut Structure,
+) {
+    temporaries.sort_by_key(|t| t.statement.start);
+    let meets = |a: &Range<usize>, b: &Range<usize>| a.start < b.end && b.start < a.end;
+    let mut dropped = out.dropped.clone();
+    dropped.extend(named_out.iter().cloned());
+    let dropped = merged(&dropped);
+    let mut taken: Vec<&Temporary> = Vec::new();
+    for t in &temporaries {
+        let busy = [&t.statement, &t.next].into_iter().any(|r| {
+            out.reorders.iter().any(|o| meets(&o.span, r))
+                || out
+                    .moves
+                    .iter()
+                    .any(|m| meets(&m.from, r) || r.contains(&m.to))
+                || dropped.iter().any(|d| meets(d, r))
+        });
+        // A value read at another depth (a scaffold's body reads one level up) would take
+        // the wrong one where it starts its line.
+        let shifted = out
+            .shifts
+            .iter()
+            .any(|(s, _)| s.contains(&t.value.start) != s.contains(&t.read.start));
+        let overlaps = taken
+            .iter()
+            .any(|o| o.next == t.statement || o.statement == t.next);
+        if !busy && !shifted && !overlaps {
+            taken.push(t);
+        }
+    }
+    for t in taken {
+        out.dropped.push(t.statement.start..t.value.start);
+        out.dropped.push(t.value.end..t.statement.end);
+        out.moves.push(Move {
+            from: t.value.clone(),
+            to: t.read.start,
+            replacing: true,
+        });
+    }
+}
+
+/// How tightly an expression binds in Python (higher: tighter); an operator's by its operator.
+fn binding(source: &str, n: Node<'_>) -> u8 {
+    let operator = || {
+        n.child_by_field_name("operator")
+            .map(|o| text(source, o))
+            .unwrap_or_default()
+    };
+    match n.kind() {
+        "lambda" => 0,
+        "conditional_expression" => 1,
+        "boolean_operator" if operator() == "or" => 2,
+        "boolean_operator" => 3,
+        "not_operator" => 4,
+        "comparison_operator" => 5,
+        "binary_operator" => match operator() {
+            "|" => 6,
+            "^" => 7,
+            "&" => 8,
+            "<<" | ">>" => 9,
+            "+" | "-" => 10,
+            "**" => 13,
+            _ => 11,
+        },
+        "unary_operator" => 12,
+        "named_expression" | "expression_list" | "yield" | "await" | "list_splat"
+        | "dictionary_splat" | "keyword_argument" | "pair" | "slice" => 0,
+        _ => 14,
+    }
+}
+
+/// Whether `n` runs in a loop of its function (or of the module, outside functions).
+fn in_a_loop(n: Node<'_>) -> bool {
+    let mut at = n.parent();
+    while let Some(p) = at {
+        match p.kind() {
+            "for_statement" | "while_statement" => return true,
+            "function_definition" | "lambda" | "class_definition" => return false,
+            _ => at = p.parent(),
+        }
+    }
+    false
+}

@@ -783,12 +783,16 @@ pub(super) fn for_from_while(source: &str, root: Node<'_>, n: Node<'_>, out: &mu
     out.dropped.push(made.start_byte()..iterable.start_byte());
     out.dropped.push(iterable.end_byte()..made.end_byte());
     out.dropped.extend(gone);
-    out.moves.push((range(*iterable), colon));
+    out.moves.push(Move {
+        from: range(*iterable),
+        to: colon,
+        replacing: false,
+    });
 }
 
 /// The one statement `name = value` that binds `name`, where `name` is written `uses` times
 /// in all (that binding included): the statement and the value.
-fn bound_once<'t>(
+pub(super) fn bound_once<'t>(
     source: &str,
     root: Node<'t>,
     name: &str,
@@ -934,6 +938,10 @@ fn for_from_range_walk(
     out.dropped.push(call.end_byte()..made.end_byte());
     out.dropped.push(range(started));
     out.dropped.push(copy.start_byte()..advance.end_byte());
-    out.moves.push((range(call), colon.start_byte()));
+    out.moves.push(Move {
+        from: range(call),
+        to: colon.start_byte(),
+        replacing: false,
+    });
     true
 }

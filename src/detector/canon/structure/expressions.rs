@@ -237,3 +237,37 @@ pub(super) fn folded_arithmetic(source: &str, n: Node<'_>, out: &mut Structure) 
     }
     true
 }
+
+/// `x = x OP E` reads as `x OP= E` (what `augmented-assign` makes of `x OP= E`), for a plain
+/// name `x` and an arithmetic or bitwise `OP`.
+pub(super) fn augmented(source: &str, statement: Node<'_>, out: &mut Structure) {
+    let Some((target, value)) = assignment(statement) else {
+        return;
+    };
+    let (Some(left), Some(operator), Some(right)) = (
+        value.child_by_field_name("left"),
+        value.child_by_field_name("operator"),
+        value.child_by_field_name("right"),
+    ) else {
+        return;
+    };
+    let op = text(source, operator);
+    let Some(equals) = value
+        .prev_sibling()
+        .filter(|e| e.kind() == "=" && value.kind() == "binary_operator")
+    else {
+        return;
+    };
+    if target.kind() != "identifier"
+        || left.kind() != "identifier"
+        || text(source, target) != text(source, left)
+        || !matches!(
+            op,
+            "+" | "-" | "*" | "/" | "//" | "%" | "**" | "<<" | ">>" | "&" | "|" | "^" | "@"
+        )
+    {
+        return;
+    }
+    out.texts.insert(equals.start_byte(), format!("{op}="));
+    out.dropped.push(left.start_byte()..right.start_byte());
+}

@@ -47,6 +47,10 @@
 //!   reads as its value, with Python's floor division and remainder;
 //! - **while loops as for loops** (`while-to-for`): `for k in iter(lambda: bool(c), False):`
 //!   reads as `while c:` and `for k in iter(int, 1):` as `while True:` where `k` is unread;
+//! - **augmented assignments** (`augmented-assign`): `x = x + E` reads as `x += E`;
+//! - **temporaries** (`temp-var`): `t = E` whose name the next statement reads once, and
+//!   nothing else reads, reads as nothing and that read as `E` (where `E` needs no
+//!   parentheses there); a chain of them takes a pass per other link;
 //! - **for loops as while loops** (`for-to-while`): `h = iter(E)` and `s = object()`, each
 //!   read only by the loop, then `while (t := next(h, s)) is not s:` with `x = t` first in its
 //!   body read as `for x in E:`.
@@ -62,14 +66,15 @@ mod expressions;
 
 pub(super) use bindings::is_docstring_statement;
 use bindings::{
-    callable_object, docstring, hoisted_constants, import_aliases, packed_state, qualified_imports,
+    callable_object, docstring, hoisted_constants, import_aliases, inlined_temporaries,
+    packed_state, qualified_imports, temporary,
 };
 use control::{
     dead_code, flipped_if, for_from_while, inner_function, relay_generator, scaffold,
     state_machine, while_from_for,
 };
 use expressions::{
-    attribute_lookup, double_not, folded_arithmetic, operand_order, redundant_parens,
+    attribute_lookup, augmented, double_not, folded_arithmetic, operand_order, redundant_parens,
 };
 
 /// How the canonical form reads a Python program's structure.
@@ -100,9 +105,9 @@ pub(super) struct Structure {
     named_strings: HashMap<String, String>,
     /// A token starting at the key reads as the text given.
     pub texts: HashMap<usize, String>,
-    /// Tokens starting in the range read just before the token starting at the position, on
-    /// its line (a loop's iterable moved back into its header).
-    pub moves: Vec<(Range<usize>, usize)>,
+    /// Tokens moved to another place, on its line (a loop's iterable back into its header, a
+    /// temporary's value back where it is read).
+    pub moves: Vec<Move>,
     /// Function and class docstrings, in no particular order.
     pub docstrings: Vec<Docstring>,
 }
@@ -127,6 +132,17 @@ pub(super) struct Reorder {
     pub span: Range<usize>,
     /// Its pieces, in the order they read.
     pub pieces: Vec<Range<usize>>,
+}
+
+/// Tokens read at another place.
+#[derive(Debug, Clone)]
+pub(super) struct Move {
+    /// The tokens starting in this range...
+    pub from: Range<usize>,
+    /// ...read just before the token starting here...
+    pub to: usize,
+    /// ...which goes (a temporary's name, replaced by its value).
+    pub replacing: bool,
 }
 
 /// Two operands that trade places around their operator.
@@ -158,10 +174,17 @@ fn column_shift(moved: Node<'_>, at: Node<'_>) -> usize {
 }
 
 /// The structure of a Python tree the canonical form reads differently.
-pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
+///
+/// `named_out`: what the name rules leave out (copies); no rule here edits those statements.
+pub(super) fn python_structure(
+    source: &str,
+    root: Node<'_>,
+    named_out: &[Range<usize>],
+) -> Structure {
     let mut out = Structure::default();
     let mut relays: Vec<(&str, Range<usize>)> = Vec::new();
     let mut calls = Vec::new();
+    let mut temporaries = Vec::new();
     let mut stack = vec![root];
     let mut cursor = root.walk();
     while let Some(n) = stack.pop() {
@@ -200,7 +223,13 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
                 callable_object(source, n, &mut out);
                 docstring(source, n, &mut out);
             }
-            "expression_statement" => state_machine(source, n, &mut out),
+            "expression_statement" => {
+                state_machine(source, n, &mut out);
+                augmented(source, n, &mut out);
+                if let Some(t) = temporary(source, root, n) {
+                    temporaries.push(t);
+                }
+            }
             "function_definition" => {
                 docstring(source, n, &mut out);
                 packed_state(source, n, &mut out);
@@ -218,6 +247,7 @@ pub(super) fn python_structure(source: &str, root: Node<'_>) -> Structure {
         }
     }
     relayed_calls(source, root, &relays, &calls, &mut out);
+    inlined_temporaries(temporaries, named_out, &mut out);
     out
 }
 

@@ -638,27 +638,8 @@ pub(super) fn temporary(source: &str, root: Node<'_>, statement: Node<'_>) -> Op
         at = p.parent();
     }
     let inner = within_parentheses(value);
-    let atomic = matches!(
-        inner.kind(),
-        "identifier"
-            | "call"
-            | "attribute"
-            | "subscript"
-            | "integer"
-            | "float"
-            | "string"
-            | "true"
-            | "false"
-            | "none"
-            | "list"
-            | "tuple"
-            | "dictionary"
-            | "set"
-            | "list_comprehension"
-            | "set_comprehension"
-            | "dictionary_comprehension"
-            | "generator_expression"
-    );
+    // A name, a literal, a call, a subscript, a display: it needs parentheses nowhere.
+    let atomic = binding(source, inner) == ATOMIC;
     let whole = read.parent().is_some_and(|p| {
         let slot = |field: &str| {
             p.child_by_field_name(field)
@@ -733,6 +714,9 @@ pub(super) fn inlined_temporaries(
     }
 }
 
+/// How tightly an atom binds: names, literals, calls, subscripts, attributes, displays.
+const ATOMIC: u8 = 14;
+
 /// How tightly an expression binds in Python (higher: tighter); an operator's by its operator.
 fn binding(source: &str, n: Node<'_>) -> u8 {
     let operator = || {
@@ -759,7 +743,7 @@ fn binding(source: &str, n: Node<'_>) -> u8 {
         "unary_operator" => 12,
         "named_expression" | "expression_list" | "yield" | "await" | "list_splat"
         | "dictionary_splat" | "keyword_argument" | "pair" | "slice" => 0,
-        _ => 14,
+        _ => ATOMIC,
     }
 }
 

@@ -53,8 +53,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 /// for one trained on these. Unrecorded (older models): any form before 2; 2: renamed names
 /// spelled as single letters; 3: `for-to-while`'s loops over iterables and range objects read
 /// as `for` loops; 4: a copy `;`-joined to the next statement no longer misplaces it; 5:
-/// temporaries read where they are read, `x = x + E` as `x += E`.
-pub const FORM_VERSION: u32 = 5;
+/// temporaries read where they are read, `x = x + E` as `x += E`; 6: a line whose first tokens
+/// go keeps its depth.
+pub const FORM_VERSION: u32 = 6;
 
 /// The canonical form of `source`, read in the language it is written in
 /// ([`Language::detect`]), with all its docstrings.
@@ -256,7 +257,14 @@ fn canonical_of_tree<'s>(
             .sum();
         t.column.saturating_sub(shift)
     };
-    let tokens: Vec<Token> = tokens_of_tree(language.spec(), source, tree)
+    let written = tokens_of_tree(language.spec(), source, tree);
+    // Where each line starts as written, whatever a rule leaves out of it: a line whose first
+    // tokens go (`random.` of `random.seed(0)`, the copy before a `;`) keeps its depth.
+    let mut line_starts: HashMap<usize, usize> = HashMap::new();
+    for t in &written {
+        line_starts.entry(t.line).or_insert_with(|| column(t));
+    }
+    let tokens: Vec<Token> = written
         .into_iter()
         .filter(|t| !structure::covers(&dropped, &(t.start..t.start)))
         .map(|mut t| {
@@ -378,7 +386,10 @@ fn canonical_of_tree<'s>(
             }
             let depth = match language {
                 Language::Python => {
-                    let column = column(t);
+                    let column = line_starts
+                        .get(&t.line)
+                        .copied()
+                        .unwrap_or_else(|| column(t));
                     while indents.len() > 1 && indents.last().is_some_and(|&c| column < c) {
                         indents.pop();
                     }
@@ -840,7 +851,7 @@ mod tests {
         assert_eq!(
             (FORM_VERSION, canonical(probe).as_str()),
             (
-                5,
+                6,
                 "def a(xs, k = 2):\n    b = 0\n    for c in xs:\n        b += c\n    return b / len(xs) if xs else k"
             )
         );
@@ -1280,6 +1291,14 @@ mod tests {
             canonical("def f(x, y, z):\n    x = x - y - z\n    return x\n")
                 .contains("x = x - y - z")
         );
+    }
+
+    #[test]
+    fn a_line_whose_first_tokens_go_keeps_its_depth() {
+        // `random.seed` reads as `seed` (module-qualified names read as from-imports), and
+        // parentheses around a line's first operand go: what is left starts the line.
+        let form = canonical("import random\nrandom.seed(0)\nxs = []\n(xs).append(1)\nprint(xs)\n");
+        assert!(form.lines().all(|l| !l.starts_with(' ')), "{form}");
     }
 
     #[test]

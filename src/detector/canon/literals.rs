@@ -61,10 +61,13 @@ pub(super) fn quote(bytes: bool, value: &str) -> String {
     let prefix = if bytes { "b" } else { "" };
     let escaped = value.replace('\\', "\\\\");
     if value.contains('\n') {
-        format!(
-            "{prefix}\"\"\"{}\"\"\"",
-            escaped.replace("\"\"\"", "\\\"\"\"")
-        )
+        let mut body = escaped.replace("\"\"\"", "\\\"\"\"");
+        // A value that ends with a quote would run into the closing three (`"12""""`).
+        if body.ends_with('"') {
+            body.pop();
+            body.push_str("\\\"");
+        }
+        format!("{prefix}\"\"\"{body}\"\"\"")
     } else {
         format!("{prefix}\"{}\"", escaped.replace('"', "\\\""))
     }
@@ -223,6 +226,21 @@ fn unescape(s: &str, escapes: Escapes) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_values_read_back_as_themselves() {
+        for value in [
+            "plain",
+            "say \"hi\"",
+            "two\nlines",
+            "ends\n\"12\"",
+            "a \"\"\" b\nc\\",
+        ] {
+            let quoted = quote(false, value);
+            let read = python_string(&quoted).map(|s| s.value);
+            assert_eq!(read.as_deref(), Some(value), "{quoted}");
+        }
+    }
 
     #[test]
     fn unescape_reads_every_escape_form() {

@@ -54,8 +54,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 /// spelled as single letters; 3: `for-to-while`'s loops over iterables and range objects read
 /// as `for` loops; 4: a copy `;`-joined to the next statement no longer misplaces it; 5:
 /// temporaries read where they are read, `x = x + E` as `x += E`; 6: a line whose first tokens
-/// go keeps its depth.
-pub const FORM_VERSION: u32 = 6;
+/// go keeps its depth; 7: a multi-line docstring that ends with a quote is escaped.
+pub const FORM_VERSION: u32 = 7;
 
 /// The canonical form of `source`, read in the language it is written in
 /// ([`Language::detect`]), with all its docstrings.
@@ -851,7 +851,7 @@ mod tests {
         assert_eq!(
             (FORM_VERSION, canonical(probe).as_str()),
             (
-                6,
+                7,
                 "def a(xs, k = 2):\n    b = 0\n    for c in xs:\n        b += c\n    return b / len(xs) if xs else k"
             )
         );

@@ -165,7 +165,8 @@ fn logical_break(spec: &Spec, node: Node<'_>, text: &str, state: &mut LineState)
     // inside brackets (where rows never break): kept, it would join the next statement on.
     let continued = std::mem::take(&mut state.continued);
     let new_line = state.last_row.is_some_and(|r| r != row) && state.open.is_empty() && !continued;
-    state.last_row = Some(row);
+    // A token over several rows (a triple-quoted string) ends on the row the next one continues.
+    state.last_row = Some(node.end_position().row);
     if spec.open_brackets.contains(&text) {
         state.open.push(false);
     } else if spec.close_brackets.contains(&text) {

@@ -298,17 +298,27 @@ fn canonical_of_tree<'s>(
         .filter_map(|(start, literal)| Some((*program.get(start)?, literal.as_str())))
         .collect();
     let tokens = fold_literals(language, swapped(tokens, &structure.swaps));
+    // The program name a token stands for: a container slot, or a name it binds or reads
+    // (through an alias).
+    let name_of = |t: &Token| -> Option<Name<'s>> {
+        if t.kind != TokenKind::Identifier {
+            return None;
+        }
+        structure
+            .slots
+            .get(&t.start)
+            .map(|&(container, key)| Name::Slot(container, key))
+            .or_else(|| {
+                program
+                    .get(structure.aliases.get(&t.start).unwrap_or(&t.start))
+                    .copied()
+            })
+    };
     // Spellings the form keeps as written: a renamed name never takes one of them.
     let kept: HashSet<&str> = tokens
         .iter()
         .filter(|t| t.kind == TokenKind::Identifier)
-        .filter(|t| {
-            let renamed = structure.slots.contains_key(&t.start)
-                || program
-                    .get(structure.aliases.get(&t.start).unwrap_or(&t.start))
-                    .is_some_and(|n| !matches!(n, Name::Interface(_)));
-            !renamed
-        })
+        .filter(|t| name_of(t).is_none_or(|n| matches!(n, Name::Interface(_))))
         .map(|t| t.text.as_str())
         .collect();
     let mut spellings = LocalSpellings::new(&kept);
@@ -318,19 +328,7 @@ fn canonical_of_tree<'s>(
     let mut blocks = 0usize;
     let mut previous: Option<&Token> = None;
     for t in &tokens {
-        let slot = structure
-            .slots
-            .get(&t.start)
-            .map(|&(container, key)| Name::Slot(container, key));
-        let named = (t.kind == TokenKind::Identifier)
-            .then(|| {
-                slot.or_else(|| {
-                    program
-                        .get(structure.aliases.get(&t.start).unwrap_or(&t.start))
-                        .copied()
-                })
-            })
-            .flatten();
+        let named = name_of(t);
         let mut number = |name: Name<'s>| -> String {
             if let Name::Interface(spelled) = name {
                 return spelled.to_string();

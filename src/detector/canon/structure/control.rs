@@ -874,7 +874,9 @@ fn for_from_range_walk(
     if x.kind() != "identifier"
         || text(source, read) != counter
         || text(source, advanced) != counter
-        || text(source, step.child(1).unwrap_or(step)) != "+="
+        || step
+            .child_by_field_name("operator")
+            .is_none_or(|o| text(source, o) != "+=")
     {
         return false;
     }

@@ -134,6 +134,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t.tests.iter().cloned().partition(|c| !c.grown)
     };
     let (mut inside, mut others, mut held) = ((0, 0, 0), (0, 0, 0), (0, 0, 0));
+    let mut held_union = (0, 0, 0);
     let (mut alarms, mut grown_checked) = (0, 0);
     for (problem, group) in &by_problem {
         let Some(hidden) = hidden.get(*problem) else {
@@ -186,6 +187,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 &oracle, s.language, &s.source, &sample, hidden, &grown, label,
             );
             held = (held.0 + r.0, held.1 + r.1, held.2 + r.2);
+            // The problem's grown tests, every grown task's (as `tests grow --holdout` judges).
+            let mut keys = std::collections::HashSet::new();
+            let union: Vec<TestCase> = group
+                .iter()
+                .flat_map(|t| split(t).1)
+                .filter(|c| keys.insert((c.input.clone(), c.call.clone())))
+                .collect();
+            let r = judge(
+                &oracle, s.language, &s.source, &sample, hidden, &union, None,
+            );
+            held_union = (held_union.0 + r.0, held_union.1 + r.1, held_union.2 + r.2);
         }
     }
     let share = |r: (usize, usize, usize)| r.2 as f64 / r.1.max(1) as f64;
@@ -213,6 +225,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             held.1,
             held.2,
             share(held)
+        );
+        println!(
+            "held-out solutions' mutants, the problem's grown tests (every grown task's): {} \
+             let through, {} shown non-equivalent, {} rejected ({:.3})",
+            held_union.0,
+            held_union.1,
+            held_union.2,
+            share(held_union)
         );
     }
     println!("false alarms: {alarms} of {grown_checked} (grown test, accepted solution) runs");

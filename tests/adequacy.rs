@@ -131,6 +131,19 @@ fn grown_tests_reject_the_off_by_one_the_sample_misses_and_no_accepted_solution(
             s.id
         );
     }
+    // A mutant retired before it ever runs on a new input is rejected by none: only tests for
+    // coverage are grown, and the mutation score stays where the sample left it.
+    let retired = GrowOptions {
+        retire_after: 0,
+        ..GrowOptions::default()
+    };
+    let (_, none) = grow_task(&oracle, original, &siblings, retired);
+    assert_eq!(none.added, none.covering, "{none:?}");
+    assert_eq!(none.sibling_killed, 0);
+    assert_eq!(
+        none.after.unwrap().mutation_score,
+        none.before.unwrap().mutation_score
+    );
 }
 
 #[test]

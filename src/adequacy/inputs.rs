@@ -164,8 +164,12 @@ impl Parsed {
                 .into_iter()
                 .flatten()
                 .any(|l| matches!(l.as_slice(), [Token::Word(_)]));
-            // Rows of one field shape (`23:50` over `00:10`) are a list of values, not a grid.
-            let shapes: BTreeSet<Option<String>> = rows.iter().map(|r| shape_of(r)).collect();
+            // Rows of one field shape (`23:50` over `00:10`) are a list of values, not a grid;
+            // a number's sign is part of the number (`(-2,3)` over `(4,-1)`).
+            let shapes: BTreeSet<Option<String>> = rows
+                .iter()
+                .map(|r| shape_of(r).map(|s| s.replace("'- d", "d")))
+                .collect();
             let one_shape = shapes.len() == 1 && shapes.iter().all(Option::is_some);
             if end - start >= 2 && words && !one_shape {
                 out.push(start..end);
@@ -177,36 +181,41 @@ impl Parsed {
 
     /// The ordered pairs of this input's records: (tokens on the line, `k`) where two lines
     /// or more have that many tokens, integers at `k` and `k + 1`, and token `k` never above
-    /// token `k + 1` (an interval `l r`, a query's range).
-    fn orders(&self) -> BTreeSet<(usize, usize)> {
-        let mut seen: BTreeMap<(usize, usize), (usize, bool)> = BTreeMap::new();
+    /// token `k + 1` (an interval `l r`, a query's range), with whether it is always below
+    /// (`l < r` in every record: an empty interval is most likely outside the constraints).
+    fn orders(&self) -> BTreeMap<(usize, usize), bool> {
+        let mut seen: BTreeMap<(usize, usize), (usize, bool, bool)> = BTreeMap::new();
         for line in &self.lines {
             for (k, pair) in line.windows(2).enumerate() {
                 if let [Token::Int(a), Token::Int(b)] = pair {
-                    let e = seen.entry((line.len(), k)).or_insert((0, true));
+                    let e = seen.entry((line.len(), k)).or_insert((0, true, true));
                     e.0 += 1;
                     e.1 &= a <= b;
+                    e.2 &= a < b;
                 }
             }
         }
         seen.into_iter()
-            .filter(|(_, (lines, ordered))| *lines >= 2 && *ordered)
-            .map(|(key, _)| key)
+            .filter(|(_, (lines, ordered, _))| *lines >= 2 && *ordered)
+            .map(|(key, (_, _, strict))| (key, strict))
             .collect()
     }
 
     /// Puts each ordered pair of `orders` back in order where a mutation reversed it (the
-    /// two values swap places).
-    fn keep_order(&mut self, orders: &BTreeSet<(usize, usize)>) {
+    /// two values swap places), and parts a strictly ordered pair a mutation made equal.
+    fn keep_order(&mut self, orders: &BTreeMap<(usize, usize), bool>) {
         for line in &mut self.lines {
             let width = line.len();
             for k in 0..width.saturating_sub(1) {
-                if !orders.contains(&(width, k)) {
+                let Some(&strict) = orders.get(&(width, k)) else {
                     continue;
-                }
+                };
                 if let [Token::Int(a), Token::Int(b)] = &mut line[k..k + 2] {
                     if *a > *b {
                         std::mem::swap(a, b);
+                    }
+                    if strict && *a == *b {
+                        *b = b.saturating_add(1);
                     }
                 }
             }
@@ -1261,6 +1270,19 @@ mod tests {
         let base = "3\n23:50\n00:10\n12:00\n";
         assert!(Parsed::of(base).grids().is_empty());
         assert_eq!(Parsed::of("2\n#..\n.S.\n").grids(), vec![1..3]);
+        // Points of one width with their signs in other places are values too.
+        let points = "4\n(1,1)\n(-2,3)\n(4,-1)\n(0,0)\n";
+        assert!(Parsed::of(points).grids().is_empty());
+        for new in made(points, 200, 6) {
+            for t in new.lines().skip(1) {
+                let inner = t.strip_prefix('(').and_then(|t| t.strip_suffix(')'));
+                let (x, y) = inner.and_then(|t| t.split_once(',')).expect(&new);
+                assert!(
+                    x.parse::<i64>().is_ok() && y.parse::<i64>().is_ok(),
+                    "{new}"
+                );
+            }
+        }
         for new in made(base, 200, 6) {
             for t in new.lines().skip(1) {
                 let (h, m) = t.split_once(':').unwrap();
@@ -1330,6 +1352,17 @@ mod tests {
             changed += 1;
         }
         assert!(changed > 100);
+        // Strict in every record: never made equal (an empty interval); equal once: ties stay.
+        let strict = made("3\n1 3\n4 5\n7 9\n", 300, 11);
+        assert!(strict.iter().all(|new| new.lines().skip(1).all(|l| {
+            let v: Vec<&str> = l.split(' ').collect();
+            v.first() != v.get(1)
+        })));
+        let ties = made("3\n1 3\n4 4\n7 9\n", 300, 11);
+        assert!(ties.iter().any(|new| new.lines().skip(1).any(|l| {
+            let v: Vec<&str> = l.split(' ').collect();
+            v.len() == 2 && v.first() == v.get(1)
+        })));
         // One record shows no order: its values are edited freely.
         assert!(Parsed::of("1\n1 3\n").orders().is_empty());
     }

@@ -68,13 +68,15 @@ pub fn mutant_options(max_mutants: usize, seed: u64) -> Result<MutantOptions, Te
     Ok(MutantOptions { max_mutants, seed })
 }
 
-/// How tests are grown, or why not (`deadline` in seconds).
+/// How tests are grown, or why not (`deadline` in seconds; `retire_after` 0: a surviving
+/// mutant is never retired).
 pub fn grow_options(
     mutants: MutantOptions,
     max_tests: usize,
     coverage_tests: usize,
     batch: usize,
     patience: usize,
+    retire_after: usize,
     deadline: f64,
 ) -> Result<GrowOptions, TestsError> {
     if max_tests == 0 || batch == 0 || patience == 0 {
@@ -91,6 +93,11 @@ pub fn grow_options(
         coverage_tests,
         batch,
         patience,
+        retire_after: if retire_after == 0 {
+            usize::MAX
+        } else {
+            retire_after
+        },
         deadline,
         seed: mutants.seed,
     })
@@ -819,16 +826,20 @@ mod unit {
         assert!(matches!(mutant_options(0, 1), Err(TestsError::NoMutants)));
         let m = mutant_options(3, 7).unwrap();
         assert!(matches!(
-            grow_options(m, 0, 0, 1, 1, 1.0),
+            grow_options(m, 0, 0, 1, 1, 0, 1.0),
             Err(TestsError::NoGrowth)
         ));
         for d in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(matches!(
-                grow_options(m, 1, 0, 1, 1, d),
+                grow_options(m, 1, 0, 1, 1, 0, d),
                 Err(TestsError::Deadline)
             ));
         }
-        let g = grow_options(m, 2, 5, 3, 4, 0.5).unwrap();
+        let g = grow_options(m, 2, 5, 3, 4, 0, 0.5).unwrap();
         assert_eq!((g.seed, g.deadline), (7, Duration::from_millis(500)));
+        // 0 retires no survivor; N retires after N inputs survived.
+        assert_eq!(g.retire_after, usize::MAX);
+        let g = grow_options(m, 2, 5, 3, 4, 64, 0.5).unwrap();
+        assert_eq!(g.retire_after, 64);
     }
 }

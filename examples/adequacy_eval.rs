@@ -7,7 +7,9 @@
 //! - **other solutions**: the same for mutants of the problem's other solutions, judged by the
 //!   first solution's grown tests with that other solution as the reference;
 //! - **held out** (with ALL.jsonl): the same for the solutions in ALL.jsonl that GROWN.jsonl
-//!   lacks: growth never ran them, neither for its keep rules nor for its mutants;
+//!   lacks: growth never ran them, neither for its keep rules nor for its mutants; judged by
+//!   the first solution's grown tests, and by every grown task's tests of the problem (as
+//!   `tests grow --holdout` judges);
 //! - **false alarms**: grown tests on which the task's original or another accepted solution
 //!   of its problem (held-out ones included) does not print the expected output (by the task's
 //!   checker).

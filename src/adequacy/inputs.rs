@@ -201,6 +201,106 @@ impl Parsed {
             .collect()
     }
 
+    /// The record columns (tokens on the line, `k`: lines after the first, two or more with
+    /// that many tokens) whose integers lie within `0..=H` of one integer `H` of the first line
+    /// in every input that has them; the first such place of the first line is the one kept.
+    fn index_columns(inputs: &[Parsed]) -> BTreeMap<(usize, usize), Index> {
+        // (width, k, place) → (holds everywhere, zero seen, top seen)
+        let mut seen: BTreeMap<(usize, usize, usize), (bool, bool, bool)> = BTreeMap::new();
+        for p in inputs {
+            let header: Vec<(usize, i64)> = p
+                .lines
+                .first()
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .filter_map(|(j, t)| match t {
+                    Token::Int(h) => Some((j, *h)),
+                    _ => None,
+                })
+                .collect();
+            let mut widths: BTreeMap<usize, usize> = BTreeMap::new();
+            for line in p.lines.iter().skip(1) {
+                *widths.entry(line.len()).or_default() += 1;
+            }
+            for line in p.lines.iter().skip(1) {
+                if widths.get(&line.len()).is_none_or(|&n| n < 2) {
+                    continue;
+                }
+                for (k, t) in line.iter().enumerate() {
+                    let Token::Int(v) = t else { continue };
+                    for &(j, h) in &header {
+                        let e = seen
+                            .entry((line.len(), k, j))
+                            .or_insert((true, false, false));
+                        e.0 &= (0..=h).contains(v);
+                        e.1 |= *v == 0;
+                        e.2 |= *v == h;
+                    }
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        for ((w, k, place), (holds, zero, top)) in seen {
+            if holds {
+                out.entry((w, k)).or_insert(Index { place, zero, top });
+            }
+        }
+        out
+    }
+
+    /// Brings each integer of an index column back within the value it indexes on this
+    /// input's first line (which a resize may have changed), on the lines after the first
+    /// that no count of the first line sizes (a list's or a matrix row's values are no
+    /// records).
+    fn keep_indices(&mut self, indices: &BTreeMap<(usize, usize), Index>) {
+        if indices.is_empty() {
+            return;
+        }
+        let header: Vec<Option<i64>> = self
+            .lines
+            .first()
+            .into_iter()
+            .flatten()
+            .map(|t| match t {
+                Token::Int(h) => Some(*h),
+                _ => None,
+            })
+            .collect();
+        // Only the first line's counts: a record's own values read as counts of the next
+        // record (`2 1` over `2 5`) too often.
+        let mut sized = BTreeSet::new();
+        for link in self.links() {
+            match link {
+                Link::TokensOnNext { line: 0, .. } => {
+                    sized.insert(1);
+                }
+                Link::Width { line: 0, rows, .. } => sized.extend(1..=rows),
+                _ => {}
+            }
+        }
+        for (l, line) in self.lines.iter_mut().enumerate().skip(1) {
+            if sized.contains(&l) {
+                continue;
+            }
+            let width = line.len();
+            for (k, t) in line.iter_mut().enumerate() {
+                let (Some(ix), Token::Int(v)) = (indices.get(&(width, k)), &mut *t) else {
+                    continue;
+                };
+                let Some(Some(h)) = header.get(ix.place).copied() else {
+                    continue;
+                };
+                let lo = if ix.zero { 0 } else { 1 };
+                // An unseen top is left out, unless that leaves nothing (`n` = 1).
+                let hi = if ix.top || h - 1 < lo { h } else { h - 1 };
+                if lo <= hi {
+                    *v = (*v).clamp(lo, hi);
+                }
+            }
+        }
+    }
+
     /// Puts each ordered pair of `orders` back in order where a mutation reversed it (the
     /// two values swap places), and parts a strictly ordered pair a mutation made equal.
     fn keep_order(&mut self, orders: &BTreeMap<(usize, usize), bool>) {
@@ -444,6 +544,21 @@ pub struct InputModel {
     positions: BTreeMap<(usize, usize), Vec<BTreeSet<char>>>,
     /// For each plain word: the words its columns hold.
     columns: BTreeMap<String, Column>,
+    /// Record columns that index into a header value (see [`Parsed::index_columns`]).
+    indices: BTreeMap<(usize, usize), Index>,
+}
+
+/// A record column whose integers lie within a value of the first line in every input: an
+/// index or a range's end (`1 l r x` under `n q`, an edge `u v` under `n m`), which past
+/// that value is outside the problem (two solutions may agree on it and a third reject it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Index {
+    /// The place on the first line of the value it indexes.
+    place: usize,
+    /// Whether a 0 was seen (0-based), and whether the value itself was (1-based): an
+    /// unseen end is left out, so that either way of counting stays within.
+    zero: bool,
+    top: bool,
 }
 
 /// The words that share a column with a word in the task's inputs: token `k` of the lines
@@ -587,6 +702,7 @@ impl InputModel {
         for p in &parsed_all {
             p.add_columns(plain, &mut columns);
         }
+        let indices = Parsed::index_columns(&parsed_all);
         let positions = by_format
             .into_iter()
             .filter(|(_, ws)| ws.len() >= 2)
@@ -611,6 +727,7 @@ impl InputModel {
             grid_chars,
             positions,
             columns,
+            indices,
         }
     }
 
@@ -683,7 +800,10 @@ impl InputModel {
                 _ => shuffle_line(&mut p, &links, rng),
             }
         }
+        // Orders first: an index past its bound crashes a solution, and the bound wins where
+        // both cannot hold (`l < r` with n = 1).
         p.keep_order(&orders);
+        p.keep_indices(&self.indices);
         self.deal(&mut p, rng);
         let out = p.render();
         (out != base).then_some(out)
@@ -1365,6 +1485,35 @@ mod tests {
         })));
         // One record shows no order: its values are edited freely.
         assert!(Parsed::of("1\n1 3\n").orders().is_empty());
+    }
+
+    #[test]
+    fn indices_stay_within_what_they_index() {
+        let base = "5 5\n1 2 3 4 5\n1 2 4 10\n2 3\n1 1 5 -1\n2 1\n2 5\n";
+        let model = InputModel::of([base]);
+        // The query's ends and the point query's place index n (the value added does not).
+        assert!(model.indices.contains_key(&(4, 1)) && model.indices.contains_key(&(4, 2)));
+        assert!(model.indices.contains_key(&(2, 1)) && !model.indices.contains_key(&(4, 3)));
+        let mut grew = false;
+        for new in made(base, 300, 12) {
+            let lines: Vec<Vec<i64>> = new
+                .lines()
+                .map(|l| l.split(' ').map(|x| x.parse().unwrap()).collect())
+                .collect();
+            let n = lines[0][0];
+            for q in &lines[2..] {
+                let places: &[usize] = match q.len() {
+                    4 => &[1, 2],
+                    2 => &[1],
+                    _ => &[],
+                };
+                for &i in places {
+                    assert!((1..=n).contains(&q[i]), "{new}");
+                }
+            }
+            grew |= n > 5;
+        }
+        assert!(grew, "the array still resizes, and its indices follow it");
     }
 
     /// Whether `input` is `T` cases, each a count line and a line of that many numbers.

@@ -180,12 +180,13 @@ impl Parsed {
     }
 
     /// The ordered pairs of this input's records: (tokens on the line, `k`) where two lines
-    /// or more have that many tokens, integers at `k` and `k + 1`, and token `k` never above
+    /// after the first or more have that many tokens, integers at `k` and `k + 1`, and token `k` never above
     /// token `k + 1` (an interval `l r`, a query's range), with whether it is always below
     /// (`l < r` in every record: an empty interval is most likely outside the constraints).
     fn orders(&self) -> BTreeMap<(usize, usize), bool> {
         let mut seen: BTreeMap<(usize, usize), (usize, bool, bool)> = BTreeMap::new();
-        for line in &self.lines {
+        // The first line is a header (`n m` over edges), not a record.
+        for line in self.lines.iter().skip(1) {
             for (k, pair) in line.windows(2).enumerate() {
                 if let [Token::Int(a), Token::Int(b)] = pair {
                     let e = seen.entry((line.len(), k)).or_insert((0, true, true));
@@ -250,9 +251,9 @@ impl Parsed {
     }
 
     /// Brings each integer of an index column back within the value it indexes on this
-    /// input's first line (which a resize may have changed), on the lines after the first
-    /// that no count of the first line sizes (a list's or a matrix row's values are no
-    /// records).
+    /// input's first line (which a resize may have changed), on every line after the first
+    /// of the column's width. A list that a resize gives that width is clamped too: its values
+    /// stay valid, only less varied (telling it from records by the counts was wrong as often).
     fn keep_indices(&mut self, indices: &BTreeMap<(usize, usize), Index>) {
         if indices.is_empty() {
             return;
@@ -267,22 +268,7 @@ impl Parsed {
                 _ => None,
             })
             .collect();
-        // Only the first line's counts: a record's own values read as counts of the next
-        // record (`2 1` over `2 5`) too often.
-        let mut sized = BTreeSet::new();
-        for link in self.links() {
-            match link {
-                Link::TokensOnNext { line: 0, .. } => {
-                    sized.insert(1);
-                }
-                Link::Width { line: 0, rows, .. } => sized.extend(1..=rows),
-                _ => {}
-            }
-        }
-        for (l, line) in self.lines.iter_mut().enumerate().skip(1) {
-            if sized.contains(&l) {
-                continue;
-            }
+        for line in self.lines.iter_mut().skip(1) {
             let width = line.len();
             for (k, t) in line.iter_mut().enumerate() {
                 let (Some(ix), Token::Int(v)) = (indices.get(&(width, k)), &mut *t) else {
@@ -304,7 +290,7 @@ impl Parsed {
     /// Puts each ordered pair of `orders` back in order where a mutation reversed it (the
     /// two values swap places), and parts a strictly ordered pair a mutation made equal.
     fn keep_order(&mut self, orders: &BTreeMap<(usize, usize), bool>) {
-        for line in &mut self.lines {
+        for line in self.lines.iter_mut().skip(1) {
             let width = line.len();
             for k in 0..width.saturating_sub(1) {
                 let Some(&strict) = orders.get(&(width, k)) else {
@@ -320,6 +306,18 @@ impl Parsed {
                 }
             }
         }
+    }
+
+    /// Whether a pair that `orders` says is strictly ordered is not.
+    fn breaks_strict_order(&self, orders: &BTreeMap<(usize, usize), bool>) -> bool {
+        self.lines.iter().skip(1).any(|line| {
+            line.windows(2).enumerate().any(|(k, pair)| {
+                matches!(
+                    (orders.get(&(line.len(), k)), pair),
+                    (Some(true), [Token::Int(a), Token::Int(b)]) if a >= b
+                )
+            })
+        })
     }
 
     /// The grid that `line` belongs to.
@@ -804,6 +802,10 @@ impl InputModel {
         // both cannot hold (`l < r` with n = 1).
         p.keep_order(&orders);
         p.keep_indices(&self.indices);
+        // Where both cannot hold (an edge `u < v` among n = 1 vertices), no input is made.
+        if p.breaks_strict_order(&orders) {
+            return None;
+        }
         self.deal(&mut p, rng);
         let out = p.render();
         (out != base).then_some(out)
@@ -1514,6 +1516,18 @@ mod tests {
             grew |= n > 5;
         }
         assert!(grew, "the array still resizes, and its indices follow it");
+        // Edges `u < v` among n vertices: within n and never a self-loop, so none at n = 1.
+        let edges = made("3 2\n1 2\n2 3\n", 300, 13);
+        assert!(edges.len() > 100);
+        for new in &edges {
+            let n: i64 = new.split_whitespace().next().unwrap().parse().unwrap();
+            for l in new.lines().skip(1) {
+                let v: Vec<i64> = l.split(' ').map(|x| x.parse().unwrap()).collect();
+                if v.len() == 2 {
+                    assert!(v[0] < v[1] && v[1] <= n, "{new}");
+                }
+            }
+        }
     }
 
     /// Whether `input` is `T` cases, each a count line and a line of that many numbers.

@@ -180,9 +180,10 @@ impl Parsed {
     }
 
     /// The ordered pairs of this input's records: (tokens on the line, `k`) where two lines
-    /// after the first or more have that many tokens, integers at `k` and `k + 1`, and token `k` never above
-    /// token `k + 1` (an interval `l r`, a query's range), with whether it is always below
-    /// (`l < r` in every record: an empty interval is most likely outside the constraints).
+    /// or more after the first have that many tokens, integers at `k` and `k + 1`, and token
+    /// `k` never above token `k + 1` (an interval `l r`, a query's range), with whether it is
+    /// always below (`l < r` in every record: an empty interval is most likely outside the
+    /// constraints).
     fn orders(&self) -> BTreeMap<(usize, usize), bool> {
         let mut seen: BTreeMap<(usize, usize), (usize, bool, bool)> = BTreeMap::new();
         // The first line is a header (`n m` over edges), not a record.
@@ -202,6 +203,18 @@ impl Parsed {
             .collect()
     }
 
+    /// The first line's tokens, as integers where they are.
+    fn header(&self) -> Vec<Option<i64>> {
+        let first = self.lines.first().map(Vec::as_slice).unwrap_or_default();
+        first
+            .iter()
+            .map(|t| match t {
+                Token::Int(h) => Some(*h),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The record columns (tokens on the line, `k`: lines after the first, two or more with
     /// that many tokens) whose integers lie within `0..=H` of one integer `H` of the first line
     /// in every input that has them; the first such place of the first line is the one kept.
@@ -210,15 +223,10 @@ impl Parsed {
         let mut seen: BTreeMap<(usize, usize, usize), (bool, bool, bool)> = BTreeMap::new();
         for p in inputs {
             let header: Vec<(usize, i64)> = p
-                .lines
-                .first()
+                .header()
                 .into_iter()
-                .flatten()
                 .enumerate()
-                .filter_map(|(j, t)| match t {
-                    Token::Int(h) => Some((j, *h)),
-                    _ => None,
-                })
+                .filter_map(|(j, h)| Some((j, h?)))
                 .collect();
             let mut widths: BTreeMap<usize, usize> = BTreeMap::new();
             for line in p.lines.iter().skip(1) {
@@ -258,16 +266,7 @@ impl Parsed {
         if indices.is_empty() {
             return;
         }
-        let header: Vec<Option<i64>> = self
-            .lines
-            .first()
-            .into_iter()
-            .flatten()
-            .map(|t| match t {
-                Token::Int(h) => Some(*h),
-                _ => None,
-            })
-            .collect();
+        let header = self.header();
         for line in self.lines.iter_mut().skip(1) {
             let width = line.len();
             for (k, t) in line.iter_mut().enumerate() {

@@ -179,16 +179,17 @@ impl Parsed {
         out
     }
 
-    /// The ordered pairs of this input's records: (tokens on the line, `k`) where two lines
-    /// or more after the first have that many tokens, integers at `k` and `k + 1`, and token
-    /// `k` never above token `k + 1` (an interval `l r`, a query's range), with whether it is
-    /// always below (`l < r` in every record: an empty interval is most likely outside the
-    /// constraints).
-    fn orders(&self) -> BTreeMap<(usize, usize), bool> {
-        let mut seen: BTreeMap<(usize, usize), (usize, bool, bool)> = BTreeMap::new();
+    /// Adds this input's adjacent integer pairs on record lines (after the first) to `seen`:
+    /// per (tokens on the line, `k`), how many lines have one and whether token `k` was
+    /// never above, and always below, token `k + 1`.
+    fn add_pairs(&self, seen: &mut PairStats) {
+        let counts = count_places(&self.links());
         // The first line is a header (`n m` over edges), not a record.
-        for line in self.lines.iter().skip(1) {
+        for (l, line) in self.lines.iter().enumerate().skip(1) {
             for (k, pair) in line.windows(2).enumerate() {
+                if counts.contains(&(l, k)) || counts.contains(&(l, k + 1)) {
+                    continue;
+                }
                 if let [Token::Int(a), Token::Int(b)] = pair {
                     let e = seen.entry((line.len(), k)).or_insert((0, true, true));
                     e.0 += 1;
@@ -197,10 +198,14 @@ impl Parsed {
                 }
             }
         }
-        seen.into_iter()
-            .filter(|(_, (lines, ordered, _))| *lines >= 2 && *ordered)
-            .map(|(key, (_, _, strict))| (key, strict))
-            .collect()
+    }
+
+    /// The ordered pairs of this input's records (see [`ordered_pairs`]).
+    #[cfg(test)]
+    fn orders(&self) -> BTreeMap<(usize, usize), bool> {
+        let mut seen = PairStats::new();
+        self.add_pairs(&mut seen);
+        ordered_pairs(seen)
     }
 
     /// The first line's tokens, as integers where they are.
@@ -287,14 +292,22 @@ impl Parsed {
     }
 
     /// Puts each ordered pair of `orders` back in order where a mutation reversed it (the
-    /// two values swap places), and parts a strictly ordered pair a mutation made equal.
-    fn keep_order(&mut self, orders: &BTreeMap<(usize, usize), bool>) {
-        for line in self.lines.iter_mut().skip(1) {
+    /// two values swap places), and parts a strictly ordered pair a mutation made equal;
+    /// never a pair holding one of `counts` (a count leads its line: `1 7`).
+    fn keep_order(
+        &mut self,
+        orders: &BTreeMap<(usize, usize), bool>,
+        counts: &BTreeSet<(usize, usize)>,
+    ) {
+        for (l, line) in self.lines.iter_mut().enumerate().skip(1) {
             let width = line.len();
             for k in 0..width.saturating_sub(1) {
                 let Some(&strict) = orders.get(&(width, k)) else {
                     continue;
                 };
+                if counts.contains(&(l, k)) || counts.contains(&(l, k + 1)) {
+                    continue;
+                }
                 if let [Token::Int(a), Token::Int(b)] = &mut line[k..k + 2] {
                     if *a > *b {
                         std::mem::swap(a, b);
@@ -307,14 +320,21 @@ impl Parsed {
         }
     }
 
-    /// Whether a pair that `orders` says is strictly ordered is not.
-    fn breaks_strict_order(&self, orders: &BTreeMap<(usize, usize), bool>) -> bool {
-        self.lines.iter().skip(1).any(|line| {
+    /// Whether a pair that `orders` says is strictly ordered, and that holds none of
+    /// `counts`, is not.
+    fn breaks_strict_order(
+        &self,
+        orders: &BTreeMap<(usize, usize), bool>,
+        counts: &BTreeSet<(usize, usize)>,
+    ) -> bool {
+        self.lines.iter().enumerate().skip(1).any(|(l, line)| {
             line.windows(2).enumerate().any(|(k, pair)| {
-                matches!(
-                    (orders.get(&(line.len(), k)), pair),
-                    (Some(true), [Token::Int(a), Token::Int(b)]) if a >= b
-                )
+                !counts.contains(&(l, k))
+                    && !counts.contains(&(l, k + 1))
+                    && matches!(
+                        (orders.get(&(line.len(), k)), pair),
+                        (Some(true), [Token::Int(a), Token::Int(b)]) if a >= b
+                    )
             })
         })
     }
@@ -543,6 +563,11 @@ pub struct InputModel {
     columns: BTreeMap<String, Column>,
     /// Record columns that index into a header value (see [`Parsed::index_columns`]).
     indices: BTreeMap<(usize, usize), Index>,
+    /// The adjacent integer pairs of the inputs' records, pooled with a base's own when it is
+    /// mutated: a grown base with one record still keeps the order the task's inputs show.
+    pairs: PairStats,
+    /// The fingerprints of the inputs the model was made from (their pairs are counted once).
+    seen_inputs: BTreeSet<u64>,
 }
 
 /// A record column whose integers lie within a value of the first line in every input: an
@@ -593,6 +618,34 @@ impl Parsed {
     }
 }
 
+/// Per (tokens on a record line, `k`): lines seen with integers at `k` and `k + 1`, whether
+/// token `k` was never above token `k + 1`, and whether it was always below.
+type PairStats = BTreeMap<(usize, usize), (usize, bool, bool)>;
+
+/// The (line, token) places of `links`' counts.
+fn count_places(links: &[Link]) -> BTreeSet<(usize, usize)> {
+    links.iter().map(|l| l.at()).collect()
+}
+
+/// A fingerprint of an input's text, to tell whether a base is one of a model's inputs.
+fn fingerprint(input: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // SipHash with fixed keys: the same on every run.
+    let mut h = std::hash::DefaultHasher::new();
+    input.hash(&mut h);
+    h.finish()
+}
+
+/// The ordered pairs of `seen`: two lines or more with that many tokens and token `k` never
+/// above token `k + 1` (an interval `l r`, a query's range), with whether it is always below
+/// (`l < r` in every record: an empty interval is most likely outside the constraints).
+fn ordered_pairs(seen: PairStats) -> BTreeMap<(usize, usize), bool> {
+    seen.into_iter()
+        .filter(|(_, (lines, ordered, _))| *lines >= 2 && *ordered)
+        .map(|(key, (_, _, strict))| (key, strict))
+        .collect()
+}
+
 /// Whether `line` starts with the count of the tokens after it (`2 AS KD`).
 fn led_by_count(line: &[Token]) -> bool {
     matches!(line.first(), Some(Token::Int(n))
@@ -635,7 +688,9 @@ impl InputModel {
         let mut shapes = Shapes::default();
         let mut grid_chars = BTreeSet::new();
         let mut parsed_all = Vec::new();
+        let mut seen_inputs = BTreeSet::new();
         for input in inputs {
+            seen_inputs.insert(fingerprint(input));
             let parsed = Parsed::of(input);
             for g in parsed.grids() {
                 grid_chars.extend(parsed.rows(&g).iter().flat_map(|r| r.chars()));
@@ -700,6 +755,10 @@ impl InputModel {
             p.add_columns(plain, &mut columns);
         }
         let indices = Parsed::index_columns(&parsed_all);
+        let mut pairs = PairStats::new();
+        for p in &parsed_all {
+            p.add_pairs(&mut pairs);
+        }
         let positions = by_format
             .into_iter()
             .filter(|(_, ws)| ws.len() >= 2)
@@ -725,6 +784,8 @@ impl InputModel {
             positions,
             columns,
             indices,
+            pairs,
+            seen_inputs,
         }
     }
 
@@ -771,7 +832,11 @@ impl InputModel {
         // The counts are read once, from the base: a count of 1 left by a resize must keep
         // its meaning (one token, not one line).
         let mut links = p.links();
-        let orders = p.orders();
+        let mut pairs = self.pairs.clone();
+        if !self.seen_inputs.contains(&fingerprint(base)) {
+            p.add_pairs(&mut pairs);
+        }
+        let orders = ordered_pairs(pairs);
         for _ in 0..rng.random_range(1..=3) {
             match rng.random_range(0..10) {
                 0..=4 => self.change_value(&mut p, &links, rng),
@@ -799,10 +864,11 @@ impl InputModel {
         }
         // Orders first: an index past its bound crashes a solution, and the bound wins where
         // both cannot hold (`l < r` with n = 1).
-        p.keep_order(&orders);
+        let counts = count_places(&links);
+        p.keep_order(&orders, &counts);
         p.keep_indices(&self.indices);
         // Where both cannot hold (an edge `u < v` among n = 1 vertices), no input is made.
-        if p.breaks_strict_order(&orders) {
+        if p.breaks_strict_order(&orders, &counts) {
             return None;
         }
         self.deal(&mut p, rng);
@@ -1486,6 +1552,29 @@ mod tests {
         })));
         // One record shows no order: its values are edited freely.
         assert!(Parsed::of("1\n1 3\n").orders().is_empty());
+    }
+
+    #[test]
+    fn a_grown_base_with_one_record_keeps_the_order_the_task_shows() {
+        // The task's input shows edges `u < v`; a grown base holds a single edge, which on its
+        // own shows no order. Mutated, it must never get a self-loop or a reversed edge.
+        let model = InputModel::of(["3 3\n1 2\n1 3\n2 3\n"]);
+        let base = "2 1\n1 2\n";
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut made = 0;
+        for _ in 0..400 {
+            let Some(new) = model.mutate(base, &mut rng) else {
+                continue;
+            };
+            made += 1;
+            for line in new.lines().skip(1) {
+                let v: Vec<i64> = line.split(' ').filter_map(|x| x.parse().ok()).collect();
+                if let [u, w] = v[..] {
+                    assert!(u < w, "{new}");
+                }
+            }
+        }
+        assert!(made > 50, "{made}");
     }
 
     #[test]

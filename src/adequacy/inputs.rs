@@ -9,6 +9,8 @@
 //! of [`super::grow`] (the original runs normally and deterministically, other accepted
 //! solutions agree) are what make a kept input trustworthy.
 
+mod records;
+
 use super::cards::Deck;
 use super::fields::{shape_of, Shapes};
 use super::grids;
@@ -505,7 +507,18 @@ impl Parsed {
                 // A count of 1 is taken as one only on a short line: "1\n5" is most often one
                 // case or one element; if it is not, the keep rules drop what resizing makes.
                 let short = line.len() <= 2;
-                if short && n == after && (n >= 2 || line.len() == 1) && (rows_alike || !tokens_fit)
+                // A lone `1` over a last line of one token, after counts of the next line's
+                // tokens (`3` over `3 1 2`, …, `1` over `1`): one more of those, not one line.
+                let like_before = n == 1
+                    && out.iter().any(|x| {
+                        matches!(x, Link::TokensOnNext { line, .. }
+                            if self.lines.get(*line).is_some_and(|c| c.len() == 1))
+                    });
+                if short
+                    && n == after
+                    && (n >= 2 || line.len() == 1)
+                    && (rows_alike || !tokens_fit)
+                    && !like_before
                 {
                     out.push(Link::LinesAfter { line: l, tok: k });
                     // Rows of one length that no count leads (a matrix) hold values.
@@ -568,6 +581,8 @@ pub struct InputModel {
     pairs: PairStats,
     /// The fingerprints of the inputs the model was made from (their pairs are counted once).
     seen_inputs: BTreeSet<u64>,
+    /// What the records show beyond one line: column ranges, sorted columns, permutations.
+    records: records::RecordRules,
 }
 
 /// A record column whose integers lie within a value of the first line in every input: an
@@ -755,6 +770,7 @@ impl InputModel {
             p.add_columns(plain, &mut columns);
         }
         let indices = Parsed::index_columns(&parsed_all);
+        let records = records::RecordRules::of(&parsed_all);
         let mut pairs = PairStats::new();
         for p in &parsed_all {
             p.add_pairs(&mut pairs);
@@ -786,6 +802,7 @@ impl InputModel {
             indices,
             pairs,
             seen_inputs,
+            records,
         }
     }
 
@@ -865,12 +882,15 @@ impl InputModel {
         // Orders first: an index past its bound crashes a solution, and the bound wins where
         // both cannot hold (`l < r` with n = 1).
         let counts = count_places(&links);
+        self.records.clamp(&mut p, &counts);
         p.keep_order(&orders, &counts);
         p.keep_indices(&self.indices);
         // Where both cannot hold (an edge `u < v` among n = 1 vertices), no input is made.
         if p.breaks_strict_order(&orders, &counts) {
             return None;
         }
+        self.records.permute(&mut p);
+        self.records.sort(&mut p, &counts);
         self.deal(&mut p, rng);
         let out = p.render();
         (out != base).then_some(out)
@@ -1552,6 +1572,17 @@ mod tests {
         })));
         // One record shows no order: its values are edited freely.
         assert!(Parsed::of("1\n1 3\n").orders().is_empty());
+    }
+
+    #[test]
+    fn a_last_case_of_one_counts_its_token_like_the_cases_before() {
+        let p = Parsed::of("4\n3\n3 1 2\n3\n2 3 1\n5\n4 1 3 2 5\n1\n1\n");
+        let links = p.links();
+        assert!(
+            links.contains(&Link::TokensOnNext { line: 7, tok: 0 }),
+            "{links:?}"
+        );
+        assert!(!links.iter().any(|l| matches!(l, Link::LinesAfter { .. })));
     }
 
     #[test]

@@ -1,0 +1,276 @@
+//! What a task's record lines show beyond one line: the values a column holds, a column the
+//! records are sorted by, and lines that are permutations. A mutated input that breaks one of
+//! these most likely lies outside the problem's constraints, where accepted solutions may
+//! disagree (a third one crashes on `K` = 10^18 where the statement says `K ≤ 200`, or on
+//! arrivals that the statement promises non-decreasing).
+
+use super::{Parsed, Token};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// (tokens on a record line, token index).
+type Place = (usize, usize);
+
+/// The record rules of a task's inputs (see the module's doc).
+#[derive(Debug, Clone, Default)]
+pub(super) struct RecordRules {
+    /// The integers each record column holds, widened by half their spread (see [`widened`]).
+    ranges: BTreeMap<Place, (i64, i64)>,
+    /// Per record width, the columns every run of such records is sorted by (non-decreasing),
+    /// seen over three comparisons or more with at least one strict rise.
+    sorted: BTreeMap<usize, Vec<usize>>,
+    /// Where every line of two integers or more after the first is a permutation (of
+    /// `base..base + width`), that base.
+    permutation_base: Option<i64>,
+}
+
+/// The widths of the lines after the first that two lines or more of `p` have: its records.
+fn record_widths(p: &Parsed) -> BTreeSet<usize> {
+    let mut widths: BTreeMap<usize, usize> = BTreeMap::new();
+    for line in p.lines.iter().skip(1) {
+        *widths.entry(line.len()).or_default() += 1;
+    }
+    widths
+        .into_iter()
+        .filter(|&(w, n)| w >= 1 && n >= 2)
+        .map(|(w, _)| w)
+        .collect()
+}
+
+/// The maximal runs (first line, past the last) of consecutive lines after the first with one
+/// width, two lines or more long.
+fn runs(p: &Parsed) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 1;
+    for l in 1..=p.lines.len() {
+        let same =
+            l < p.lines.len() && p.lines.get(l).map(Vec::len) == p.lines.get(start).map(Vec::len);
+        if !same {
+            if l - start >= 2 {
+                out.push((start, l));
+            }
+            start = l;
+        }
+    }
+    out
+}
+
+/// `lo..=hi` widened by half its spread (at least 1) each way, never below 1 when every value
+/// was positive nor below 0 when none was negative: the column's bounds most likely lie near
+/// what it shows (`1 ≤ K ≤ 200` over `K` = 5, 9, 11), not at the input's largest number.
+fn widened(lo: i64, hi: i64) -> (i64, i64) {
+    let half = (hi.saturating_sub(lo) / 2).max(1);
+    let low = match lo {
+        1.. => 1,
+        0 => 0,
+        _ => lo.saturating_sub(half),
+    };
+    (low.min(lo), hi.saturating_add(half))
+}
+
+/// Whether `line` holds integers only, a permutation of `base..base + len`.
+fn is_permutation(line: &[Token], base: i64) -> bool {
+    let mut seen = vec![false; line.len()];
+    line.iter().all(|t| match t {
+        Token::Int(v) => usize::try_from(v.saturating_sub(base))
+            .ok()
+            .and_then(|i| seen.get_mut(i))
+            .is_some_and(|s| !std::mem::replace(s, true)),
+        _ => false,
+    })
+}
+
+impl RecordRules {
+    /// The rules `inputs` show.
+    pub(super) fn of(inputs: &[Parsed]) -> RecordRules {
+        // (w, k) → Some((lo, hi)) while every value there is an integer not a count.
+        let mut ranges: BTreeMap<Place, Option<(i64, i64)>> = BTreeMap::new();
+        // (w, k) → (comparisons, never falls, rises once)
+        let mut order: BTreeMap<Place, (usize, bool, bool)> = BTreeMap::new();
+        let mut base: Option<Option<i64>> = None;
+        let mut wide_permutation = false;
+        for p in inputs {
+            let counts = super::count_places(&p.links());
+            let widths = record_widths(p);
+            for (l, line) in p.lines.iter().enumerate().skip(1) {
+                if widths.contains(&line.len()) {
+                    for (k, t) in line.iter().enumerate() {
+                        let e = ranges
+                            .entry((line.len(), k))
+                            .or_insert(Some((i64::MAX, i64::MIN)));
+                        *e = match (*e, t) {
+                            (Some((lo, hi)), Token::Int(v)) if !counts.contains(&(l, k)) => {
+                                Some((lo.min(*v), hi.max(*v)))
+                            }
+                            _ => None,
+                        };
+                    }
+                }
+                let ints = line.len() >= 2 && line.iter().all(|t| matches!(t, Token::Int(_)));
+                if ints {
+                    let b = [1, 0].into_iter().find(|&b| is_permutation(line, b));
+                    base = match base {
+                        None => Some(b),
+                        Some(prev) if prev == b => Some(b),
+                        Some(_) => Some(None),
+                    };
+                    wide_permutation |= b.is_some() && line.len() >= 3;
+                }
+            }
+            for (start, end) in runs(p) {
+                let Some(rows) = p.lines.get(start..end) else {
+                    continue;
+                };
+                for pair in rows.windows(2) {
+                    let [a, b] = pair else { continue };
+                    for (k, (x, y)) in a.iter().zip(b).enumerate() {
+                        let e = order.entry((a.len(), k)).or_insert((0, true, false));
+                        match (x, y) {
+                            (Token::Int(x), Token::Int(y)) => {
+                                e.0 += 1;
+                                e.1 &= x <= y;
+                                e.2 |= x < y;
+                            }
+                            _ => e.1 = false,
+                        }
+                    }
+                }
+                let width = rows.first().map_or(0, Vec::len);
+                for &(_, k) in counts.iter().filter(|(l, _)| (start..end).contains(l)) {
+                    if let Some(e) = order.get_mut(&(width, k)) {
+                        e.1 = false;
+                    }
+                }
+            }
+        }
+        let mut sorted: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for ((w, k), (comparisons, never_falls, rises)) in order {
+            if comparisons >= 3 && never_falls && rises {
+                sorted.entry(w).or_default().push(k);
+            }
+        }
+        RecordRules {
+            ranges: ranges
+                .into_iter()
+                .filter_map(|(place, r)| {
+                    r.filter(|(lo, hi)| lo <= hi)
+                        .map(|(lo, hi)| (place, widened(lo, hi)))
+                })
+                .collect(),
+            sorted,
+            permutation_base: base.flatten().filter(|_| wide_permutation),
+        }
+    }
+
+    /// Brings each integer of a record column (on a line after the first, not one of `counts`)
+    /// back within the column's widened range.
+    pub(super) fn clamp(&self, p: &mut Parsed, counts: &BTreeSet<(usize, usize)>) {
+        for (l, line) in p.lines.iter_mut().enumerate().skip(1) {
+            let width = line.len();
+            for (k, t) in line.iter_mut().enumerate() {
+                if let (Some(&(lo, hi)), Token::Int(v)) = (self.ranges.get(&(width, k)), t) {
+                    if !counts.contains(&(l, k)) {
+                        *v = (*v).clamp(lo, hi);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Makes each line of two integers or more after the first a permutation again where the
+    /// task's lines all are: each value replaced by its rank (ties by place), so that the
+    /// mutated pattern (`1 2 5 4 3`) is kept.
+    pub(super) fn permute(&self, p: &mut Parsed) {
+        let Some(base) = self.permutation_base else {
+            return;
+        };
+        for line in p.lines.iter_mut().skip(1) {
+            let ints: Option<Vec<i64>> = line
+                .iter()
+                .map(|t| match t {
+                    Token::Int(v) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            let Some(values) = ints.filter(|v| v.len() >= 2) else {
+                continue;
+            };
+            if is_permutation(line, base) {
+                continue;
+            }
+            let mut order: Vec<usize> = (0..values.len()).collect();
+            order.sort_by_key(|&i| (values.get(i).copied(), i));
+            for (rank, i) in order.into_iter().enumerate() {
+                if let Some(t) = line.get_mut(i) {
+                    *t = Token::Int(base.saturating_add(rank as i64));
+                }
+            }
+        }
+    }
+
+    /// Sorts each run of records (stably, whole lines) by the columns the task's runs of that
+    /// width are sorted by; a run holding one of `counts` is left as it is.
+    pub(super) fn sort(&self, p: &mut Parsed, counts: &BTreeSet<(usize, usize)>) {
+        for (start, end) in runs(p) {
+            if counts.iter().any(|&(l, _)| (start..end).contains(&l)) {
+                continue;
+            }
+            let Some(rows) = p.lines.get_mut(start..end) else {
+                continue;
+            };
+            let Some(columns) = rows.first().and_then(|r| self.sorted.get(&r.len())) else {
+                continue;
+            };
+            rows.sort_by_key(|r| {
+                columns
+                    .iter()
+                    .map(|&k| match r.get(k) {
+                        Some(Token::Int(v)) => *v,
+                        _ => i64::MIN,
+                    })
+                    .collect::<Vec<i64>>()
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(inputs: &[&str]) -> RecordRules {
+        let parsed: Vec<Parsed> = inputs.iter().map(|s| Parsed::of(s)).collect();
+        RecordRules::of(&parsed)
+    }
+
+    #[test]
+    fn a_column_of_small_values_stays_near_them() {
+        let r = rules(&["4\n1 20 5\n10 99 9\n1 1000000000000000000 1\n123 4567 11\n"]);
+        // K shows 1..=11: widened to 1..=16; R keeps its huge range.
+        assert_eq!(r.ranges.get(&(3, 2)), Some(&(1, 16)));
+        let mut p = Parsed::of("2\n0 2 1000000000000000000\n5 7 3\n");
+        r.clamp(&mut p, &BTreeSet::new());
+        assert_eq!(p.render(), "2\n1 2 16\n5 7 3\n");
+    }
+
+    #[test]
+    fn records_sorted_by_a_column_are_sorted_again() {
+        let r = rules(&["6 2\n0 5\n1 3\n2 4\n2 1\n4 2\n10 1\n"]);
+        assert_eq!(r.sorted.get(&2), Some(&vec![0]));
+        let mut p = Parsed::of("3 2\n0 5\n10 1\n2 4\n");
+        r.sort(&mut p, &BTreeSet::new());
+        assert_eq!(p.render(), "3 2\n0 5\n2 4\n10 1\n");
+        // Three values in a row are no evidence of an order.
+        assert!(rules(&["3\n1 5\n2 4\n3 9\n"]).sorted.is_empty());
+    }
+
+    #[test]
+    fn permutation_lines_stay_permutations_with_their_pattern() {
+        let r = rules(&["4\n3\n3 1 2\n3\n2 3 1\n5\n4 1 3 2 5\n1\n1\n"]);
+        assert_eq!(r.permutation_base, Some(1));
+        let mut p = Parsed::of("1\n4\n7 2 2 9\n");
+        r.permute(&mut p);
+        assert_eq!(p.render(), "1\n4\n3 1 2 4\n");
+        // Lines that are not all permutations: nothing is assumed.
+        assert_eq!(rules(&["2\n3 1 2\n5 5 1\n"]).permutation_base, None);
+    }
+}

@@ -5,7 +5,9 @@ use crate::common;
 
 use equimorph::adequacy::coverage::arcs_of;
 use equimorph::adequacy::equivalent::without_trivially_equivalent;
-use equimorph::adequacy::grow::{grow_task, siblings_of, GrowOptions, CONTRADICTS, DISAGREE};
+use equimorph::adequacy::grow::{
+    grow_group_until, grow_task, growth_leaders, siblings_of, GrowOptions, CONTRADICTS, DISAGREE,
+};
 use equimorph::adequacy::mutants::{all_mutants, mutants};
 use equimorph::adequacy::score::{score_task, MutantOptions};
 use equimorph::adequacy::symbolic::{
@@ -144,6 +146,66 @@ fn grown_tests_reject_the_off_by_one_the_sample_misses_and_no_accepted_solution(
         none.after.unwrap().mutation_score,
         none.before.unwrap().mutation_score
     );
+}
+
+#[test]
+fn solutions_of_one_problem_share_one_growth_and_each_passes_its_own_outputs() {
+    let oracle = common::oracle(OracleMode::Fork);
+    let tasks = adequacy_tasks();
+    let grade = problem(&tasks, "grade");
+    // Every solution of `grade` has the same sample: the first leads, the others follow. A
+    // task of another problem, or with other tests, leads its own growth.
+    let mut mixed = grade.clone();
+    let mut other_tests = grade[1].clone();
+    other_tests.id = "grade/other-tests".into();
+    other_tests.tests = vec![TestCase::stdin("72\n", Some("C\n".into()))].into();
+    mixed.push(other_tests);
+    let leaders = growth_leaders(&mixed, |_| false, true);
+    assert_eq!(leaders, vec![None, Some(0), Some(0), None]);
+    assert_eq!(growth_leaders(&mixed, |t| t.id == "grade/0", true)[1], None);
+    assert_eq!(growth_leaders(&mixed, |_| false, false), vec![None; 4]);
+
+    let leader = &grade[0];
+    let siblings = siblings_of(leader, &grade);
+    let options = GrowOptions::default();
+    let results = grow_group_until(
+        &oracle,
+        leader,
+        &siblings,
+        &siblings,
+        options,
+        &std::sync::atomic::AtomicBool::new(false),
+    );
+    let ids: Vec<&str> = results.iter().map(|(t, _)| t.id.as_str()).collect();
+    assert_eq!(ids, ["grade/0", "grade/1", "grade/2"]);
+    let (grown, report) = &results[0];
+    assert!(report.added > 0, "{report:?}");
+    assert_eq!(report.grown_with, None);
+    let inputs = |t: &Task| -> Vec<String> {
+        t.tests
+            .iter()
+            .filter(|c| c.grown)
+            .map(|c| c.input.clone())
+            .collect()
+    };
+    for (follower, r) in &results[1..] {
+        assert_eq!(r.grown_with.as_deref(), Some("grade/0"));
+        assert_eq!(inputs(follower), inputs(grown), "{}", follower.id);
+        assert_eq!(r.added, report.added);
+        // Its own mutants are scored under its own (grown) tests, and it passes them all.
+        let (before, after) = (r.before.as_ref().unwrap(), r.after.as_ref().unwrap());
+        assert!(after.mutation_score >= before.mutation_score, "{r:?}");
+        assert_eq!(follower.mutation_score(), after.mutation_score);
+        assert_eq!(oracle.validate(follower).status, ValidationStatus::Ok);
+    }
+    // The off-by-one of a follower is rejected by the shared tests.
+    let off_by_one = grade[0].source.replace("s >= 90", "s > 90");
+    let second = &results[1].0;
+    let as_second = Task {
+        source: off_by_one,
+        ..second.clone()
+    };
+    assert_ne!(oracle.validate(&as_second).status, ValidationStatus::Ok);
 }
 
 #[test]

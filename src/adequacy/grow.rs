@@ -66,6 +66,9 @@ pub struct GrowOptions {
     pub deadline: Duration,
     /// Seed of the input mutations (each task also mixes in its id).
     pub seed: u64,
+    /// Whether accepted solutions of one problem with the same tests share one growth (and
+    /// get the same tests); off, each grows on its own (about as many runs per solution).
+    pub share: bool,
 }
 
 impl Default for GrowOptions {
@@ -79,6 +82,7 @@ impl Default for GrowOptions {
             retire_after: usize::MAX,
             deadline: Duration::from_secs(2),
             seed: 0,
+            share: true,
         }
     }
 }
@@ -132,6 +136,11 @@ pub struct GrowReport {
     /// Set when the run was interrupted while this task grew: the task is returned unchanged.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// Set for a solution whose tests were grown together with this task's (accepted
+    /// solutions of one problem with the same tests share one growth): `tried` and `discarded`
+    /// are that growth's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grown_with: Option<String>,
     /// Set for a solution held out by `--holdout`: not grown, judged by the problem's grown
     /// tests.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -237,6 +246,16 @@ pub(super) struct Kept {
     pub(super) test: TestCase,
     pub(super) seconds: f64,
     siblings: Vec<(String, f64)>,
+}
+
+impl Kept {
+    /// The test, and each other accepted solution's output on it.
+    fn split(self) -> (TestCase, Vec<String>) {
+        (
+            self.test,
+            self.siblings.into_iter().map(|(o, _)| o).collect(),
+        )
+    }
 }
 
 /// A mutant growth tries to reject: of the task's original (`owner` 0) or of its problem's
@@ -373,7 +392,9 @@ struct Growth<'m> {
     covered: Vec<Option<BTreeSet<Arc>>>,
     outputs: HashSet<String>,
     atypical: HashSet<String>,
-    sibling_killed: usize,
+    /// Per sibling: its mutants rejected, and its own output on each new test.
+    sibling_kills: Vec<usize>,
+    sibling_outputs: Vec<Vec<String>>,
 }
 
 impl Growth<'_> {
@@ -382,8 +403,11 @@ impl Growth<'_> {
         self.new_tests.len() - self.stated - self.covering
     }
 
-    /// Records a new test, with the arcs it reaches in each program.
-    fn push(&mut self, test: TestCase, arcs: Vec<Option<BTreeSet<Arc>>>) {
+    /// Records a new test, with the arcs it reaches in each program and each sibling's output.
+    fn push(&mut self, test: TestCase, arcs: Vec<Option<BTreeSet<Arc>>>, outputs: Vec<String>) {
+        for (all, o) in self.sibling_outputs.iter_mut().zip(outputs) {
+            all.push(o);
+        }
         for (covered, new) in self.covered.iter_mut().zip(arcs) {
             if let (Some(c), Some(n)) = (covered.as_mut(), new) {
                 c.extend(n);
@@ -471,8 +495,9 @@ fn admit_covering(
             *report.discarded.entry(NO_KILL).or_default() += 1;
             continue;
         }
-        let printed = k.test.output.as_deref().unwrap_or("").trim_end();
         let arcs = arcs_in(oracle, programs, &k.test, deadline);
+        let (test, outputs) = k.split();
+        let printed = test.output.as_deref().unwrap_or("").trim_end();
         let new = !growth.outputs.contains(printed)
             || growth.covered.iter().zip(&arcs).any(|(c, a)| match (c, a) {
                 (Some(c), Some(a)) => !a.is_subset(c),
@@ -481,7 +506,7 @@ fn admit_covering(
         if new {
             growth.covering += 1;
             added += 1;
-            growth.push(k.test, arcs);
+            growth.push(test, arcs, outputs);
         } else {
             *report.discarded.entry(NO_KILL).or_default() += 1;
         }
@@ -525,23 +550,28 @@ fn admit(
             .collect(),
     };
     let mut alive: Vec<bool> = Vec::with_capacity(survivors.len());
-    let mut sibling_killed = 0;
+    let mut own_killed = 0;
+    let mut sibling_kills = vec![0; growth.sibling_kills.len()];
     for (first, target) in first_kill.iter().zip(survivors) {
         let killed = first.is_some_and(|i| taken.contains(&i));
         if killed {
-            if target.owner == 0 {
-                growth.killed += 1;
-            } else {
-                sibling_killed += 1;
+            match target.owner.checked_sub(1) {
+                None => own_killed += 1,
+                Some(i) => {
+                    if let Some(n) = sibling_kills.get_mut(i) {
+                        *n += 1;
+                    }
+                }
             }
         }
         alive.push(!killed);
     }
+    growth.killed += own_killed;
     let mut admitted = Vec::new();
     let mut left = Vec::new();
     for (i, k) in kept.into_iter().enumerate() {
         if taken.contains(&i) {
-            admitted.push(k.test);
+            admitted.push(k.split());
         } else {
             left.push(k);
         }
@@ -550,15 +580,17 @@ fn admit(
     // The arcs the new tests reach, so that coverage (rule 5) counts only what they leave.
     let arcs: Vec<Vec<Option<BTreeSet<Arc>>>> = admitted
         .par_iter()
-        .map(|t| arcs_in(oracle, programs, t, options.deadline))
+        .map(|(t, _)| arcs_in(oracle, programs, t, options.deadline))
         .collect();
-    for (test, arcs) in admitted.into_iter().zip(arcs) {
+    for ((test, outputs), arcs) in admitted.into_iter().zip(arcs) {
         if max_tests.is_none() {
             growth.stated += 1;
         }
-        growth.push(test, arcs);
+        growth.push(test, arcs, outputs);
     }
-    growth.sibling_killed += sibling_killed;
+    for (all, new) in growth.sibling_kills.iter_mut().zip(sibling_kills) {
+        *all += new;
+    }
     let survivors = std::mem::take(&mut growth.survivors);
     let tried = left.len() + added;
     growth.survivors = survivors
@@ -603,15 +635,144 @@ pub fn grow_task_until(
     options: GrowOptions,
     stop: &AtomicBool,
 ) -> (Task, GrowReport) {
-    let run =
-        crate::pipeline::catch_task_panic(|| grow_inner(oracle, task, siblings, options, stop));
+    let run = crate::pipeline::catch_task_panic(|| {
+        let (out, report, _) = grow_inner(oracle, task, siblings, options, stop);
+        (out, report)
+    });
+    run.unwrap_or_else(|why| failed(task, siblings.len(), why))
+}
+
+/// `task` unchanged, with the panic `why` as its error.
+fn failed(task: &Task, siblings: usize, why: String) -> (Task, GrowReport) {
+    let mut report = empty_report(task, siblings);
+    report.status = ValidationStatus::Error;
+    report.reason = Some(why.clone());
+    report.error = Some(why);
+    (task.clone(), report)
+}
+
+/// What growing a task gave one of its siblings: the new tests with the sibling's own outputs,
+/// its mutants' tally under its own tests, and how many of them the new tests reject.
+struct SiblingShare {
+    tests: Vec<TestCase>,
+    before: MutantTally,
+    killed: usize,
+}
+
+/// Grows `leader`'s tests once for the `followers` among its `siblings` too: accepted
+/// solutions of one problem with the same tests get the same grown tests (each with its own
+/// output), made against every solution's mutants, in one growth instead of one per solution.
+/// Returns the leader's result, then each follower's in order. A follower that did not
+/// validate is grown on its own; a panic leaves every task of the group unchanged, with the
+/// panic as its error.
+pub fn grow_group_until(
+    oracle: &Oracle,
+    leader: &Task,
+    siblings: &[&Task],
+    followers: &[&Task],
+    options: GrowOptions,
+    stop: &AtomicBool,
+) -> Vec<(Task, GrowReport)> {
+    let run = crate::pipeline::catch_task_panic(|| {
+        let (out, report, mut shares) = grow_inner(oracle, leader, siblings, options, stop);
+        let mut results = Vec::with_capacity(1 + followers.len());
+        for f in followers {
+            let share = siblings
+                .iter()
+                .position(|s| s.id == f.id)
+                .and_then(|i| shares.get_mut(i))
+                .and_then(Option::take);
+            results.push(match share {
+                Some(share) => shared(&report, f, share, options),
+                None if report.interrupted => {
+                    let mut r = empty_report(f, siblings.len());
+                    r.interrupted = true;
+                    ((*f).clone(), r)
+                }
+                None => {
+                    let others: Vec<&Task> = std::iter::once(leader)
+                        .chain(siblings.iter().copied())
+                        .filter(|s| s.id != f.id)
+                        .collect();
+                    grow_task_until(oracle, f, &others, options, stop)
+                }
+            });
+        }
+        results.insert(0, (out, report));
+        results
+    });
     run.unwrap_or_else(|why| {
-        let mut report = empty_report(task, siblings.len());
-        report.status = ValidationStatus::Error;
-        report.reason = Some(why.clone());
-        report.error = Some(why);
-        (task.clone(), report)
+        std::iter::once(leader)
+            .chain(followers.iter().copied())
+            .map(|t| failed(t, siblings.len(), why.clone()))
+            .collect()
     })
+}
+
+/// `follower` with the tests its leader's growth (`grown`) made, and its report.
+fn shared(
+    grown: &GrowReport,
+    follower: &Task,
+    share: SiblingShare,
+    options: GrowOptions,
+) -> (Task, GrowReport) {
+    let seed = options.mutants.seed;
+    let mut report = empty_report(follower, grown.siblings);
+    report.kind = grown.kind;
+    report.grown_with = Some(grown.id.clone());
+    let before = Adequacy::measured(follower, &share.before, seed);
+    if let Some(why) = before.mutation_score_missing.clone() {
+        report.reason = Some(format!("mutation score not measured: {why}"));
+    }
+    report.before = Some(before);
+    let mut out = follower.clone();
+    let mut tests = follower.tests.to_vec();
+    tests.extend(share.tests);
+    out.tests = tests.into();
+    let after = Adequacy::measured(
+        &out,
+        &MutantTally {
+            killed: share.before.killed + share.killed,
+            ..share.before
+        },
+        seed,
+    );
+    out.adequacy = Some(after.clone());
+    report.after = Some(after);
+    report.added = grown.added;
+    report.covering = grown.covering;
+    report.stated = grown.stated;
+    report.tried = grown.tried;
+    report.discarded = grown.discarded.clone();
+    (out, report)
+}
+
+/// For each of `tasks`, the index of the task whose growth it shares ([`grow_group_until`]):
+/// the first earlier task of its problem with the same tests that shares no other's. Tasks
+/// `skip` says are left out (held out), and with `share` off no task shares.
+pub fn growth_leaders(
+    tasks: &[Task],
+    skip: impl Fn(&Task) -> bool,
+    share: bool,
+) -> Vec<Option<usize>> {
+    let mut leaders: Vec<Option<usize>> = vec![None; tasks.len()];
+    if !share {
+        return leaders;
+    }
+    let keys = |t: &Task| -> Vec<String> { t.tests.iter().map(test_key).collect() };
+    for (i, t) in tasks.iter().enumerate() {
+        if skip(t) || t.problem.is_none() || t.tests.is_empty() {
+            continue;
+        }
+        let own = keys(t);
+        leaders[i] = tasks.iter().take(i).enumerate().position(|(j, o)| {
+            leaders.get(j).is_some_and(Option::is_none)
+                && !skip(o)
+                && o.problem == t.problem
+                && keys(o) == own
+        });
+    }
+    leaders
 }
 
 /// The report of a task nothing was done to yet.
@@ -633,6 +794,7 @@ pub fn empty_report(task: &Task, siblings: usize) -> GrowReport {
         sibling_killed: 0,
         error: None,
         interrupted: false,
+        grown_with: None,
         holdout: None,
     }
 }
@@ -643,7 +805,7 @@ fn grow_inner(
     siblings: &[&Task],
     options: GrowOptions,
     stop: &AtomicBool,
-) -> (Task, GrowReport) {
+) -> (Task, GrowReport, Vec<Option<SiblingShare>>) {
     test_panic_point(&task.id);
     let mut report = empty_report(task, siblings.len());
     let validation = oracle.validate(task);
@@ -653,7 +815,7 @@ fn grow_inner(
         .filter(|_| report.status == ValidationStatus::Ok)
     else {
         report.reason = validation.reason;
-        return (task.clone(), report);
+        return (task.clone(), report, Vec::new());
     };
     let (ms, _) = mutants_to_judge(oracle, task.language, &task.source, options.mutants);
     let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
@@ -671,23 +833,31 @@ fn grow_inner(
         })
         .collect();
     // The other accepted solutions' mutants that the same tests let through.
-    let sibling_mutants: Vec<Vec<Mutant>> = siblings
+    // With each sibling's tally (`None`: it did not validate, so nothing is shared with it).
+    let sibling_mutants: Vec<(Vec<Mutant>, Option<MutantTally>)> = siblings
         .par_iter()
         .map(|s| {
-            let Some(reference) = oracle.validate(s).reference else {
-                return Vec::new();
+            let validation = oracle.validate(s);
+            let Some(reference) = validation
+                .reference
+                .filter(|_| validation.status == ValidationStatus::Ok)
+            else {
+                return (Vec::new(), None);
             };
             let (ms, _) = mutants_to_judge(oracle, s.language, &s.source, options.mutants);
             let sources: Vec<&str> = ms.iter().map(|m| m.source.as_str()).collect();
             let vs = verdicts(oracle, s, &reference, &sources);
-            ms.into_iter()
+            let counts = tally(&vs);
+            let survivors = ms
+                .into_iter()
                 .zip(vs)
                 .filter(|(_, v)| *v == Verdict::Accepted)
                 .map(|(m, _)| m)
-                .collect()
+                .collect();
+            (survivors, Some(counts))
         })
         .collect();
-    for (i, (ms, s)) in sibling_mutants.iter().zip(siblings).enumerate() {
+    for (i, ((ms, _), s)) in sibling_mutants.iter().zip(siblings).enumerate() {
         survivors.extend(ms.iter().map(|m| Target {
             mutant: m,
             owner: i + 1,
@@ -714,7 +884,7 @@ fn grow_inner(
         );
         out.adequacy = report.before.clone();
         report.after = report.before.clone();
-        return (out, report);
+        return (out, report, Vec::new());
     };
     report.kind = Some(maker.kind());
     let pool = maker.inputs();
@@ -740,7 +910,8 @@ fn grow_inner(
             .map(|r| r.stdout.trim_end().to_string())
             .collect(),
         atypical: HashSet::new(),
-        sibling_killed: 0,
+        sibling_kills: vec![0; siblings.len()],
+        sibling_outputs: vec![Vec::new(); siblings.len()],
     };
     // The calls the task's own text states come first: tests the task gives, kept when the
     // original returns what the text says (and keep rules 1–3 hold), whether or not they
@@ -786,7 +957,7 @@ fn grow_inner(
             report.interrupted = true;
             report.reason = Some("interrupted: nothing grown (the task is unchanged)".into());
             report.after = report.before.clone();
-            return (task.clone(), report);
+            return (task.clone(), report, Vec::new());
         }
         let mut batch = Vec::new();
         for _ in 0..options.batch * 4 {
@@ -839,7 +1010,29 @@ fn grow_inner(
     report.added = growth.new_tests.len();
     report.stated = growth.stated;
     report.covering = growth.covering;
-    report.sibling_killed = growth.sibling_killed;
+    report.sibling_killed = growth.sibling_kills.iter().sum();
+    let shares = sibling_mutants
+        .iter()
+        .zip(growth.sibling_outputs)
+        .zip(&growth.sibling_kills)
+        .map(|(((_, before), outputs), &killed)| {
+            let before = (*before)?;
+            let tests = growth
+                .new_tests
+                .iter()
+                .zip(outputs)
+                .map(|(t, o)| TestCase {
+                    output: Some(o),
+                    ..t.clone()
+                })
+                .collect();
+            Some(SiblingShare {
+                tests,
+                before,
+                killed,
+            })
+        })
+        .collect();
     let mut tests: Vec<TestCase> = task.tests.to_vec();
     tests.extend(growth.new_tests);
     out.tests = tests.into();
@@ -853,7 +1046,7 @@ fn grow_inner(
     );
     out.adequacy = Some(after.clone());
     report.after = Some(after);
-    (out, report)
+    (out, report, shares)
 }
 
 /// The other tasks of `task`'s problem in `tasks`.

@@ -6,7 +6,7 @@ use super::common::{
 };
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use equimorph::adequacy::grow::DEFAULT_COVERAGE_TESTS;
+use equimorph::adequacy::grow::{GrowOptions, DEFAULT_COVERAGE_TESTS};
 use equimorph::adequacy::score::MutantOptions;
 use equimorph::job::tests::{grow_options, mutant_options, GrowJob, ScoreJob};
 use equimorph::task::TaskFormat;
@@ -107,6 +107,11 @@ pub struct GrowArgs {
     /// about 1.4× faster and rejects a few mutants fewer).
     #[arg(long, default_value_t = 0, value_name = "N")]
     retire_after: usize,
+    /// Grow each accepted solution's tests on its own. By default, the solutions of one
+    /// problem with the same tests share one growth (against all their mutants) and get the
+    /// same new tests: about half the runs with two solutions, a third with three.
+    #[arg(long)]
+    per_solution: bool,
     /// Longest the original may run on a grown test, in seconds.
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
     deadline: f64,
@@ -173,7 +178,10 @@ fn grow(args: GrowArgs) -> Result<ExitCode> {
     let job = GrowJob {
         tasks: &set,
         oracle: &oracle,
-        options,
+        options: GrowOptions {
+            share: !args.per_solution,
+            ..options
+        },
         out: args.out.clone(),
         report: args.report.clone(),
         holdout: args.holdout,

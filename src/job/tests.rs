@@ -9,7 +9,10 @@
 
 use super::exit::ExitStatus;
 use super::{Printout, Progress};
-use crate::adequacy::grow::{empty_report, grow_task_until, siblings_of, GrowOptions, GrowReport};
+use crate::adequacy::grow::{
+    empty_report, grow_group_until, grow_task_until, growth_leaders, siblings_of, GrowOptions,
+    GrowReport,
+};
 use crate::adequacy::holdout::{held_out, judge, HoldoutReport};
 use crate::adequacy::score::{broken_by_task, score_task, MutantOptions, TaskScore};
 use crate::adequacy::{ScoreDistribution, BAND_LABELS};
@@ -100,6 +103,7 @@ pub fn grow_options(
         },
         deadline,
         seed: mutants.seed,
+        share: true,
     })
 }
 
@@ -404,21 +408,63 @@ impl GrowJob<'_> {
             .into_iter()
             .filter_map(|i| set.tasks.get(i).map(|t| t.id.as_str()))
             .collect();
-        // `None`: not reached (or left half-way) before an interrupt.
-        let mut grown: Vec<Option<(Task, GrowReport)>> =
-            map_tasks(&set.tasks, stop, progress, "growing", |t| {
+        let leaders = growth_leaders(
+            &set.tasks,
+            |t| held.contains(t.id.as_str()),
+            self.options.share,
+        );
+        // `None`: not reached (or left half-way) before an interrupt. A task that shares its
+        // leader's growth gets its result from the leader's group.
+        let groups: Vec<Option<Vec<(Task, GrowReport)>>> =
+            map_indexed(&set.tasks, stop, progress, "growing", |i, t| {
                 if held.contains(t.id.as_str()) {
                     let mut report = empty_report(t, 0);
                     report.reason = Some("held out: judged by the problem's grown tests".into());
-                    return Some((t.clone(), report));
+                    return Some(vec![(t.clone(), report)]);
+                }
+                if leaders.get(i).copied().flatten().is_some() {
+                    return Some(Vec::new());
                 }
                 let siblings: Vec<&Task> = siblings_of(t, &set.tasks)
                     .into_iter()
                     .filter(|s| !held.contains(s.id.as_str()))
                     .collect();
-                let r = grow_task_until(self.oracle, t, &siblings, self.options, stop);
-                (!r.1.interrupted).then_some(r)
+                let followers: Vec<&Task> = set
+                    .tasks
+                    .iter()
+                    .zip(&leaders)
+                    .filter(|(_, l)| **l == Some(i))
+                    .map(|(f, _)| f)
+                    .collect();
+                let rs = if followers.is_empty() {
+                    vec![grow_task_until(
+                        self.oracle,
+                        t,
+                        &siblings,
+                        self.options,
+                        stop,
+                    )]
+                } else {
+                    grow_group_until(self.oracle, t, &siblings, &followers, self.options, stop)
+                };
+                (!rs.iter().any(|r| r.1.interrupted)).then_some(rs)
             });
+        let mut grown: Vec<Option<(Task, GrowReport)>> = vec![None; set.tasks.len()];
+        for (i, group) in groups.into_iter().enumerate() {
+            let Some(group) = group else { continue };
+            let members = std::iter::once(i).chain(
+                leaders
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| **l == Some(i))
+                    .map(|(f, _)| f),
+            );
+            for (m, r) in members.zip(group) {
+                if let Some(slot) = grown.get_mut(m) {
+                    *slot = Some(r);
+                }
+            }
+        }
         let pending = grown.iter().filter(|g| g.is_none()).count();
         if pending == 0 && !held.is_empty() {
             self.judge_held_out(&held, &mut grown, stop, progress);
@@ -702,14 +748,26 @@ pub(super) fn map_tasks<'t, T: Send>(
     message: &str,
     f: impl Fn(&'t Task) -> Option<T> + Sync,
 ) -> Vec<Option<T>> {
+    map_indexed(tasks, stop, progress, message, |_, t| f(t))
+}
+
+/// [`map_tasks`], with each task's index.
+pub(super) fn map_indexed<'t, T: Send>(
+    tasks: &'t [Task],
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+    message: &str,
+    f: impl Fn(usize, &'t Task) -> Option<T> + Sync,
+) -> Vec<Option<T>> {
     reporting(progress, tasks.len() as u64, message, |tick| {
         tasks
             .par_iter()
-            .map(|t| {
+            .enumerate()
+            .map(|(i, t)| {
                 if stop.load(Ordering::Relaxed) {
                     return None;
                 }
-                let r = f(t);
+                let r = f(i, t);
                 tick();
                 r
             })

@@ -40,7 +40,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -759,18 +760,26 @@ pub fn growth_leaders(
     if !share {
         return leaders;
     }
-    let keys = |t: &Task| -> Vec<String> { t.tests.iter().map(test_key).collect() };
+    // (problem, test keys) → the first task with them.
+    let mut first: HashMap<(&str, Vec<String>), usize> = HashMap::new();
     for (i, t) in tasks.iter().enumerate() {
-        if skip(t) || t.problem.is_none() || t.tests.is_empty() {
+        let Some(problem) = t.problem.as_deref() else {
+            continue;
+        };
+        if skip(t) || t.tests.is_empty() {
             continue;
         }
-        let own = keys(t);
-        leaders[i] = tasks.iter().take(i).enumerate().position(|(j, o)| {
-            leaders.get(j).is_some_and(Option::is_none)
-                && !skip(o)
-                && o.problem == t.problem
-                && keys(o) == own
-        });
+        let keys: Vec<String> = t.tests.iter().map(test_key).collect();
+        match first.entry((problem, keys)) {
+            Entry::Occupied(e) => {
+                if let Some(slot) = leaders.get_mut(i) {
+                    *slot = Some(*e.get());
+                }
+            }
+            Entry::Vacant(e) => {
+                e.insert(i);
+            }
+        }
     }
     leaders
 }

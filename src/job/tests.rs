@@ -19,7 +19,7 @@ use crate::adequacy::{ScoreDistribution, BAND_LABELS};
 use crate::oracle::{Oracle, ValidationStatus};
 use crate::task::{Task, TaskSet};
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -413,6 +413,12 @@ impl GrowJob<'_> {
             |t| held.contains(t.id.as_str()),
             self.options.share,
         );
+        let mut followers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (f, l) in leaders.iter().enumerate() {
+            if let Some(l) = l {
+                followers.entry(*l).or_default().push(f);
+            }
+        }
         // `None`: not reached (or left half-way) before an interrupt. A task that shares its
         // leader's growth gets its result from the leader's group.
         let groups: Vec<Option<Vec<(Task, GrowReport)>>> =
@@ -429,12 +435,11 @@ impl GrowJob<'_> {
                     .into_iter()
                     .filter(|s| !held.contains(s.id.as_str()))
                     .collect();
-                let followers: Vec<&Task> = set
-                    .tasks
-                    .iter()
-                    .zip(&leaders)
-                    .filter(|(_, l)| **l == Some(i))
-                    .map(|(f, _)| f)
+                let followers: Vec<&Task> = followers
+                    .get(&i)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|&f| set.tasks.get(f))
                     .collect();
                 let rs = if followers.is_empty() {
                     vec![grow_task_until(
@@ -452,13 +457,8 @@ impl GrowJob<'_> {
         let mut grown: Vec<Option<(Task, GrowReport)>> = vec![None; set.tasks.len()];
         for (i, group) in groups.into_iter().enumerate() {
             let Some(group) = group else { continue };
-            let members = std::iter::once(i).chain(
-                leaders
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, l)| **l == Some(i))
-                    .map(|(f, _)| f),
-            );
+            let members =
+                std::iter::once(i).chain(followers.get(&i).into_iter().flatten().copied());
             for (m, r) in members.zip(group) {
                 if let Some(slot) = grown.get_mut(m) {
                     *slot = Some(r);

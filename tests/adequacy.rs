@@ -376,6 +376,11 @@ fn tests_grow_holdout_judges_the_solutions_it_did_not_grow_from() {
         .filter(|l| l.get("holdout").is_some())
         .collect();
     assert_eq!(held.len(), 2);
+    // The two solutions grown of each problem shared one growth.
+    for (id, with) in [("grade/1", "grade/0"), ("two-sum/1", "two-sum/0")] {
+        let line = lines.iter().find(|l| l["id"] == id).unwrap();
+        assert_eq!(line["grown_with"], with, "{line}");
+    }
     for h in held {
         let h = &h["holdout"];
         let (shown, rejected) = (
@@ -389,6 +394,28 @@ fn tests_grow_holdout_judges_the_solutions_it_did_not_grow_from() {
         assert!(h["grown_tests"].as_u64().unwrap() > 0, "{h}");
         assert_eq!(h["false_alarms"], 0, "{h}");
     }
+    // `--per-solution`: each grows on its own.
+    let out = common::equimorph(
+        &[
+            "tests",
+            "grow",
+            tasks.to_str().unwrap(),
+            "--out",
+            grown.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+            "--per-solution",
+            "--max-tests",
+            "1",
+            "--patience",
+            "1",
+        ],
+        None,
+    );
+    common::success_stdout(&out);
+    let report = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(report.lines().count(), 6);
+    assert!(!report.contains("grown_with"), "{report}");
 }
 
 #[test]

@@ -16,10 +16,13 @@ pub(super) struct RecordRules {
     /// The integers each record column holds, widened by half their spread (see [`widened`]).
     ranges: BTreeMap<Place, (i64, i64)>,
     /// Per record width, the columns every run of such records is sorted by (non-decreasing),
-    /// seen over three comparisons or more with at least one strict rise.
+    /// seen over four comparisons or more with at least one strict rise (a list of five
+    /// records sorted by chance is rare; a sample's author sorting them is not, so a solution
+    /// that sorts them itself is then only tested on sorted lists).
     sorted: BTreeMap<usize, Vec<usize>>,
     /// Where every line of two integers or more after the first is a permutation (of
-    /// `base..base + width`), that base.
+    /// `base..base + width`), two of them of three numbers or more and one of those unsorted,
+    /// that base.
     permutation_base: Option<i64>,
 }
 
@@ -87,7 +90,9 @@ impl RecordRules {
         // (w, k) → (comparisons, never falls, rises once)
         let mut order: BTreeMap<Place, (usize, bool, bool)> = BTreeMap::new();
         let mut base: Option<Option<i64>> = None;
-        let mut wide_permutation = false;
+        // Permutation lines of three numbers or more, and whether one of them is not sorted: a
+        // sample's `1 2 3 4 5` alone is most likely an array that happens to be one.
+        let (mut wide_permutations, mut shuffled) = (0, false);
         for p in inputs {
             let counts = super::count_places(&p.links());
             let widths = record_widths(p);
@@ -113,7 +118,12 @@ impl RecordRules {
                         Some(prev) if prev == b => Some(b),
                         Some(_) => Some(None),
                     };
-                    wide_permutation |= b.is_some() && line.len() >= 3;
+                    if b.is_some() && line.len() >= 3 {
+                        wide_permutations += 1;
+                        shuffled |= line
+                            .windows(2)
+                            .any(|w| matches!(w, [Token::Int(x), Token::Int(y)] if x > y));
+                    }
                 }
             }
             for (start, end) in runs(p) {
@@ -144,7 +154,7 @@ impl RecordRules {
         }
         let mut sorted: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for ((w, k), (comparisons, never_falls, rises)) in order {
-            if comparisons >= 3 && never_falls && rises {
+            if comparisons >= 4 && never_falls && rises {
                 sorted.entry(w).or_default().push(k);
             }
         }
@@ -157,7 +167,9 @@ impl RecordRules {
                 })
                 .collect(),
             sorted,
-            permutation_base: base.flatten().filter(|_| wide_permutation),
+            permutation_base: base
+                .flatten()
+                .filter(|_| wide_permutations >= 2 && shuffled),
         }
     }
 
@@ -259,8 +271,8 @@ mod tests {
         let mut p = Parsed::of("3 2\n0 5\n10 1\n2 4\n");
         r.sort(&mut p, &BTreeSet::new());
         assert_eq!(p.render(), "3 2\n0 5\n2 4\n10 1\n");
-        // Three values in a row are no evidence of an order.
-        assert!(rules(&["3\n1 5\n2 4\n3 9\n"]).sorted.is_empty());
+        // Four records in a row are no evidence of an order.
+        assert!(rules(&["4\n1 5\n2 4\n3 9\n5 1\n"]).sorted.is_empty());
     }
 
     #[test]
@@ -270,7 +282,10 @@ mod tests {
         let mut p = Parsed::of("1\n4\n7 2 2 9\n");
         r.permute(&mut p);
         assert_eq!(p.render(), "1\n4\n3 1 2 4\n");
-        // Lines that are not all permutations: nothing is assumed.
+        // Lines that are not all permutations: nothing is assumed; nor from sorted ones alone,
+        // nor from one line.
         assert_eq!(rules(&["2\n3 1 2\n5 5 1\n"]).permutation_base, None);
+        assert_eq!(rules(&["2\n1 2 3\n1 2 3 4\n"]).permutation_base, None);
+        assert_eq!(rules(&["5\n3 1 4 5 2\n"]).permutation_base, None);
     }
 }

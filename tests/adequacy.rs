@@ -340,8 +340,8 @@ fn tests_grow_holdout_judges_the_solutions_it_did_not_grow_from() {
     write_tasks(&tasks, &chosen);
     let grown = dir.path().join("grown.jsonl");
     let report = dir.path().join("report.jsonl");
-    let out = common::equimorph(
-        &[
+    let grow = |extra: &[&str]| {
+        let mut args = vec![
             "tests",
             "grow",
             tasks.to_str().unwrap(),
@@ -349,12 +349,11 @@ fn tests_grow_holdout_judges_the_solutions_it_did_not_grow_from() {
             grown.to_str().unwrap(),
             "--report",
             report.to_str().unwrap(),
-            "--holdout",
-            "1",
-        ],
-        None,
-    );
-    let text = common::success_stdout(&out);
+        ];
+        args.extend_from_slice(extra);
+        common::success_stdout(&common::equimorph(&args, None))
+    };
+    let text = grow(&["--holdout", "1"]);
     assert!(text.contains("grade/2: held out: "), "{text}");
     assert!(text.contains("two-sum/2: held out: "), "{text}");
     assert!(text.contains("held out: 2 solution(s)"), "{text}");
@@ -395,24 +394,7 @@ fn tests_grow_holdout_judges_the_solutions_it_did_not_grow_from() {
         assert_eq!(h["false_alarms"], 0, "{h}");
     }
     // `--per-solution`: each grows on its own.
-    let out = common::equimorph(
-        &[
-            "tests",
-            "grow",
-            tasks.to_str().unwrap(),
-            "--out",
-            grown.to_str().unwrap(),
-            "--report",
-            report.to_str().unwrap(),
-            "--per-solution",
-            "--max-tests",
-            "1",
-            "--patience",
-            "1",
-        ],
-        None,
-    );
-    common::success_stdout(&out);
+    grow(&["--per-solution", "--max-tests", "1", "--patience", "1"]);
     let report = std::fs::read_to_string(&report).unwrap();
     assert_eq!(report.lines().count(), 6);
     assert!(!report.contains("grown_with"), "{report}");

@@ -235,12 +235,9 @@ impl Parsed {
                 .enumerate()
                 .filter_map(|(j, h)| Some((j, h?)))
                 .collect();
-            let mut widths: BTreeMap<usize, usize> = BTreeMap::new();
+            let widths = records::record_widths(p);
             for line in p.lines.iter().skip(1) {
-                *widths.entry(line.len()).or_default() += 1;
-            }
-            for line in p.lines.iter().skip(1) {
-                if widths.get(&line.len()).is_none_or(|&n| n < 2) {
+                if !widths.contains(&line.len()) {
                     continue;
                 }
                 for (k, t) in line.iter().enumerate() {

@@ -27,7 +27,7 @@ pub(super) struct RecordRules {
 }
 
 /// The widths of the lines after the first that two lines or more of `p` have: its records.
-fn record_widths(p: &Parsed) -> BTreeSet<usize> {
+pub(super) fn record_widths(p: &Parsed) -> BTreeSet<usize> {
     let mut widths: BTreeMap<usize, usize> = BTreeMap::new();
     for line in p.lines.iter().skip(1) {
         *widths.entry(line.len()).or_default() += 1;

@@ -30,7 +30,9 @@ fi
 
 export CC_wasm32_unknown_unknown=clang-19
 export AR_wasm32_unknown_unknown=llvm-ar-19
-export CFLAGS_wasm32_unknown_unknown="-I$TS_LANG/wasm/include"
+# tree-sitter-cpp's scanner uses wchar_t and C11's static_assert, which that mini libc's
+# headers do not declare where the scanner includes them: both are supplied here.
+export CFLAGS_wasm32_unknown_unknown="-I$TS_LANG/wasm/include -include wchar.h -Dstatic_assert=_Static_assert"
 if ! command -v clang-19 >/dev/null 2>&1; then
     "$ROOT/scripts/ensure-apt.sh" clang-19 lld-22
 fi

@@ -8,8 +8,9 @@
 //! which tokens are brackets, and how a text splits into NiCad-style pretty-printed lines.
 //! [`Language::detect`] tells the language of a bare text by parsing it with every grammar.
 //!
-//! A new language (C/C++ comes later, issue 44) is one more [`Language`] variant and one more
-//! entry in the registry; code that matches on the language should read the entry instead.
+//! A new language is one more [`Language`] variant and one more entry in the registry; code
+//! that matches on the language should read the entry instead. C and C++ are compiled
+//! languages ([`Language::is_native`]): the oracle builds them once per program.
 
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -39,6 +40,10 @@ pub enum Language {
     Python,
     /// Java (a class with `public static void main`, CodeNet style).
     Java,
+    /// C++ (a program with `main`, compiled by g++).
+    Cpp,
+    /// C (a program with `main`, compiled by gcc).
+    C,
 }
 
 /// How a text splits into NiCad-style pretty-printed lines, so that reformatting a program
@@ -63,6 +68,9 @@ pub enum LineSplit {
         inline_parents: &'static [&'static str],
         /// Tokens that stay on the line of a closing block brace just before them (`};`, `})`).
         trailing: &'static [&'static str],
+        /// Node kinds that are a line of their own whatever their tokens (C preprocessor
+        /// directives, which end at the end of their row, not at a terminator).
+        own_line: &'static [&'static str],
     },
 }
 
@@ -105,8 +113,16 @@ fn java_grammar() -> tree_sitter::Language {
     tree_sitter_java::LANGUAGE.into()
 }
 
+fn cpp_grammar() -> tree_sitter::Language {
+    tree_sitter_cpp::LANGUAGE.into()
+}
+
+fn c_grammar() -> tree_sitter::Language {
+    tree_sitter_c::LANGUAGE.into()
+}
+
 /// The registry, in the order of [`Language::ALL`] (a test checks it).
-static REGISTRY: [Spec; 2] = [
+static REGISTRY: [Spec; 4] = [
     Spec {
         language: Language::Python,
         name: "python",
@@ -154,9 +170,90 @@ static REGISTRY: [Spec; 2] = [
             block_close: "}",
             inline_parents: &["array_initializer", "element_value_array_initializer"],
             trailing: &[";", ",", ")", "]", "."],
+            own_line: &[],
         },
     },
+    Spec {
+        language: Language::Cpp,
+        name: "cpp",
+        title: "C++",
+        aliases: &["c++", "cxx", "cc", "g++"],
+        extensions: &["cpp", "cc", "cxx", "hpp", "hh"],
+        grammar: cpp_grammar,
+        comment_kinds: &["comment"],
+        identifier_kinds: &[
+            "identifier",
+            "type_identifier",
+            "field_identifier",
+            "namespace_identifier",
+            "statement_identifier",
+        ],
+        literal_kinds: C_LITERALS,
+        atomic_kinds: C_ATOMS,
+        open_brackets: &["(", "[", "{"],
+        close_brackets: &[")", "]", "}"],
+        lines: C_LINES,
+    },
+    Spec {
+        language: Language::C,
+        name: "c",
+        title: "C",
+        aliases: &["gcc", "c99", "c11"],
+        extensions: &["c", "h"],
+        grammar: c_grammar,
+        comment_kinds: &["comment"],
+        identifier_kinds: &[
+            "identifier",
+            "type_identifier",
+            "field_identifier",
+            "statement_identifier",
+        ],
+        literal_kinds: C_LITERALS,
+        atomic_kinds: C_ATOMS,
+        open_brackets: &["(", "[", "{"],
+        close_brackets: &[")", "]", "}"],
+        lines: C_LINES,
+    },
 ];
+
+/// Literal node kinds of the C family (tree-sitter-c and tree-sitter-cpp share them).
+const C_LITERALS: &[&str] = &[
+    "number_literal",
+    "string_literal",
+    "raw_string_literal",
+    "char_literal",
+    "concatenated_string",
+    "system_lib_string",
+    "true",
+    "false",
+    "null",
+    "nullptr",
+];
+
+/// Node kinds of the C family read as one token: strings, characters, `<header>` names.
+const C_ATOMS: &[&str] = &[
+    "string_literal",
+    "raw_string_literal",
+    "char_literal",
+    "system_lib_string",
+];
+
+/// Statement lines of the C family: as Java's, and each preprocessor directive (which ends
+/// at its row's end, with no terminator) a line of its own. Conditional directives hold
+/// code: only their `#ifdef`, `#else`, `#endif` tokens break lines.
+const C_LINES: LineSplit = LineSplit::Statements {
+    terminators: &[";"],
+    block_open: "{",
+    block_close: "}",
+    inline_parents: &["initializer_list"],
+    trailing: &[";", ",", ")", "]", "."],
+    own_line: &[
+        "preproc_include",
+        "preproc_def",
+        "preproc_function_def",
+        "preproc_call",
+    ],
+};
 
 /// Why a text could not be parsed at all (a syntax error still gives a tree).
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -182,7 +279,7 @@ thread_local! {
 
 impl Language {
     /// Every language equimorph knows.
-    pub const ALL: [Language; 2] = [Language::Python, Language::Java];
+    pub const ALL: [Language; 4] = [Language::Python, Language::Java, Language::Cpp, Language::C];
 
     /// The language's entry in the registry.
     pub fn spec(self) -> &'static Spec {
@@ -202,6 +299,12 @@ impl Language {
     /// The language's proper name, for messages (`Python`, `Java`).
     pub fn title(self) -> &'static str {
         self.spec().title
+    }
+
+    /// Whether programs of this language are compiled to a native binary (C, C++) that the
+    /// oracle builds once per program and runs per test.
+    pub fn is_native(self) -> bool {
+        matches!(self, Language::Cpp | Language::C)
     }
 
     /// Whether this is the default language (for `skip_serializing_if`).
@@ -329,8 +432,8 @@ impl std::str::FromStr for Language {
             .ok_or_else(|| {
                 let names: Vec<&str> = Language::ALL.iter().map(|l| l.name()).collect();
                 format!(
-                    "unknown language '{wanted}' (expected {})",
-                    names.join(" or ")
+                    "unknown language '{wanted}' (expected one of {})",
+                    names.join(", ")
                 )
             })
     }
@@ -359,9 +462,10 @@ mod tests {
         assert_eq!("Python3".parse::<Language>(), Ok(Language::Python));
         assert_eq!(
             "cobol".parse::<Language>(),
-            Err("unknown language 'cobol' (expected python or java)".to_string())
+            Err("unknown language 'cobol' (expected one of python, java, cpp, c)".to_string())
         );
-        assert_eq!(Language::of_path(std::path::Path::new("a.c")), None);
+        assert_eq!(Language::of_path(std::path::Path::new("a.rs")), None);
+        assert_eq!("C++".parse::<Language>(), Ok(Language::Cpp));
     }
 
     #[test]

@@ -63,6 +63,8 @@ pub fn without_trivially_equivalent(
         return (mutants, 0);
     }
     let run = match language {
+        // No bytecode to compare: C and C++ mutants are all kept.
+        Language::Cpp | Language::C => return (mutants, 0),
         Language::Python => {
             let sources: Vec<&str> = mutants.iter().map(|m| m.source.as_str()).collect();
             let input = serde_json::json!({ "original": original, "mutants": sources });

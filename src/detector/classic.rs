@@ -60,6 +60,8 @@ struct LineState {
     after_block_close: bool,
     /// The previous row ended in a backslash continuation (Python).
     continued: bool,
+    /// The directive (a node that is a line of its own) the previous token belonged to.
+    directive: Option<usize>,
 }
 
 /// The tokens of `tree` (parsed from `source` with `spec`'s grammar) in document order, each
@@ -110,31 +112,49 @@ fn push_leaf(spec: &Spec, src: &str, node: Node<'_>, out: &mut Vec<Token>, state
             block_close,
             inline_parents,
             trailing,
+            own_line,
         } => {
-            let inline = || {
-                node.parent()
-                    .is_some_and(|p| inline_parents.contains(&p.kind()))
-            };
-            let is_block_open = text == block_open && !inline();
-            let is_block_close = text == block_close && !inline();
-            let trails = state.after_block_close && trailing.contains(&text);
-            let new_line = (state.break_pending && !trails) || is_block_close;
-            state.break_pending = if is_block_open || is_block_close {
+            if let Some(d) = own_line_ancestor(node, own_line) {
+                // A directive's tokens make one line, and the next token starts another.
+                let new_line = state.directive != Some(d);
+                state.directive = Some(d);
+                state.break_pending = true;
+                state.after_block_close = false;
+                new_line
+            } else if kind.starts_with('#') {
+                // A conditional directive's keyword (`#ifdef`, `#endif`): a line break on
+                // both sides.
+                state.directive = None;
+                state.break_pending = true;
+                state.after_block_close = false;
                 true
-            } else if terminators.contains(&text) {
-                state.open.last().is_none_or(|&block| block)
             } else {
-                false
-            };
-            state.after_block_close = is_block_close || trails;
-            if is_block_open {
-                state.open.push(true);
-            } else if spec.open_brackets.contains(&text) {
-                state.open.push(false);
-            } else if spec.close_brackets.contains(&text) {
-                state.open.pop();
+                state.directive = None;
+                let inline = || {
+                    node.parent()
+                        .is_some_and(|p| inline_parents.contains(&p.kind()))
+                };
+                let is_block_open = text == block_open && !inline();
+                let is_block_close = text == block_close && !inline();
+                let trails = state.after_block_close && trailing.contains(&text);
+                let new_line = (state.break_pending && !trails) || is_block_close;
+                state.break_pending = if is_block_open || is_block_close {
+                    true
+                } else if terminators.contains(&text) {
+                    state.open.last().is_none_or(|&block| block)
+                } else {
+                    false
+                };
+                state.after_block_close = is_block_close || trails;
+                if is_block_open {
+                    state.open.push(true);
+                } else if spec.open_brackets.contains(&text) {
+                    state.open.push(false);
+                } else if spec.close_brackets.contains(&text) {
+                    state.open.pop();
+                }
+                new_line
             }
-            new_line
         }
     };
     if new_line && !out.is_empty() {
@@ -156,6 +176,21 @@ fn push_leaf(spec: &Spec, src: &str, node: Node<'_>, out: &mut Vec<Token>, state
         column: node.start_position().column,
         start: node.start_byte(),
     });
+}
+
+/// The id of the nearest ancestor of `node` (itself included) whose kind is in `kinds`.
+fn own_line_ancestor(node: Node<'_>, kinds: &[&str]) -> Option<usize> {
+    if kinds.is_empty() {
+        return None;
+    }
+    let mut n = Some(node);
+    while let Some(x) = n {
+        if kinds.contains(&x.kind()) {
+            return Some(x.id());
+        }
+        n = x.parent();
+    }
+    None
 }
 
 /// Logical lines: a new physical row outside brackets starts a new pretty-printed line.

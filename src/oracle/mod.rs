@@ -10,6 +10,7 @@
 
 mod cache;
 pub mod java;
+pub mod native;
 mod runner;
 mod sandbox;
 
@@ -70,6 +71,10 @@ pub struct OracleConfig {
     pub cache_bytes: usize,
     /// The `java` launcher, for Java tasks (started on the first one).
     pub java: PathBuf,
+    /// The C++ compiler (`g++`), for C++ tasks.
+    pub cxx: PathBuf,
+    /// The C compiler (`gcc`), for C tasks.
+    pub cc: PathBuf,
 }
 
 impl Default for OracleConfig {
@@ -87,6 +92,8 @@ impl Default for OracleConfig {
             cache_entries: 200_000,
             cache_bytes: 64 << 20,
             java: java::default_java(),
+            cxx: native::default_compiler("g++"),
+            cc: native::default_compiler("gcc"),
         }
     }
 }
@@ -304,6 +311,8 @@ pub struct Oracle {
     executor: Executor,
     /// The Java workers, started with the first Java run (`Err`: Java cannot run here).
     java: std::sync::OnceLock<Result<java::JavaPool, String>>,
+    /// The C/C++ compile cache and runner, made with the first C or C++ run.
+    native: std::sync::OnceLock<Result<native::NativeRunner, String>>,
     launcher: sandbox::Launcher,
     cache: Mutex<cache::DecisionCache>,
     counters: Counters,
@@ -341,6 +350,7 @@ impl Oracle {
             isolation,
             executor,
             java: std::sync::OnceLock::new(),
+            native: std::sync::OnceLock::new(),
             launcher,
             cache: Mutex::new(cache),
             counters: Counters::default(),
@@ -363,6 +373,15 @@ impl Oracle {
         match language {
             Language::Python => self.isolation.rlimits.clone(),
             Language::Java => java::describe_limits(&self.config.limits),
+            Language::Cpp | Language::C => {
+                let mut limits = self.isolation.rlimits.clone();
+                limits.push(format!(
+                    "compiles: {} s, address space {} MiB at least",
+                    native::COMPILE_SECONDS,
+                    self.config.limits.address_space.max(4 << 30) >> 20
+                ));
+                limits
+            }
         }
     }
 
@@ -425,17 +444,55 @@ impl Oracle {
             Language::Python => self.executor.run(request),
             Language::Java => match self.java_pool() {
                 Ok(pool) => pool.run(request.source, request.stdin, request.timeout),
-                Err(message) => RunResult {
-                    class: ExitClass::Crash,
-                    code: None,
-                    signal: None,
-                    stdout: String::new(),
-                    stderr_tail: message.clone(),
-                    seconds: 0.0,
-                    left_running: 0,
-                },
+                Err(message) => RunResult::crash(message.clone(), 0.0),
+            },
+            Language::Cpp | Language::C => match self.native_runner() {
+                Ok(runner) => runner.run(
+                    request.language,
+                    request.source,
+                    request.stdin,
+                    request.timeout,
+                    native::Build::Run,
+                ),
+                Err(message) => RunResult::crash(message.clone(), 0.0),
             },
         }
+    }
+
+    /// The C/C++ runner, made on first use; `Err` says why it cannot work here.
+    pub fn native_runner(&self) -> Result<&native::NativeRunner, &String> {
+        self.native
+            .get_or_init(|| {
+                let settings = native::NativeSettings {
+                    launcher: self.launcher.clone(),
+                    limits: self.config.limits,
+                    output_cap: self.config.output_cap,
+                    cxx: self.config.cxx.clone(),
+                    cc: self.config.cc.clone(),
+                    jobs: self.config.jobs,
+                };
+                native::NativeRunner::new(settings)
+                    .map_err(|e| format!("cannot prepare the C/C++ build directory: {e}"))
+            })
+            .as_ref()
+    }
+
+    /// `Err` says why programs of the native `language` cannot be built here (no compiler).
+    fn native_ready(&self, language: Language) -> Result<&native::NativeRunner, String> {
+        let runner = self.native_runner().map_err(Clone::clone)?;
+        if !runner.available(language) {
+            let (compiler, package) = match language {
+                Language::C => (&self.config.cc, "gcc"),
+                _ => (&self.config.cxx, "g++"),
+            };
+            return Err(format!(
+                "{} is not installed ({} not found): install it ({})",
+                language.title(),
+                compiler.display(),
+                crate::install::layout().system_install(package)
+            ));
+        }
+        Ok(runner)
     }
 
     /// The Java workers, started on first use; `Err` says why Java cannot run here.
@@ -540,16 +597,25 @@ impl Oracle {
                 ),
             );
         }
+        if task.language != Language::Python
+            && (task.test_code.is_some() || task.tests.iter().any(|t| t.call.is_some()))
+        {
+            return verdict(
+                ValidationStatus::Failing,
+                format!(
+                    "{} tasks are stdin/stdout programs: test_code and call tests are Python",
+                    task.language.title()
+                ),
+            );
+        }
         if task.language == Language::Java {
-            if task.test_code.is_some() || task.tests.iter().any(|t| t.call.is_some()) {
-                return verdict(
-                    ValidationStatus::Failing,
-                    "Java tasks are stdin/stdout programs: test_code and call tests are Python"
-                        .into(),
-                );
-            }
             if let Err(message) = self.java_pool() {
                 return verdict(ValidationStatus::Error, message.clone());
+            }
+        }
+        if task.language.is_native() {
+            if let Err(message) = self.native_ready(task.language) {
+                return verdict(ValidationStatus::Error, message);
             }
         }
         if task.test_count() == 0 {
@@ -641,6 +707,9 @@ impl Oracle {
                 );
             }
         }
+        if let Some(reason) = self.undefined_behaviour(task, &first) {
+            return verdict(ValidationStatus::Flaky, reason);
+        }
         self.counters.faults_in_a_row.store(0, Ordering::Relaxed);
         Validation {
             id: task.id.clone(),
@@ -648,6 +717,48 @@ impl Oracle {
             reason: None,
             reference: Some(first),
         }
+    }
+
+    /// For a C or C++ original: why its behaviour depends on how it is compiled (its output
+    /// at `-O0` or `-O2` differs from `first`'s, the run build's), which is the mark of
+    /// undefined behaviour that any rewrite may change. `None`: stable, or not native.
+    fn undefined_behaviour(&self, task: &Task, first: &Reference) -> Option<String> {
+        if !task.language.is_native() {
+            return None;
+        }
+        let runner = self.native_runner().ok()?;
+        for build in [native::Build::Unoptimised, native::Build::Optimised] {
+            for (i, reference) in first.runs.iter().enumerate() {
+                let stdin = task.tests.get(i).map_or("", |t| t.input.as_str());
+                let start = Instant::now();
+                let r = runner.run(
+                    task.language,
+                    &task.source,
+                    stdin,
+                    self.cap_for(task),
+                    build,
+                );
+                self.count_run(start);
+                if r.class == ExitClass::Crash {
+                    continue;
+                }
+                if r.class != reference.class
+                    || !outputs_equal(&reference.stdout, &r.stdout, self.config.float_tolerance)
+                {
+                    return Some(format!(
+                        "test {i}: built with {} it prints {:?} ({:?}), with {} {:?} ({:?}): \
+                         its output depends on undefined behaviour",
+                        native::Build::Run.flag(),
+                        clip(&reference.stdout),
+                        reference.class,
+                        build.flag(),
+                        clip(&r.stdout),
+                        r.class
+                    ));
+                }
+            }
+        }
+        None
     }
 
     /// The timeout of a candidate of `task` on a test the original ran in `seconds`.

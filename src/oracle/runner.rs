@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -32,7 +32,8 @@ pub enum ExitClass {
     OutputLimit,
     /// The sandbox itself failed during the run (e.g. the program killed its fork server).
     Crash,
-    /// A Java program that does not compile (never a verdict: the candidate is invalid).
+    /// A program that does not compile (Java, C, C++): never a verdict, the candidate is
+    /// invalid.
     CompileError,
 }
 
@@ -57,7 +58,8 @@ pub struct RunResult {
 }
 
 impl RunResult {
-    fn crash(message: String, seconds: f64) -> Self {
+    /// A run the sandbox could not make (`message` says why).
+    pub(crate) fn crash(message: String, seconds: f64) -> Self {
         RunResult {
             class: ExitClass::Crash,
             code: None,
@@ -178,17 +180,52 @@ fn spawn_inner(
     // By absolute path: under bubblewrap the program's directory is mounted read-only and the
     // program runs elsewhere (see `command`).
     let prog_arg = prog.display().to_string();
-    let mut cmd = command(
+    let cmd = command(
         &settings.launcher,
         &settings.python,
         &[PYTHON_FLAGS, &prog_arg],
         Some(dir.path()),
         &[("PYTHONHASHSEED", &seed)],
     );
+    supervise(
+        cmd,
+        &Supervision {
+            launcher: &settings.launcher,
+            limits: settings.limits,
+            output_cap: settings.output_cap,
+        },
+        req.stdin.as_bytes(),
+        req.timeout,
+        start,
+    )
+    .map(|(result, _)| result)
+}
+
+/// How [`supervise`] watches a process.
+pub(crate) struct Supervision<'a> {
+    /// The launcher the command was made for (a bubblewrap set-up failure is a crash).
+    pub launcher: &'a Launcher,
+    /// rlimits applied in the child.
+    pub limits: ResourceLimits,
+    /// Bytes of stdout+stderr after which the process is killed.
+    pub output_cap: usize,
+}
+
+/// Runs `cmd` (made by [`command`]) in its own session under the limits, feeds it `stdin`,
+/// kills its process group past `timeout` (counted from `start`) or past the output cap, and
+/// classifies how it ended. The stdout bytes come back as they are beside the result (whose
+/// `stdout` is their lossy decoding).
+pub(crate) fn supervise(
+    mut cmd: Command,
+    how: &Supervision<'_>,
+    input: &[u8],
+    timeout: Duration,
+    start: Instant,
+) -> std::io::Result<(RunResult, Vec<u8>)> {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let limits = settings.limits;
+    let limits = how.limits;
     // SAFETY: setsid and setrlimit are async-signal-safe.
     unsafe {
         cmd.pre_exec(move || {
@@ -200,10 +237,10 @@ fn spawn_inner(
     let pid = Arc::new(AtomicI32::new(child.id() as i32));
     let over_cap = Arc::new(AtomicBool::new(false));
     let total = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let cap = settings.output_cap;
+    let cap = how.output_cap;
 
     let mut stdin = child.stdin.take();
-    let input = req.stdin.as_bytes().to_vec();
+    let input = input.to_vec();
     let writer = std::thread::spawn(move || {
         if let Some(s) = stdin.as_mut() {
             let _ = s.write_all(&input);
@@ -238,7 +275,7 @@ fn spawn_inner(
     };
     let out_t = child.stdout.take().map(|s| reader(Box::new(s), false));
     let err_t = child.stderr.take().map(|s| reader(Box::new(s), true));
-    let deadline = start + req.timeout;
+    let deadline = start + timeout;
     let mut timed_out = false;
     let status = loop {
         if let Some(st) = child.try_wait()? {
@@ -264,7 +301,7 @@ fn spawn_inner(
         (ExitClass::OutputLimit, None, None)
     } else if let Some(c) = status.code() {
         let sandbox_failed = c == 1
-            && matches!(settings.launcher, Launcher::Bubblewrap { .. })
+            && matches!(how.launcher, Launcher::Bubblewrap { .. })
             && stderr.starts_with(b"bwrap: ");
         (
             if c == 0 {
@@ -281,7 +318,7 @@ fn spawn_inner(
     } else {
         (ExitClass::Signal, None, status.signal())
     };
-    Ok(RunResult {
+    let result = RunResult {
         class,
         code,
         signal,
@@ -289,7 +326,8 @@ fn spawn_inner(
         stderr_tail: String::from_utf8_lossy(&stderr).into_owned(),
         seconds,
         left_running: 0,
-    })
+    };
+    Ok((result, stdout))
 }
 
 /// A running fork server.

@@ -32,6 +32,7 @@ use std::sync::Arc;
 const PYTHON2: i64 = 1;
 const PYTHON3: i64 = 3;
 const JAVA: i64 = 4;
+const CPP: i64 = 2;
 
 /// The solution languages a load keeps, from `--language` (empty: Python 3).
 pub(super) fn languages(requested: &[String]) -> Result<Vec<Language>, String> {
@@ -42,12 +43,14 @@ pub(super) fn languages(requested: &[String]) -> Result<Vec<Language>, String> {
                 Language::Python
             } else if part.starts_with("java") {
                 Language::Java
+            } else if matches!(part.as_str(), "cpp" | "c++" | "g++") {
+                Language::Cpp
             } else if part.is_empty() {
                 continue;
             } else {
                 return Err(format!(
                     "CodeContests: language {part:?} is not one equimorph runs; \
-                     use python (Python 3 solutions), java, or both"
+                     use python (Python 3 solutions), java, cpp, or several"
                 ));
             };
             if !out.contains(&lang) {
@@ -66,6 +69,9 @@ fn code_of(language: Language) -> i64 {
     match language {
         Language::Python => PYTHON3,
         Language::Java => JAVA,
+        Language::Cpp => CPP,
+        // CodeContests has no C solutions.
+        Language::C => -1,
     }
 }
 

@@ -207,13 +207,15 @@ impl Filter {
     }
 
     /// Whether the submission's language is kept; by default Python 3 (CPython or PyPy) from
-    /// Python folders and Java from Java folders.
+    /// Python folders, Java from Java folders, C++ and C from theirs.
     fn language_kept(&self, s: &Submission, folder: Language) -> bool {
         let orig = s.original_language.to_lowercase();
         if self.languages.is_empty() {
             return match folder {
                 Language::Python => is_python3(&orig),
                 Language::Java => s.language.eq_ignore_ascii_case("java"),
+                Language::Cpp => s.language.eq_ignore_ascii_case("c++"),
+                Language::C => s.language.eq_ignore_ascii_case("c"),
             };
         }
         self.languages
@@ -298,8 +300,14 @@ pub(super) fn load(root: &Path, options: &LoadOptions) -> Result<TaskSet, TaskEr
     };
     let mut without_metadata = 0usize;
     let names_java = filter.languages.iter().any(|l| l == "java");
-    let names_python =
-        filter.languages.is_empty() || filter.languages.iter().any(|l| !l.starts_with("java"));
+    let is_cpp = |l: &str| matches!(l, "c++" | "cpp" | "g++");
+    let names_cpp = filter.languages.iter().any(|l| is_cpp(l));
+    let names_c = filter.languages.iter().any(|l| l == "c");
+    let names_python = filter.languages.is_empty()
+        || filter
+            .languages
+            .iter()
+            .any(|l| !l.starts_with("java") && !is_cpp(l) && l != "c");
     for problem_dir in &layout.problems {
         let problem = file_name(problem_dir);
         // Where the submissions are, and which extensions count: the full dataset keeps each
@@ -313,6 +321,12 @@ pub(super) fn load(root: &Path, options: &LoadOptions) -> Result<TaskSet, TaskEr
             if names_java {
                 folders.push((problem_dir.join("Java"), Language::Java));
             }
+            if names_cpp {
+                folders.push((problem_dir.join("C++"), Language::Cpp));
+            }
+            if names_c {
+                folders.push((problem_dir.join("C"), Language::C));
+            }
         } else {
             let has = |ext: &str| {
                 sorted_entries(problem_dir)
@@ -323,6 +337,14 @@ pub(super) fn load(root: &Path, options: &LoadOptions) -> Result<TaskSet, TaskEr
             }
             if names_java || (filter.languages.is_empty() && !has("py") && has("java")) {
                 folders.push((problem_dir.clone(), Language::Java));
+            }
+            // Project_CodeNet_C++1000 / C++1400: only `.cpp`, loaded as C++.
+            let alone = filter.languages.is_empty() && !has("py") && !has("java");
+            if names_cpp || (alone && has("cpp")) {
+                folders.push((problem_dir.clone(), Language::Cpp));
+            }
+            if names_c || (alone && !has("cpp") && has("c")) {
+                folders.push((problem_dir.clone(), Language::C));
             }
         }
         for (dir, language) in folders {
@@ -359,6 +381,8 @@ fn load_folder(
     let extension = match language {
         Language::Python => "py",
         Language::Java => "java",
+        Language::Cpp => "cpp",
+        Language::C => "c",
     };
     if !dir.is_dir() {
         return Ok(());

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use tree_sitter::Node;
 
+mod cfamily;
 mod java;
 mod python;
 
@@ -135,6 +136,7 @@ pub fn all_mutants_of(language: Language, source: &str) -> Vec<Mutant> {
     match language {
         Language::Python => python::collect(tree.root_node(), source, &mut edits),
         Language::Java => java::collect_java(tree.root_node(), source, &mut edits),
+        Language::Cpp | Language::C => cfamily::collect(tree.root_node(), source, &mut edits),
     }
     let mut seen = HashSet::new();
     seen.insert(source.to_string());
@@ -165,13 +167,7 @@ pub fn all_mutants_of(language: Language, source: &str) -> Vec<Mutant> {
 
 /// The parse tree of `source` with `language`'s grammar (`None` if the grammar does not load).
 fn parse(language: Language, source: &str) -> Option<tree_sitter::Tree> {
-    let grammar: tree_sitter::Language = match language {
-        Language::Python => tree_sitter_python::LANGUAGE.into(),
-        Language::Java => tree_sitter_java::LANGUAGE.into(),
-    };
-    let mut parser = tree_sitter::Parser::new();
-    parser.set_language(&grammar).ok()?;
-    parser.parse(source, None)
+    language.parse(source).ok()
 }
 
 /// At most `max` mutants of the Python program `source`, a sample drawn with `seed` when there

@@ -21,6 +21,8 @@ pub(super) fn canonical_literal(language: Language, text: &str) -> String {
                 return format!("'{}'", unescape(c, Escapes::Java).replace('\\', "\\\\"));
             }
         }
+        // C and C++ strings are read as written (their escapes and prefixes differ).
+        Language::Cpp | Language::C => {}
     }
     integer_value(text).map_or_else(|| text.to_string(), |v| v.to_string())
 }

@@ -289,7 +289,7 @@ fn canonical_of_tree<'s>(
     let tokens = moved(reordered(tokens, &structure.reorders), &structure.moves);
     let tokens = match language {
         Language::Python => one_statement_per_line(tokens),
-        Language::Java => tokens,
+        Language::Java | Language::Cpp | Language::C => tokens,
     };
     // Hoisted constants: the name they were bound to → the literal.
     let constants: HashMap<Name<'s>, &str> = structure
@@ -397,7 +397,7 @@ fn canonical_of_tree<'s>(
                     }
                     indents.len() - 1
                 }
-                Language::Java => {
+                Language::Java | Language::Cpp | Language::C => {
                     if t.text == "}" {
                         blocks.saturating_sub(1)
                     } else {
@@ -626,6 +626,7 @@ fn fold_literals(language: Language, tokens: Vec<Token>) -> Vec<Token> {
                     _ => None,
                 }
             }
+            Language::Cpp | Language::C => None,
         };
         match joined {
             Some((drop, text)) => {

@@ -143,6 +143,8 @@ impl<'s> Scopes<'s> {
         let inner = match self.language {
             Language::Python => self.python_site(n, scope),
             Language::Java => self.java_site(n, scope),
+            // C and C++ names are not scoped here yet: each spelling is one name.
+            Language::Cpp | Language::C => scope,
         };
         if matches!(n.kind(), "identifier" | "type_identifier") {
             if let Some(t) = self.text(n) {

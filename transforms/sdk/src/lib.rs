@@ -12,8 +12,10 @@
 //! - [`types`]: builtin types of names and expressions proved from the program text;
 //! - [`rng`]: the seeded RNG (ChaCha8, fixed) behind every random choice;
 //! - [`java`]: the Java side: tree-sitter-java parsing, scopes and bindings, statement helpers
-//!   (edits, fresh names, indentation and the RNG above are shared by both languages).
+//!   (edits, fresh names, indentation and the RNG above are shared by both languages);
+//! - [`cpp`]: the C++ side: tree-sitter-cpp parsing, local bindings, statement helpers.
 
+pub mod cpp;
 pub mod edit;
 pub mod effects;
 pub mod java;
@@ -38,7 +40,7 @@ pub struct Info {
     pub description: &'static str,
     /// naming | control-flow | data-flow | expression | structure | layout
     pub category: &'static str,
-    /// The language of the programs it rewrites: `python` or `java`.
+    /// The language of the programs it rewrites: `python`, `java` or `cpp`.
     pub language: &'static str,
 }
 
@@ -141,6 +143,35 @@ macro_rules! declare_java_transform {
         /// candidate sites it offered (tests use it to visit every site).
         pub fn apply_at_site(source: &str, seed: u64, site: usize) -> ($crate::Outcome, usize) {
             $crate::java::run_at_site(source, seed, site, $rewrite)
+        }
+
+        $crate::export_transform!(crate::INFO, crate::apply);
+    };
+}
+
+/// Declares a C++ transform crate built on [`cpp::run`]: like [`declare_transform!`], with a
+/// rewrite of type `fn(&cpp::CppParsed, &mut Rng) -> Edits` and `language: "cpp"` in its info.
+#[allow(clippy::crate_in_macro_def)]
+#[macro_export]
+macro_rules! declare_cpp_transform {
+    (name: $name:expr, description: $description:expr, category: $category:expr, rewrite: $rewrite:path $(,)?) => {
+        /// This transform's self-description.
+        pub const INFO: $crate::Info = $crate::Info {
+            name: $name,
+            description: $description,
+            category: $category,
+            language: "cpp",
+        };
+
+        /// Applies the transform (see the crate docs).
+        pub fn apply(source: &str, seed: u64) -> $crate::Outcome {
+            $crate::cpp::run(source, seed, $rewrite)
+        }
+
+        /// Applies the transform at its `site`-th candidate site only; also returns how many
+        /// candidate sites it offered (tests use it to visit every site).
+        pub fn apply_at_site(source: &str, seed: u64, site: usize) -> ($crate::Outcome, usize) {
+            $crate::cpp::run_at_site(source, seed, site, $rewrite)
         }
 
         $crate::export_transform!(crate::INFO, crate::apply);

@@ -12,6 +12,8 @@ pub enum ParseError {
     Syntax { line: usize },
     /// The Java program has a syntax error at this 1-based line.
     JavaSyntax { line: usize },
+    /// The C++ program has a syntax error at this 1-based line.
+    CppSyntax { line: usize },
 }
 
 impl fmt::Display for ParseError {
@@ -23,6 +25,9 @@ impl fmt::Display for ParseError {
             }
             ParseError::JavaSyntax { line } => {
                 write!(f, "input does not parse as Java (line {line})")
+            }
+            ParseError::CppSyntax { line } => {
+                write!(f, "input does not parse as C++ (line {line})")
             }
         }
     }

@@ -36,6 +36,73 @@ pub fn parses_as_java(source: &str) -> bool {
     crate::java::JavaParsed::new(source).is_ok()
 }
 
+/// Whether `source` parses as C++.
+pub fn parses_as_cpp(source: &str) -> bool {
+    crate::cpp::CppParsed::new(source).is_ok()
+}
+
+/// Compiles `source` with `g++ -std=gnu++17 -O1` (the oracle's run build) and runs it with no
+/// stdin and a 10 s limit; returns (exit code, stdout, stderr). A compile error is exit code
+/// -2 with the compiler's messages as stderr; a run past the limit is -3.
+pub fn run_cpp(source: &str) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!(
+        "equimorph-sdk-cpp-{}-{}",
+        std::process::id(),
+        unique()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let binary = dir.join("prog");
+    let mut cc = Command::new("g++")
+        .args(["-std=gnu++17", "-O1", "-pipe", "-w", "-x", "c++", "-", "-o"])
+        .arg(&binary)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("g++ runs (install it: `make setup`)");
+    cc.stdin
+        .take()
+        .expect("stdin")
+        .write_all(source.as_bytes())
+        .expect("write the source");
+    let compiled = cc.wait_with_output().expect("g++ ends");
+    if !compiled.status.success() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return (
+            -2,
+            String::new(),
+            String::from_utf8_lossy(&compiled.stderr).into_owned(),
+        );
+    }
+    let mut child = Command::new(&binary)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let start = std::time::Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status.code().unwrap_or(-1);
+        }
+        if start.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break -3;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    let out = child.wait_with_output().expect("output");
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        code,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// A warm JVM running equimorph's Java worker (the oracle's own, outside any sandbox), shared
 /// by the tests of one binary: compiling and running a fixture costs milliseconds, not a JVM
 /// start.
@@ -282,6 +349,16 @@ macro_rules! fixture_tests {
 macro_rules! java_fixture_tests {
     ($apply:path) => {
         $crate::fixture_tests!(@with $apply, "java", $crate::testing::parses_as_java, $crate::testing::run_java);
+    };
+}
+
+/// Generates the standard tests of a C++ SPT crate: the same as [`fixture_tests!`] on the
+/// crate's `fixtures/*.cpp` (programs with a `main`, no input), compiled and run by
+/// [`run_cpp`]. An output that does not compile fails the behaviour tests (exit code -2).
+#[macro_export]
+macro_rules! cpp_fixture_tests {
+    ($apply:path) => {
+        $crate::fixture_tests!(@with $apply, "cpp", $crate::testing::parses_as_cpp, $crate::testing::run_cpp);
     };
 }
 

@@ -1,0 +1,257 @@
+//! C and C++ mutation operators ([`super::Operator`]), read from tree-sitter-c and
+//! tree-sitter-cpp trees (whose node kinds agree where these operators look). A mutant that
+//! does not compile is left out of the score, as for Java.
+
+use super::{push, text, Edit, Operator};
+use tree_sitter::Node;
+
+/// The replacements of a comparison operator.
+fn comparison_swaps(op: &str) -> &'static [&'static str] {
+    match op {
+        "<" => &["<=", ">"],
+        "<=" => &["<", ">="],
+        ">" => &[">=", "<"],
+        ">=" => &[">", "<="],
+        "==" => &["!="],
+        "!=" => &["=="],
+        _ => &[],
+    }
+}
+
+/// The replacements of an arithmetic or bitwise operator.
+fn arithmetic_swaps(op: &str) -> &'static [&'static str] {
+    match op {
+        "+" => &["-"],
+        "-" => &["+"],
+        "*" => &["+"],
+        "/" => &["*"],
+        "%" => &["/"],
+        "<<" => &[">>"],
+        ">>" => &["<<"],
+        "&" => &["|"],
+        "|" => &["&"],
+        "^" => &["&"],
+        _ => &[],
+    }
+}
+
+/// Whether `n` is an operator token inside a template argument list or a stream chain
+/// (`cin >> x`, `cout << x`): swapping those makes no behavioural mutant, only noise.
+fn is_stream(n: Node<'_>, src: &str) -> bool {
+    let mut left = Some(n);
+    while let Some(l) = left {
+        if l.kind() != "binary_expression" {
+            let t = text(l, src);
+            return matches!(
+                t,
+                "cin" | "cout" | "cerr" | "std::cin" | "std::cout" | "std::cerr"
+            );
+        }
+        left = l.child_by_field_name("left");
+    }
+    false
+}
+
+/// An integer literal's value and suffix (`10`, `5LL`, `7u`); `None` for other numbers
+/// (floats, hexadecimal, octal).
+fn decimal(t: &str) -> Option<(i64, &str)> {
+    let digits = t.trim_end_matches(['l', 'L', 'u', 'U']);
+    let suffix = t.get(digits.len()..).unwrap_or("");
+    if digits.is_empty()
+        || !digits.chars().all(|c| c.is_ascii_digit() || c == '\'')
+        || (digits.len() > 1 && digits.starts_with('0'))
+    {
+        return None;
+    }
+    digits
+        .replace('\'', "")
+        .parse::<i64>()
+        .ok()
+        .map(|v| (v, suffix))
+}
+
+/// The C-family counterparts of the Python and Java operators, in source order.
+pub(super) fn collect(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
+    match n.kind() {
+        // Directives and templates hold no behaviour the operators target.
+        "preproc_include" | "preproc_def" | "preproc_function_def" | "template_argument_list" => {
+            return;
+        }
+        "binary_expression" => {
+            if let Some(op) = n.child_by_field_name("operator") {
+                let k = op.kind();
+                let stream = matches!(k, "<<" | ">>") && is_stream(n, src);
+                for s in comparison_swaps(k) {
+                    push(edits, Operator::Comparison, op, *s);
+                }
+                if !stream {
+                    for s in arithmetic_swaps(k) {
+                        push(edits, Operator::Arithmetic, op, *s);
+                    }
+                }
+                match k {
+                    "&&" => push(edits, Operator::Boolean, op, "||"),
+                    "||" => push(edits, Operator::Boolean, op, "&&"),
+                    _ => {}
+                }
+            }
+        }
+        "assignment_expression" => {
+            if let Some(op) = n.child_by_field_name("operator") {
+                let k = op.kind();
+                if k.len() > 1 {
+                    for s in arithmetic_swaps(k.trim_end_matches('=')) {
+                        push(edits, Operator::Arithmetic, op, format!("{s}="));
+                    }
+                }
+            }
+        }
+        "update_expression" => {
+            let mut c = n.walk();
+            for child in n.children(&mut c) {
+                match child.kind() {
+                    "++" => push(edits, Operator::Arithmetic, child, "--"),
+                    "--" => push(edits, Operator::Arithmetic, child, "++"),
+                    _ => {}
+                }
+            }
+        }
+        "number_literal" => {
+            if let Some((v, suffix)) = decimal(text(n, src)) {
+                push(
+                    edits,
+                    Operator::Constant,
+                    n,
+                    format!("{}{suffix}", v.saturating_add(1)),
+                );
+                if v > 0 {
+                    push(edits, Operator::Constant, n, format!("{}{suffix}", v - 1));
+                }
+            }
+        }
+        "true" => push(edits, Operator::Truth, n, "false"),
+        "false" => push(edits, Operator::Truth, n, "true"),
+        "unary_expression" => {
+            let is_not = n
+                .child_by_field_name("operator")
+                .is_some_and(|o| o.kind() == "!");
+            if let (true, Some(arg)) = (is_not, n.child_by_field_name("argument")) {
+                push(
+                    edits,
+                    Operator::NegateCondition,
+                    n,
+                    format!("({})", text(arg, src)),
+                );
+            }
+        }
+        "if_statement"
+        | "while_statement"
+        | "do_statement"
+        | "for_statement"
+        | "conditional_expression" => {
+            if let Some(cond) = n.child_by_field_name("condition") {
+                let t = text(cond, src);
+                // `if (c)` (C: parenthesized_expression, C++: condition_clause) keeps its
+                // parentheses; a `for` condition and `?:`'s are bare.
+                let negated = if t.starts_with('(') && t.ends_with(')') {
+                    format!("(!{t})")
+                } else {
+                    format!("!({t})")
+                };
+                push(edits, Operator::NegateCondition, cond, negated);
+            }
+            if n.kind() == "if_statement" {
+                drop_else(n, edits);
+            }
+        }
+        "expression_statement" | "return_statement" | "break_statement" | "continue_statement" => {
+            let in_block = n.parent().is_some_and(|p| p.kind() == "compound_statement");
+            if in_block && text(n, src) != ";" {
+                push(edits, Operator::DropStatement, n, ";");
+            }
+            if matches!(n.kind(), "break_statement" | "continue_statement") {
+                loop_exit(n, edits);
+            }
+        }
+        "call_expression" => {
+            if let Some(f) = n.child_by_field_name("function") {
+                let name = text(f, src);
+                let (prefix, base) = match name.strip_prefix("std::") {
+                    Some(b) => ("std::", b),
+                    None => ("", name),
+                };
+                match base {
+                    "min" => push(edits, Operator::MinMax, f, format!("{prefix}max")),
+                    "max" => push(edits, Operator::MinMax, f, format!("{prefix}min")),
+                    _ => {}
+                }
+            }
+            swap_arguments(n, src, edits);
+        }
+        _ => {}
+    }
+    let mut c = n.walk();
+    for child in n.children(&mut c) {
+        collect(child, src, edits);
+    }
+}
+
+/// `if (c) a else b` → `if (c) a`.
+fn drop_else(n: Node<'_>, edits: &mut Vec<Edit>) {
+    let Some(other) = n.child_by_field_name("alternative") else {
+        return;
+    };
+    edits.push(Edit {
+        operator: Operator::DropElse,
+        start: other.start_byte(),
+        end: other.end_byte(),
+        text: String::new(),
+        line: other.start_position().row + 1,
+    });
+}
+
+/// `break` ↔ `continue` in a loop (a `break` of a `switch` stays).
+fn loop_exit(n: Node<'_>, edits: &mut Vec<Edit>) {
+    let mut up = n.parent();
+    while let Some(p) = up {
+        match p.kind() {
+            "for_statement" | "for_range_loop" | "while_statement" | "do_statement" => break,
+            "switch_statement" if n.kind() == "break_statement" => return,
+            "function_definition" | "lambda_expression" => return,
+            _ => up = p.parent(),
+        }
+    }
+    if up.is_none() {
+        return;
+    }
+    let other = if n.kind() == "break_statement" {
+        "continue;"
+    } else {
+        "break;"
+    };
+    push(edits, Operator::LoopExit, n, other);
+}
+
+/// `f(a, b, …)` → `f(b, a, …)` when the first two arguments differ.
+fn swap_arguments(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
+    let Some(args) = n.child_by_field_name("arguments") else {
+        return;
+    };
+    let mut c = args.walk();
+    let list: Vec<Node<'_>> = args.named_children(&mut c).collect();
+    let [a, b, ..] = list.as_slice() else {
+        return;
+    };
+    let (ta, tb) = (text(*a, src), text(*b, src));
+    if ta == tb {
+        return;
+    }
+    let between = src.get(a.end_byte()..b.start_byte()).unwrap_or(", ");
+    edits.push(Edit {
+        operator: Operator::SwapArguments,
+        start: a.start_byte(),
+        end: b.end_byte(),
+        text: format!("{tb}{between}{ta}"),
+        line: n.start_position().row + 1,
+    });
+}

@@ -1,0 +1,388 @@
+//! Running C and C++ programs: each distinct program is compiled once per build profile
+//! ([`Build`]) inside the same sandbox as every run, and its binary runs per test.
+//!
+//! Why a cache: a C++ compile costs a few hundred milliseconds (far more with
+//! `bits/stdc++.h`), a run of the binary a millisecond or two. The cache is keyed by the
+//! source's hash, the language and the build, and bounded ([`KEPT_BINARIES`]): an evicted
+//! binary is compiled again when asked for.
+//!
+//! The compiler runs under bubblewrap with the file system read-only, like a program: it reads
+//! the source on stdin, writes its binary into the sandbox's private `/tmp`, and the binary
+//! comes back on stdout. Nothing a hostile source makes the compiler do reaches the host's
+//! disk. A compile error (or a compile past [`COMPILE_SECONDS`]) is
+//! [`ExitClass::CompileError`]: an invalid candidate, never a verdict.
+//!
+//! Undefined behaviour is this family's trap: a program whose output depends on it may
+//! change under any rewrite. Candidates and originals are compiled with the same flags
+//! ([`Build::Run`]), and validation also runs the original built at `-O0` and at `-O2` (see
+//! [`super::Oracle::validate`]), so such a program is reported as unstable, not attacked.
+
+use super::runner::{supervise, ExitClass, RunResult, Semaphore, Supervision};
+use super::sandbox::{command, Launcher, ResourceLimits};
+use crate::language::Language;
+use crate::program::ProgramHash;
+use lru::LruCache;
+use std::num::NonZeroUsize;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Binaries kept on disk at once (least recently used go first).
+pub const KEPT_BINARIES: usize = 512;
+/// The longest a compile may take, seconds.
+pub const COMPILE_SECONDS: u64 = 60;
+/// The largest binary a compile may produce, bytes.
+const MAX_BINARY: usize = 64 << 20;
+/// Address space a compiler gets at least (cc1plus reading `bits/stdc++.h` needs more than
+/// most programs).
+const COMPILER_ADDRESS_SPACE: u64 = 4 << 30;
+
+/// How a program is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Build {
+    /// The build every test run uses, for originals and candidates alike (`-O1`).
+    Run,
+    /// Unoptimised (`-O0`), for the undefined-behaviour check of validation.
+    Unoptimised,
+    /// Optimised (`-O2`), for the undefined-behaviour check of validation.
+    Optimised,
+}
+
+impl Build {
+    /// The optimisation flag.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Build::Run => "-O1",
+            Build::Unoptimised => "-O0",
+            Build::Optimised => "-O2",
+        }
+    }
+}
+
+/// The compiler command of `language` with `build`'s flags, reading the source on stdin
+/// (`-x c++ -`); the output file is added by the compile script.
+pub fn compiler_args(language: Language, build: Build) -> Vec<&'static str> {
+    let (standard, dialect) = match language {
+        Language::C => ("-std=gnu11", "c"),
+        _ => ("-std=gnu++17", "c++"),
+    };
+    vec![
+        standard,
+        build.flag(),
+        "-pipe",
+        // Warnings are noise here: a candidate is judged by its tests.
+        "-w",
+        "-x",
+        dialect,
+        "-",
+        "-lm",
+    ]
+}
+
+/// Settings of the native runner.
+#[derive(Debug, Clone)]
+pub struct NativeSettings {
+    /// How programs and compilers are launched (the oracle's sandbox).
+    pub launcher: Launcher,
+    /// rlimits of runs (compiles get more address space, see [`COMPILER_ADDRESS_SPACE`]).
+    pub limits: ResourceLimits,
+    /// Bytes of stdout+stderr after which a run ends.
+    pub output_cap: usize,
+    /// The C++ compiler (`g++`).
+    pub cxx: PathBuf,
+    /// The C compiler (`gcc`).
+    pub cc: PathBuf,
+    /// Runs and compiles at once.
+    pub jobs: usize,
+}
+
+/// A compiled program, or why it is none (the compiler's diagnostics).
+type Built = Result<PathBuf, String>;
+
+/// Binaries by (language, source, build); a slot is filled once, by the first caller.
+type BuildCache = LruCache<(Language, ProgramHash, Build), Arc<OnceLock<Built>>>;
+
+/// Compiles programs once and runs their binaries.
+pub struct NativeRunner {
+    settings: NativeSettings,
+    /// Where binaries live (readable by the sandbox user).
+    dir: tempfile::TempDir,
+    builds: Mutex<BuildCache>,
+    permits: Semaphore,
+    compiles: AtomicU64,
+    compile_nanos: AtomicU64,
+    compile_errors: AtomicU64,
+}
+
+/// What the native runner has spent on compiles.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CompileStats {
+    /// Compiles run (cache misses), failed ones included.
+    pub compiles: u64,
+    /// Compiles that failed (compile errors and compiles past the limit).
+    pub errors: u64,
+    /// Wall seconds spent compiling.
+    pub seconds: f64,
+}
+
+/// The compiler `name` (`g++`, `gcc`): `/usr/bin/NAME` when present, else from `PATH`.
+pub fn default_compiler(name: &str) -> PathBuf {
+    let system = Path::new("/usr/bin").join(name);
+    if system.is_file() {
+        return system;
+    }
+    std::env::var_os("PATH")
+        .and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+impl NativeRunner {
+    /// A runner with an empty cache. Fails only when its directory cannot be made.
+    pub fn new(settings: NativeSettings) -> std::io::Result<Self> {
+        let dir = tempfile::Builder::new()
+            .prefix("equimorph-native-")
+            .tempdir()?;
+        // The sandbox user (nobody) reads and runs the binaries.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))?;
+        let kept = NonZeroUsize::new(KEPT_BINARIES).unwrap_or(NonZeroUsize::MIN);
+        Ok(NativeRunner {
+            permits: Semaphore::new(settings.jobs.max(1)),
+            settings,
+            dir,
+            builds: Mutex::new(LruCache::new(kept)),
+            compiles: AtomicU64::new(0),
+            compile_nanos: AtomicU64::new(0),
+            compile_errors: AtomicU64::new(0),
+        })
+    }
+
+    /// The compiler of `language`.
+    fn compiler(&self, language: Language) -> &Path {
+        match language {
+            Language::C => &self.settings.cc,
+            _ => &self.settings.cxx,
+        }
+    }
+
+    /// Whether the compiler of `language` is installed (checked before the first task).
+    pub fn available(&self, language: Language) -> bool {
+        let compiler = self.compiler(language);
+        compiler.is_file()
+            || std::process::Command::new(compiler)
+                .arg("--version")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+    }
+
+    /// What compiles have cost so far.
+    pub fn stats(&self) -> CompileStats {
+        CompileStats {
+            compiles: self.compiles.load(Ordering::Relaxed),
+            errors: self.compile_errors.load(Ordering::Relaxed),
+            seconds: self.compile_nanos.load(Ordering::Relaxed) as f64 / 1e9,
+        }
+    }
+
+    /// Runs `source` (built as `build`) on `stdin`. A program that does not compile gives
+    /// [`ExitClass::CompileError`] with the compiler's diagnostics as its stderr.
+    pub fn run(
+        &self,
+        language: Language,
+        source: &str,
+        stdin: &str,
+        timeout: Duration,
+        build: Build,
+    ) -> RunResult {
+        let binary = match self.binary(language, source, build) {
+            Ok(path) => path,
+            Err(result) => return result,
+        };
+        let _permit = self.permits.acquire();
+        let start = Instant::now();
+        let cmd = command(
+            &self.settings.launcher,
+            &binary,
+            &[],
+            Some(self.dir.path()),
+            &[],
+        );
+        let how = Supervision {
+            launcher: &self.settings.launcher,
+            limits: self.settings.limits,
+            output_cap: self.settings.output_cap,
+        };
+        match supervise(cmd, &how, stdin.as_bytes(), timeout, start) {
+            Ok((result, _)) => result,
+            Err(e) => RunResult::crash(
+                format!("could not run the sandbox: {e}"),
+                start.elapsed().as_secs_f64(),
+            ),
+        }
+    }
+
+    /// The binary of `source`, compiled on first use. `Err`: the run's result instead (a
+    /// compile error, or a crash of the sandbox, which is not cached).
+    fn binary(&self, language: Language, source: &str, build: Build) -> Result<PathBuf, RunResult> {
+        let key = (language, ProgramHash::of(source), build);
+        let slot = {
+            let mut builds = self.builds.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(slot) = builds.get(&key) {
+                slot.clone()
+            } else {
+                let slot = Arc::new(OnceLock::new());
+                if let Some((_, evicted)) = builds.push(key, slot.clone()) {
+                    // The binary of the least recently used program goes (a run that holds
+                    // it open keeps it until it ends).
+                    if let Some(Ok(path)) = evicted.get() {
+                        let _ = std::fs::remove_file(path);
+                    }
+                }
+                slot
+            }
+        };
+        let mut crash = None;
+        let built = slot.get_or_init(|| match self.compile(language, source, build, &key.1) {
+            Ok(built) => built,
+            Err(result) => {
+                crash = Some(result);
+                Err(String::new())
+            }
+        });
+        if let Some(result) = crash {
+            // Not a verdict on the program: forget the slot so the next call compiles again.
+            let mut builds = self.builds.lock().unwrap_or_else(|p| p.into_inner());
+            builds.pop(&key);
+            return Err(result);
+        }
+        match built {
+            Ok(path) if path.is_file() => Ok(path.clone()),
+            Ok(_) => {
+                // Evicted meanwhile by another thread: compile again, outside the cache.
+                match self.compile(language, source, build, &key.1) {
+                    Ok(Ok(path)) => Ok(path),
+                    Ok(Err(diagnostics)) => Err(compile_error(diagnostics)),
+                    Err(result) => Err(result),
+                }
+            }
+            // Another caller's compile crashed the sandbox while this one waited on it.
+            Err(diagnostics) if diagnostics.is_empty() => Err(RunResult::crash(
+                "the compiler's sandbox failed".into(),
+                0.0,
+            )),
+            Err(diagnostics) => Err(compile_error(diagnostics.clone())),
+        }
+    }
+
+    /// Compiles `source` in the sandbox. `Ok(Err(_))`: it does not compile (diagnostics);
+    /// `Err(_)`: the sandbox failed.
+    fn compile(
+        &self,
+        language: Language,
+        source: &str,
+        build: Build,
+        hash: &ProgramHash,
+    ) -> Result<Built, RunResult> {
+        let _permit = self.permits.acquire();
+        let start = Instant::now();
+        // The binary is written in the sandbox's private /tmp and comes back on stdout.
+        let script = "d=$(mktemp -d) || exit 97; \"$@\" -o \"$d/a.out\" && cat \"$d/a.out\"; \
+                      s=$?; rm -rf \"$d\"; exit $s";
+        let compiler = self.compiler(language).display().to_string();
+        let mut args = vec!["-c", script, "sh", compiler.as_str()];
+        args.extend(compiler_args(language, build));
+        let cmd = command(
+            &self.settings.launcher,
+            Path::new("/bin/sh"),
+            &args,
+            None,
+            &[("PATH", "/usr/local/bin:/usr/bin:/bin")],
+        );
+        let limits = ResourceLimits {
+            address_space: self
+                .settings
+                .limits
+                .address_space
+                .max(COMPILER_ADDRESS_SPACE),
+            cpu_seconds: self.settings.limits.cpu_seconds.max(COMPILE_SECONDS),
+            file_size: self.settings.limits.file_size.max(MAX_BINARY as u64),
+            ..self.settings.limits
+        };
+        let how = Supervision {
+            launcher: &self.settings.launcher,
+            limits,
+            output_cap: MAX_BINARY,
+        };
+        let timeout = Duration::from_secs(COMPILE_SECONDS);
+        let outcome = supervise(cmd, &how, source.as_bytes(), timeout, start);
+        self.compiles.fetch_add(1, Ordering::Relaxed);
+        self.compile_nanos
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        let (result, binary) = outcome.map_err(|e| {
+            RunResult::crash(
+                format!("could not run the compiler's sandbox: {e}"),
+                start.elapsed().as_secs_f64(),
+            )
+        })?;
+        let failed = |why: String| {
+            self.compile_errors.fetch_add(1, Ordering::Relaxed);
+            Ok(Err(why))
+        };
+        match result.class {
+            ExitClass::Success if !binary.is_empty() => {
+                let path =
+                    self.dir
+                        .path()
+                        .join(format!("{}-{}", &hash.to_hex()[..24], build.flag()));
+                let written = std::fs::write(&path, &binary).and_then(|()| {
+                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                });
+                match written {
+                    Ok(()) => Ok(Ok(path)),
+                    Err(e) => Err(RunResult::crash(
+                        format!("cannot keep the compiled binary: {e}"),
+                        start.elapsed().as_secs_f64(),
+                    )),
+                }
+            }
+            ExitClass::Crash => Err(result),
+            ExitClass::Timeout => failed(format!("the compile ran past {COMPILE_SECONDS} s")),
+            ExitClass::OutputLimit => failed(format!(
+                "the binary is larger than {} MiB",
+                MAX_BINARY >> 20
+            )),
+            _ if result.code == Some(97) => Err(RunResult::crash(
+                "the compiler's sandbox has no temporary directory".into(),
+                start.elapsed().as_secs_f64(),
+            )),
+            _ => failed(if result.stderr_tail.trim().is_empty() {
+                format!(
+                    "the compiler failed ({:?}, code {:?})",
+                    result.class, result.code
+                )
+            } else {
+                result.stderr_tail
+            }),
+        }
+    }
+}
+
+/// The result of a run whose program does not compile.
+fn compile_error(diagnostics: String) -> RunResult {
+    RunResult {
+        class: ExitClass::CompileError,
+        code: None,
+        signal: None,
+        stdout: String::new(),
+        stderr_tail: diagnostics,
+        seconds: 0.0,
+        left_running: 0,
+    }
+}

@@ -1,0 +1,531 @@
+//! The C++ side of the SDK: tree-sitter-cpp parsing, statement helpers, and what a rewrite
+//! must never touch (macros, preprocessor lines).
+//!
+//! Language-neutral pieces are shared with the Python and Java sides: [`crate::Edits`],
+//! [`crate::Rng`], [`crate::names::FreshNames`] (through [`fresh_names`]) and the line helpers
+//! of [`crate::text`].
+//!
+//! The trap of C++ for a rewriter is the preprocessor: a macro may expand to anything, so a
+//! statement that uses one is not what its syntax tree shows. [`CppParsed::macro_names`] lists
+//! the names `#define` gives, and [`CppParsed::uses_macro`] says whether a node's text names
+//! one; transforms leave such nodes alone.
+
+use crate::parse::{descendants, named_children, ParseError};
+use crate::{Edits, Outcome, Rng};
+use std::collections::BTreeSet;
+use tree_sitter::{Node, Parser, Tree};
+
+/// C++ keywords and the names a contest program commonly takes from `std` unqualified (with
+/// `using namespace std`): a fresh name is never one of them.
+pub const RESERVED: &[&str] = &[
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "class",
+    "compl",
+    "concept",
+    "const",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "const_cast",
+    "continue",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "requires",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "wchar_t",
+    "while",
+    "xor",
+    "xor_eq",
+    "main",
+    "std",
+    "cin",
+    "cout",
+    "cerr",
+    "endl",
+    "string",
+    "vector",
+    "map",
+    "set",
+    "pair",
+    "min",
+    "max",
+    "swap",
+    "sort",
+    "abs",
+    "size",
+    "begin",
+    "end",
+    "data",
+    "count",
+    "find",
+    "move",
+    "get",
+    "list",
+    "array",
+    "queue",
+    "stack",
+    "deque",
+    "greater",
+    "less",
+    "hash",
+    "tuple",
+    "function",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "size_t",
+    "printf",
+    "scanf",
+    "puts",
+    "gets",
+    "getchar",
+    "putchar",
+    "exit",
+    "abort",
+    "assert",
+    "memset",
+    "memcpy",
+    "strlen",
+    "strcmp",
+    "sqrt",
+    "pow",
+    "gcd",
+    "lcm",
+    "ll",
+    "ull",
+    "ld",
+    "pii",
+    "vi",
+];
+
+/// A parsed C++ program: its text and syntax tree (without ERROR or MISSING nodes).
+pub struct CppParsed {
+    /// The source text.
+    pub source: String,
+    /// The tree-sitter-cpp syntax tree of `source`.
+    pub tree: Tree,
+    macros: BTreeSet<String>,
+}
+
+impl CppParsed {
+    /// Parses `source`; a tree with an ERROR or MISSING node is a [`ParseError::CppSyntax`].
+    pub fn new(source: &str) -> Result<Self, ParseError> {
+        let mut parser = Parser::new();
+        parser
+            .set_language(&tree_sitter_cpp::LANGUAGE.into())
+            .map_err(|e| ParseError::Language(e.to_string()))?;
+        let tree = parser
+            .parse(source, None)
+            .ok_or_else(|| ParseError::Language("parser returned no tree".into()))?;
+        if let Some(line) = crate::parse::first_error_line(tree.root_node()) {
+            return Err(ParseError::CppSyntax { line });
+        }
+        let mut macros = BTreeSet::new();
+        for n in descendants(tree.root_node()) {
+            if matches!(n.kind(), "preproc_def" | "preproc_function_def") {
+                if let Some(name) = n.child_by_field_name("name") {
+                    macros.insert(source[name.byte_range()].to_string());
+                }
+            }
+        }
+        Ok(CppParsed {
+            source: source.to_string(),
+            tree,
+            macros,
+        })
+    }
+
+    /// The root (`translation_unit`) node.
+    pub fn root(&self) -> Node<'_> {
+        self.tree.root_node()
+    }
+
+    /// The source text of `node`.
+    pub fn text(&self, node: Node<'_>) -> &str {
+        &self.source[node.byte_range()]
+    }
+
+    /// Every node in document order.
+    pub fn nodes(&self) -> Vec<Node<'_>> {
+        descendants(self.root())
+    }
+
+    /// Nodes of one kind in document order.
+    pub fn nodes_of_kind(&self, kind: &str) -> Vec<Node<'_>> {
+        self.nodes()
+            .into_iter()
+            .filter(|n| n.kind() == kind)
+            .collect()
+    }
+
+    /// The names the program `#define`s (object-like and function-like macros).
+    pub fn macro_names(&self) -> &BTreeSet<String> {
+        &self.macros
+    }
+
+    /// Whether the text of `node` names a macro of the program (as a whole word), or `node`
+    /// lies inside a preprocessor directive: what the tree shows there may not be what the
+    /// compiler sees.
+    pub fn uses_macro(&self, node: Node<'_>) -> bool {
+        if in_directive(node) {
+            return true;
+        }
+        if self.macros.is_empty() {
+            return false;
+        }
+        descendants(node)
+            .into_iter()
+            .any(|n| n.kind() == "identifier" && self.macros.contains(&self.source[n.byte_range()]))
+    }
+
+    /// The indentation of the line `node` starts on.
+    pub fn indent_of(&self, node: Node<'_>) -> &str {
+        crate::text::line_indent(&self.source, node.start_byte())
+    }
+
+    /// One level of indentation as the program writes it (a tab, or 2–8 spaces; 4 if unsure).
+    pub fn indent_unit(&self) -> String {
+        let mut best: Option<usize> = None;
+        for line in self.source.lines() {
+            if line.starts_with('\t') {
+                return "\t".into();
+            }
+            let n = line.len() - line.trim_start_matches(' ').len();
+            if n > 0 && !line.trim().is_empty() {
+                best = Some(best.map_or(n, |b: usize| b.min(n)));
+            }
+        }
+        " ".repeat(best.filter(|n| (2..=8).contains(n)).unwrap_or(4))
+    }
+}
+
+/// Whether `node` lies inside a preprocessor directive (`#define`, `#if` conditions).
+pub fn in_directive(node: Node<'_>) -> bool {
+    let mut cur = Some(node);
+    while let Some(n) = cur {
+        let k = n.kind();
+        if matches!(
+            k,
+            "preproc_def" | "preproc_function_def" | "preproc_call" | "preproc_include"
+        ) {
+            return true;
+        }
+        // The condition of `#if`/`#elif` is a directive; the code they guard is not.
+        if let Some(p) = n.parent() {
+            if matches!(p.kind(), "preproc_if" | "preproc_elif")
+                && p.child_by_field_name("condition")
+                    .is_some_and(|c| c.id() == n.id())
+            {
+                return true;
+            }
+        }
+        cur = n.parent();
+    }
+    false
+}
+
+/// Whether `node` lies in code a preprocessor conditional may leave out (`#if`, `#ifdef`):
+/// rewriting it is not checked by every build the program may have.
+pub fn in_conditional(node: Node<'_>) -> bool {
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        if matches!(
+            n.kind(),
+            "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
+        ) {
+            return true;
+        }
+        cur = n.parent();
+    }
+    false
+}
+
+/// Parses `source` as C++, runs `rewrite` and applies its edits (see [`crate::run`]).
+pub fn run(
+    source: &str,
+    seed: u64,
+    rewrite: impl FnOnce(&CppParsed, &mut Rng) -> Edits,
+) -> Outcome {
+    run_with(source, Rng::new(seed), rewrite).0
+}
+
+/// Like [`run`], rewriting only the `site`-th candidate site; also returns how many sites
+/// were offered.
+pub fn run_at_site(
+    source: &str,
+    seed: u64,
+    site: usize,
+    rewrite: impl FnOnce(&CppParsed, &mut Rng) -> Edits,
+) -> (Outcome, usize) {
+    run_with(source, Rng::forcing_site(seed, site), rewrite)
+}
+
+fn run_with(
+    source: &str,
+    mut rng: Rng,
+    rewrite: impl FnOnce(&CppParsed, &mut Rng) -> Edits,
+) -> (Outcome, usize) {
+    let outcome = (|| {
+        let parsed = CppParsed::new(source).map_err(|e| e.to_string())?;
+        let edits = rewrite(&parsed, &mut rng);
+        crate::finish(source, edits)
+    })();
+    (outcome, rng.sites_offered())
+}
+
+/// Fresh identifiers for a C++ program: none is a word of the program or in [`RESERVED`].
+pub fn fresh_names(parsed: &CppParsed) -> crate::names::FreshNames {
+    crate::names::FreshNames::avoiding(&parsed.source, RESERVED)
+}
+
+/// Whether a node kind is a statement.
+pub fn is_statement(kind: &str) -> bool {
+    matches!(
+        kind,
+        "expression_statement"
+            | "declaration"
+            | "if_statement"
+            | "while_statement"
+            | "for_statement"
+            | "for_range_loop"
+            | "do_statement"
+            | "compound_statement"
+            | "return_statement"
+            | "break_statement"
+            | "continue_statement"
+            | "throw_statement"
+            | "try_statement"
+            | "switch_statement"
+            | "labeled_statement"
+            | "goto_statement"
+            | "alias_declaration"
+            | "type_definition"
+            | "using_declaration"
+            | "static_assert_declaration"
+    )
+}
+
+/// The statements of a `compound_statement` (comments left out).
+pub fn statements(block: Node<'_>) -> Vec<Node<'_>> {
+    named_children(block)
+        .into_iter()
+        .filter(|n| is_statement(n.kind()))
+        .collect()
+}
+
+/// Whether a node kind is a loop.
+pub fn is_loop(kind: &str) -> bool {
+    matches!(
+        kind,
+        "for_statement" | "for_range_loop" | "while_statement" | "do_statement"
+    )
+}
+
+/// Whether `body` holds a `continue` that belongs to the loop `body` is the body of (not to a
+/// nested loop); lambdas and local classes are not entered.
+pub fn has_own_continue(body: Node<'_>) -> bool {
+    fn walk(n: Node<'_>) -> bool {
+        match n.kind() {
+            "continue_statement" => true,
+            k if is_loop(k) => false,
+            "lambda_expression" | "class_specifier" | "struct_specifier" => false,
+            _ => named_children(n).into_iter().any(walk),
+        }
+    }
+    walk(body)
+}
+
+/// Whether `node` holds a node of one of `kinds` (itself included).
+pub fn contains_kind(node: Node<'_>, kinds: &[&str]) -> bool {
+    descendants(node).iter().any(|n| kinds.contains(&n.kind()))
+}
+
+/// The innermost enclosing node of `node` (exclusive) of one of `kinds`, not crossing a
+/// lambda or a class body unless they are asked for.
+pub fn enclosing<'t>(node: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        if kinds.contains(&n.kind()) {
+            return Some(n);
+        }
+        if matches!(n.kind(), "lambda_expression" | "field_declaration_list") {
+            return None;
+        }
+        cur = n.parent();
+    }
+    None
+}
+
+/// Whether `expr` has no side effect and reads nothing a side effect elsewhere in the same
+/// expression could change: names, literals, member and subscript reads, and arithmetic,
+/// comparison and logic over them (no call, assignment, `++`/`--`, `new`, `delete`, comma).
+pub fn is_pure(parsed: &CppParsed, expr: Node<'_>) -> bool {
+    if parsed.uses_macro(expr) {
+        return false;
+    }
+    descendants(expr).iter().all(|n| {
+        !matches!(
+            n.kind(),
+            "call_expression"
+                | "assignment_expression"
+                | "update_expression"
+                | "new_expression"
+                | "delete_expression"
+                | "comma_expression"
+                | "lambda_expression"
+                | "co_await_expression"
+                | "throw_expression"
+                | "user_defined_literal"
+        )
+    })
+}
+
+/// `text` with the prefix `from` of every line after the first (blank lines aside) replaced by
+/// `to`: a statement's text moved from one indentation to another. Raw strings (`R"(...)"`)
+/// may span lines: transforms that move lines decline programs holding one
+/// ([`has_raw_string`]).
+pub fn shift_lines(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::new();
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            match line.strip_prefix(from) {
+                Some(rest) if !line.trim().is_empty() => {
+                    out.push_str(to);
+                    out.push_str(rest);
+                }
+                _ => out.push_str(line),
+            }
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Whether the program holds a raw string literal, whose lines must never be re-indented.
+pub fn has_raw_string(parsed: &CppParsed) -> bool {
+    !parsed.nodes_of_kind("raw_string_literal").is_empty()
+}
+
+/// Whether the program continues a line with a backslash (a multi-line macro or string):
+/// transforms that move lines decline it.
+pub fn has_continuation(parsed: &CppParsed) -> bool {
+    parsed.source.contains("\\\n") || parsed.source.contains("\\\r\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn macros_and_directives_are_seen() {
+        let p = CppParsed::new(
+            "#include <cstdio>\n#define N 10\n#define SQ(x) ((x)*(x))\nint main() { int a = N; int b = 2; printf(\"%d\\n\", SQ(a) + b); }\n",
+        )
+        .unwrap();
+        assert_eq!(
+            p.macro_names().iter().cloned().collect::<Vec<_>>(),
+            ["N", "SQ"]
+        );
+        let decls = p.nodes_of_kind("declaration");
+        assert!(p.uses_macro(decls[0]), "int a = N uses N");
+        assert!(!p.uses_macro(decls[1]), "int b = 2 uses no macro");
+        assert!(CppParsed::new("int main() { int x = ; }").is_err());
+    }
+
+    #[test]
+    fn purity_excludes_effects() {
+        let p = CppParsed::new(
+            "int f(); int main() { int a = 1, b; b = a + 2; b = f() + a; b = a++ + 1; }\n",
+        )
+        .unwrap();
+        let rights: Vec<Node<'_>> = p
+            .nodes_of_kind("assignment_expression")
+            .into_iter()
+            .filter_map(|a| a.child_by_field_name("right"))
+            .collect();
+        assert!(is_pure(&p, rights[0]));
+        assert!(!is_pure(&p, rights[1]));
+        assert!(!is_pure(&p, rights[2]));
+    }
+}

@@ -493,6 +493,94 @@ pub fn has_continuation(parsed: &CppParsed) -> bool {
     parsed.source.contains("\\\n") || parsed.source.contains("\\\r\n")
 }
 
+/// The names whose every declaration in the program (variables, parameters, members) is a
+/// plain variable of one arithmetic type (`int`, `long long`, `double`, `unsigned`, `char`…):
+/// no pointer, array, reference, function, `auto` or `bool`. Maps each to its type's text.
+/// What rewrites that depend on arithmetic conversions (`x += e` ↔ `x = x + (e)`) accept.
+pub fn arithmetic_names(parsed: &CppParsed) -> std::collections::BTreeMap<String, String> {
+    use std::collections::BTreeMap;
+    let mut types: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut note = |name: String, ty: Option<String>| {
+        let slot = types.entry(name).or_insert_with(|| ty.clone());
+        if *slot != ty {
+            *slot = None;
+        }
+    };
+    for n in parsed.nodes() {
+        let declares = matches!(
+            n.kind(),
+            "declaration"
+                | "parameter_declaration"
+                | "field_declaration"
+                | "optional_parameter_declaration"
+        );
+        if !declares {
+            // A function's or type's name is never a variable of arithmetic type.
+            if matches!(n.kind(), "function_declarator") {
+                if let Some(d) = n.child_by_field_name("declarator") {
+                    note(parsed.text(d).to_string(), None);
+                }
+            }
+            continue;
+        }
+        let ty = n.child_by_field_name("type").and_then(|t| {
+            let text = parsed.text(t);
+            let arithmetic = match t.kind() {
+                "primitive_type" => !matches!(text, "bool" | "void" | "auto"),
+                "sized_type_specifier" => true,
+                _ => false,
+            };
+            arithmetic.then(|| text.split_whitespace().collect::<Vec<_>>().join(" "))
+        });
+        let qualified = named_children(n)
+            .iter()
+            .any(|c| matches!(c.kind(), "type_qualifier" | "storage_class_specifier"));
+        let mut c = n.walk();
+        for d in n.children_by_field_name("declarator", &mut c) {
+            let plain = match d.kind() {
+                "identifier" | "field_identifier" => Some(d),
+                "init_declarator" => d
+                    .child_by_field_name("declarator")
+                    .filter(|x| x.kind() == "identifier"),
+                _ => None,
+            };
+            match plain {
+                Some(id) => note(
+                    parsed.text(id).to_string(),
+                    ty.clone().filter(|_| !qualified),
+                ),
+                None => {
+                    for id in descendants(d) {
+                        if matches!(id.kind(), "identifier" | "field_identifier") {
+                            note(parsed.text(id).to_string(), None);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    types
+        .into_iter()
+        .filter_map(|(name, ty)| ty.map(|t| (name, t)))
+        .filter(|(name, _)| !parsed.macro_names().contains(name))
+        .collect()
+}
+
+/// Whether the program's text uses any of `words` as a whole word (outside nothing: comments
+/// and strings count too, which only makes the answer more cautious).
+pub fn mentions_any(parsed: &CppParsed, words: &[&str]) -> bool {
+    let src = parsed.source.as_bytes();
+    words.iter().any(|w| {
+        parsed.source.match_indices(w).any(|(i, _)| {
+            let before = i.checked_sub(1).and_then(|j| src.get(j));
+            let after = src.get(i + w.len());
+            let word = |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_');
+            !word(before) && !word(after)
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -511,6 +599,24 @@ mod tests {
         assert!(p.uses_macro(decls[0]), "int a = N uses N");
         assert!(!p.uses_macro(decls[1]), "int b = 2 uses no macro");
         assert!(CppParsed::new("int main() { int x = ; }").is_err());
+    }
+
+    #[test]
+    fn arithmetic_names_need_one_plain_type() {
+        let p = CppParsed::new(
+            "long long g;\nint f(int a, int *p) { int b = 1, c[3]; double d; string s; return a; }\nint main() { int a = 2; auto e = 3; const int k = 4; return f(a, &a); }\n",
+        )
+        .unwrap();
+        let names = arithmetic_names(&p);
+        assert_eq!(names.get("g").map(String::as_str), Some("long long"));
+        assert_eq!(names.get("a").map(String::as_str), Some("int"));
+        assert_eq!(names.get("b").map(String::as_str), Some("int"));
+        assert_eq!(names.get("d").map(String::as_str), Some("double"));
+        for other in ["p", "c", "s", "e", "k", "f", "main"] {
+            assert!(!names.contains_key(other), "{other}");
+        }
+        assert!(mentions_any(&p, &["auto"]));
+        assert!(!mentions_any(&p, &["uto"]));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! equimorph: searches for semantic-preserving transformations (SPTs) of Python and Java programs that
-//! make code-clone detectors believe two equivalent programs are different (Auto-SPT).
+//! equimorph: searches for semantic-preserving transformations (SPTs) of Python, Java and C++
+//! programs that make code-clone detectors believe two equivalent programs are different (Auto-SPT).
 //!
 //! Pipeline: [`task`] loads programs and tests → [`transform`] rewrites them in wasmtime
 //! sandboxes → [`program`] keeps valid unique candidates → [`detector`] scores them →

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 #[command(
     name = "equimorph",
     version,
-    about = "Search for semantic-preserving rewrites of Python and Java programs that fool \
+    about = "Search for semantic-preserving rewrites of Python, Java and C++ programs that fool \
              code-clone detectors",
     long_about = None
 )]
@@ -64,7 +64,7 @@ fn command_line() -> clap::Command {
 #[derive(Subcommand)]
 enum Command {
     /// Put ONNX Runtime and the default model in place (after `pip install equimorph`), and say
-    /// what the system lacks (bubblewrap, a JDK) with the command that installs it.
+    /// what the system lacks (bubblewrap, a JDK, g++) with the command that installs it.
     Setup(commands::setup::SetupArgs),
     /// List or inspect the available transforms.
     #[command(subcommand)]

@@ -162,9 +162,10 @@ pub struct DatasetArgs {
     /// repeated; default Accepted).
     #[arg(long = "status", value_delimiter = ',', value_name = "STATUS")]
     pub statuses: Vec<String>,
-    /// Languages to keep. CodeNet: the metadata's `language`, or a prefix of its
-    /// `original_language` such as "PyPy3" (default: Python 3 and PyPy3). CodeContests:
-    /// `python` (Python 3 solutions, the default), `java`, or both.
+    /// Languages to keep. CodeNet: the metadata's `language` (`Python`, `Java`, `C++`, `C`),
+    /// or a prefix of its `original_language` such as "PyPy3" (default: Python 3 and PyPy3;
+    /// a C++1000/C++1400 subset loads as C++). CodeContests: `python` (Python 3 solutions,
+    /// the default), `java`, `cpp`, or several.
     #[arg(long = "language", value_delimiter = ',', value_name = "LANG")]
     pub languages: Vec<String>,
     /// CodeNet: the full dataset's root, to take tests, metadata and problem clusters from

@@ -301,6 +301,9 @@ impl AttackJob<'_> {
                 todo.len()
             ));
         }
+        for warning in self.transforms.uncovered_languages(todo.iter().copied()) {
+            notices.note(&warning);
+        }
         progress.start(todo.len() as u64);
         let list: Vec<_> = self.transforms.iter().cloned().collect();
         // The extension aims at the run's threshold, known only now.

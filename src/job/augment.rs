@@ -140,6 +140,9 @@ impl AugmentJob<'_> {
             line.tests = Some(crate::adequacy::TestsRecord::of(t));
             tasks_log.append(&line)?;
         }
+        for warning in self.transforms.uncovered_languages(todo.iter().copied()) {
+            notices.note(&warning);
+        }
         let list: Vec<_> = self.transforms.iter().cloned().collect();
         let augmenter = Augmenter::new(&list, self.oracle, self.detector, self.config.clone());
         let gate = self.symbolic.map(|c| SymbolicGate::new(c, self.oracle));

@@ -258,7 +258,8 @@ fn default_model(python: &Path, home: &Path) -> Result<SetupOutcome, SetupError>
     Ok(SetupOutcome::Installed(dir.display().to_string()))
 }
 
-/// What the system gives the oracle: a sandbox, and a JDK for Java tasks.
+/// What the system gives the oracle: a sandbox, a JDK for Java tasks, and g++ and gcc for
+/// C++ and C tasks.
 fn system_items() -> Vec<SetupItem> {
     let layout = install::layout();
     let mut items = Vec::new();
@@ -294,6 +295,22 @@ fn system_items() -> Vec<SetupItem> {
             }
         },
     });
+    for (what, name, language) in [("C++", "g++", "C++"), ("C", "gcc", "C")] {
+        let compiler = crate::oracle::native::default_compiler(name);
+        items.push(SetupItem {
+            what,
+            outcome: if crate::oracle::native::compiler_available(&compiler) {
+                SetupOutcome::Present(compiler.display().to_string())
+            } else {
+                SetupOutcome::Missing {
+                    cost: format!(
+                        "{language} tasks cannot be checked (other tasks are unaffected)"
+                    ),
+                    install: layout.system_install(name),
+                }
+            },
+        });
+    }
     items
 }
 

@@ -17,6 +17,8 @@
 //! ([`Build::Run`]), and validation also runs the original built at `-O0` and at `-O2` (see
 //! [`super::Oracle::validate`]), so such a program is reported as unstable, not attacked.
 
+mod pch;
+
 use super::runner::{supervise, ExitClass, RunResult, Semaphore, Supervision};
 use super::sandbox::{command, Launcher, ResourceLimits};
 use crate::language::Language;
@@ -61,24 +63,27 @@ impl Build {
     }
 }
 
+/// The code-generation flags of `language` and `build` (what a precompiled header must be
+/// built with too).
+pub fn code_flags(language: Language, build: Build) -> [&'static str; 4] {
+    let standard = match language {
+        Language::C => "-std=gnu11",
+        _ => "-std=gnu++17",
+    };
+    // Warnings are noise here: a candidate is judged by its tests.
+    [standard, build.flag(), "-pipe", "-w"]
+}
+
 /// The compiler command of `language` with `build`'s flags, reading the source on stdin
 /// (`-x c++ -`); the output file is added by the compile script.
 pub fn compiler_args(language: Language, build: Build) -> Vec<&'static str> {
-    let (standard, dialect) = match language {
-        Language::C => ("-std=gnu11", "c"),
-        _ => ("-std=gnu++17", "c++"),
+    let dialect = match language {
+        Language::C => "c",
+        _ => "c++",
     };
-    vec![
-        standard,
-        build.flag(),
-        "-pipe",
-        // Warnings are noise here: a candidate is judged by its tests.
-        "-w",
-        "-x",
-        dialect,
-        "-",
-        "-lm",
-    ]
+    let mut args = code_flags(language, build).to_vec();
+    args.extend(["-x", dialect, "-", "-lm"]);
+    args
 }
 
 /// Settings of the native runner.
@@ -114,6 +119,9 @@ pub struct NativeRunner {
     compiles: AtomicU64,
     compile_nanos: AtomicU64,
     compile_errors: AtomicU64,
+    /// Per build: the include directory of a precompiled `bits/stdc++.h` for C++, made on
+    /// the first program that includes it (`None`: it could not be built here).
+    pch: [OnceLock<Option<PathBuf>>; 3],
 }
 
 /// What the native runner has spent on compiles.
@@ -142,6 +150,17 @@ pub fn default_compiler(name: &str) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(name))
 }
 
+/// Whether `compiler` can be started at all.
+pub fn compiler_available(compiler: &Path) -> bool {
+    compiler.is_file()
+        || std::process::Command::new(compiler)
+            .arg("--version")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+}
+
 impl NativeRunner {
     /// A runner with an empty cache. Fails only when its directory cannot be made.
     pub fn new(settings: NativeSettings) -> std::io::Result<Self> {
@@ -159,6 +178,7 @@ impl NativeRunner {
             compiles: AtomicU64::new(0),
             compile_nanos: AtomicU64::new(0),
             compile_errors: AtomicU64::new(0),
+            pch: Default::default(),
         })
     }
 
@@ -172,14 +192,7 @@ impl NativeRunner {
 
     /// Whether the compiler of `language` is installed (checked before the first task).
     pub fn available(&self, language: Language) -> bool {
-        let compiler = self.compiler(language);
-        compiler.is_file()
-            || std::process::Command::new(compiler)
-                .arg("--version")
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
+        compiler_available(self.compiler(language))
     }
 
     /// What compiles have cost so far.
@@ -297,12 +310,23 @@ impl NativeRunner {
                       s=$?; rm -rf \"$d\"; exit $s";
         let compiler = self.compiler(language).display().to_string();
         let mut args = vec!["-c", script, "sh", compiler.as_str()];
+        // The precompiled `bits/stdc++.h` (see [`pch`]), first on the include path and
+        // mounted read-only into the sandbox.
+        let pch = (language == Language::Cpp && source.contains("bits/stdc++.h"))
+            .then(|| {
+                self.pch[build as usize]
+                    .get_or_init(|| pch::prepare(&self.settings.cxx, &code_flags(language, build)))
+                    .as_ref()
+            })
+            .flatten();
+        let include = pch.map(|root| format!("-I{}", root.display()));
+        args.extend(include.as_deref());
         args.extend(compiler_args(language, build));
         let cmd = command(
             &self.settings.launcher,
             Path::new("/bin/sh"),
             &args,
-            None,
+            pch.map(PathBuf::as_path),
             &[("PATH", "/usr/local/bin:/usr/bin:/bin")],
         );
         let limits = ResourceLimits {

@@ -132,6 +132,33 @@ impl TransformSet {
         self.transforms.len()
     }
 
+    /// A warning for each language of `tasks` that no transform of the set rewrites (a C task
+    /// when the set holds only Python, Java and C++ transforms): such tasks run, but nothing
+    /// is applied to them, so their distance stays 0. Empty when every language is covered.
+    pub fn uncovered_languages<'t>(
+        &self,
+        tasks: impl IntoIterator<Item = &'t crate::task::Task>,
+    ) -> Vec<String> {
+        let mut counts: std::collections::BTreeMap<crate::language::Language, usize> =
+            std::collections::BTreeMap::new();
+        for t in tasks {
+            if !self.transforms.iter().any(|x| x.language == t.language) {
+                *counts.entry(t.language).or_default() += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .map(|(language, n)| {
+                format!(
+                    "warning: no transform of the set rewrites {} programs: {n} {} task(s) \
+                     will have nothing applied (their distance stays 0)",
+                    language.title(),
+                    language.title()
+                )
+            })
+            .collect()
+    }
+
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
         self.transforms.is_empty()

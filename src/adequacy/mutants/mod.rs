@@ -1,4 +1,4 @@
-//! Mutants of a Python or Java program: small semantic-changing edits (the classic mutation
+//! Mutants of a Python, Java, C or C++ program: small semantic-changing edits (the classic mutation
 //! operators) used to measure how much a task's tests can tell apart.
 //!
 //! Both languages get the same operator families where the language has the construct:

@@ -27,6 +27,7 @@ fn rewrites(language: Language, names: &[&str]) -> Vec<(String, String, String)>
     let file = match language {
         Language::Python => "fixtures/tasks.jsonl",
         Language::Java => "fixtures/java/tasks.jsonl",
+        Language::Cpp | Language::C => "fixtures/cpp/tasks.jsonl",
     };
     let tasks = equimorph::task::load(&common::root().join(file), None).unwrap();
     for task in tasks.tasks {

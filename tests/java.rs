@@ -459,9 +459,15 @@ fn codecontests_java_solutions_load_as_java_tasks_when_asked() {
     let both = with(&["python,java"]).unwrap();
     assert_eq!(both.tasks.len(), 3);
     assert_eq!(both.broken.len(), 2);
-    let e = with(&["cpp"]).unwrap_err().to_string();
-    assert!(e.contains("cpp") && e.contains("java"), "{e}");
+    let cpp = with(&["cpp"]).unwrap();
+    let ids: Vec<&str> = cpp.tasks.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["codeforces/largest/2"]);
+    assert_eq!(cpp.tasks[0].language, Language::Cpp);
+    let e = with(&["rust"]).unwrap_err().to_string();
+    assert!(e.contains("rust") && e.contains("cpp"), "{e}");
     let oracle = common::oracle(OracleMode::Fork);
+    let v = oracle.validate(&cpp.tasks[0]);
+    assert_eq!(v.status, ValidationStatus::Ok, "{:?}", v.reason);
     for t in &java.tasks {
         let v = oracle.validate(t);
         assert_eq!(v.status, ValidationStatus::Ok, "{}: {:?}", t.id, v.reason);

@@ -14,6 +14,7 @@ mod classic_languages;
 mod cli;
 mod compare;
 mod constraints;
+mod cpp;
 mod defences;
 mod detector_pace;
 mod detectors;

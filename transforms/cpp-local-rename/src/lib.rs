@@ -10,7 +10,10 @@
 //! holds it, so shadowing (`int i` in two sibling loops, a block that redeclares `x`) and a
 //! global used before a same-named local is declared keep their meaning. A fresh name is a
 //! word of no kind in the program and no keyword or common `std` name, so it hides nothing
-//! (`using namespace std` included). The traps are the preprocessor and qualified names: a
+//! (`using namespace std` included). A name tree-sitter reads as a type in an ambiguous
+//! declaration (`vector<int> v(n);`, parsed as a function declaration) is a use of the
+//! variable when one is in scope, as it is to the compiler. The traps are the preprocessor
+//! and qualified names: a
 //! macro body names variables by their spelling, so a name that occurs in any directive is
 //! never renamed, and `::x` or `S::x` always means a namespace or class member, never a
 //! local.
@@ -227,7 +230,11 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
             locals.iter().map(|l| vec![l.id.byte_range()]).collect();
         let declarators: BTreeSet<usize> = locals.iter().map(|l| l.id.id()).collect();
         for n in descendants(f) {
-            if n.kind() != "identifier" || declarators.contains(&n.id()) {
+            // A type name that a local variable in scope spells is tree-sitter's reading of
+            // an ambiguous declaration (`vector<int> v(n);` as a function taking a type `n`),
+            // which C++ reads as the variable: it is resolved like any other use.
+            let name_like = matches!(n.kind(), "identifier" | "type_identifier");
+            if !name_like || declarators.contains(&n.id()) {
                 continue;
             }
             if n.parent()

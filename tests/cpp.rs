@@ -1,0 +1,312 @@
+//! C and C++ end to end: the compile-once oracle in the sandbox (compile errors, undefined
+//! behaviour caught at validation), every C++ transform on every C++ fixture task checked by
+//! it, the classic detectors' C++ lines, C++ mutants, the CodeNet C++ layouts, and the jobs on
+//! a file mixing C++, Java and Python tasks.
+
+use crate::common;
+
+use equimorph::adequacy::mutants::all_mutants_of;
+use equimorph::oracle::{OracleMode, ValidationStatus};
+use equimorph::program::{classify_as, Classified, Language};
+use equimorph::task::{Task, TestCase};
+use rayon::prelude::*;
+
+fn cpp_tasks() -> equimorph::task::TaskSet {
+    equimorph::task::load(&common::root().join("fixtures/cpp/tasks.jsonl"), None)
+        .expect("C++ fixtures load")
+}
+
+fn task_in(language: Language, id: &str, source: &str, tests: &[(&str, Option<&str>)]) -> Task {
+    Task::new(
+        id,
+        source,
+        tests
+            .iter()
+            .map(|(i, o)| TestCase::stdin(*i, o.map(String::from)))
+            .collect(),
+    )
+    .in_language(language)
+}
+
+const SUM: &str = "#include <bits/stdc++.h>\nusing namespace std;\n\nint main() {\n    int n;\n    cin >> n;\n    long long total = 0;\n    for (int i = 0; i < n; i++) {\n        int x;\n        cin >> x;\n        if (x > 0) total += x;\n    }\n    cout << total << endl;\n    return 0;\n}\n";
+
+#[test]
+fn cpp_tasks_load_with_their_language_and_validate() {
+    let set = cpp_tasks();
+    assert!(set.tasks.len() >= 30, "{} C++ tasks", set.tasks.len());
+    assert!(set.tasks.iter().all(|t| t.language == Language::Cpp));
+    let oracle = common::oracle(OracleMode::Fork);
+    let bad: Vec<String> = set
+        .tasks
+        .par_iter()
+        .map(|t| (t.id.clone(), oracle.validate(t)))
+        .filter(|(_, v)| v.status != ValidationStatus::Ok)
+        .map(|(id, v)| format!("{id}: {:?}", v.reason))
+        .collect();
+    assert!(bad.is_empty(), "{bad:?}");
+}
+
+#[test]
+fn the_native_oracle_judges_compile_errors_and_undefined_behaviour() {
+    let oracle = common::oracle(OracleMode::Fork);
+    let task = task_in(
+        Language::Cpp,
+        "sum",
+        SUM,
+        &[("3\n1 -2 5\n", Some("6\n")), ("2\n-1 -1\n", Some("0\n"))],
+    );
+    let v = oracle.validate(&task);
+    assert_eq!(v.status, ValidationStatus::Ok, "{:?}", v.reason);
+    let reference = v.reference.unwrap();
+    // An equivalent rewrite, a wrong one, and one that does not compile (never a verdict).
+    let same = SUM.replace("total += x;", "total = total + x;");
+    assert!(oracle.check(&task, &reference, &same).unwrap().equivalent);
+    let wrong = SUM.replace("x > 0", "x >= -1");
+    let d = oracle.check(&task, &reference, &wrong).unwrap();
+    assert!(!d.equivalent && d.invalid.is_none(), "{d:?}");
+    let broken = SUM.replace("long long total", "long long totl");
+    let d = oracle.check(&task, &reference, &broken).unwrap();
+    assert!(
+        d.invalid.as_deref().is_some_and(|w| w.contains("totl") || w.contains("total")),
+        "{d:?}"
+    );
+    // An original that does not compile is unparseable, with the compiler's words.
+    let bad = task_in(Language::Cpp, "bad", "int main() { return x; }\n", &[("", None)]);
+    let v = oracle.validate(&bad);
+    assert_eq!(v.status, ValidationStatus::Unparseable, "{:?}", v.reason);
+    assert!(v.reason.unwrap().contains("'x' was not declared"));
+    // Reading past an array: its output depends on the optimisation level, so it is
+    // reported as unstable, not attacked.
+    let ub = task_in(
+        Language::C,
+        "ub",
+        "#include <stdio.h>\nint main(void) {\n    int a[4];\n    int s = 0;\n    for (int i = 0; i <= 4; i++) s += a[i];\n    printf(\"%d\\n\", s > 0);\n    return 0;\n}\n",
+        &[("", None)],
+    );
+    let v = oracle.validate(&ub);
+    assert_eq!(v.status, ValidationStatus::Flaky, "{:?}", v.reason);
+    assert!(v.reason.unwrap().contains("undefined behaviour"));
+    // A C program runs under gcc.
+    let c = task_in(
+        Language::C,
+        "max",
+        "#include <stdio.h>\nint main(void) {\n    int n, x, best = -1000000;\n    if (scanf(\"%d\", &n) != 1) return 1;\n    while (n--) { scanf(\"%d\", &x); if (x > best) best = x; }\n    printf(\"%d\\n\", best);\n    return 0;\n}\n",
+        &[("3\n1 7 5\n", Some("7\n"))],
+    );
+    assert_eq!(oracle.validate(&c).status, ValidationStatus::Ok);
+    let stats = oracle.native_runner().unwrap().stats();
+    assert!(stats.compiles >= 4 && stats.errors >= 2, "{stats:?}");
+}
+
+#[test]
+fn every_cpp_transform_on_every_cpp_task_is_equivalent() {
+    let set = common::default_set();
+    let cpp: Vec<_> = set
+        .iter()
+        .filter(|t| t.language == Language::Cpp)
+        .collect();
+    assert!(cpp.len() >= 15, "{} C++ transforms", cpp.len());
+    let tasks = cpp_tasks();
+    let oracle = common::oracle(OracleMode::Fork);
+    let references: Vec<_> = tasks
+        .tasks
+        .par_iter()
+        .map(|t| oracle.validate(t).reference.expect("reference"))
+        .collect();
+    let jobs: Vec<(usize, usize, u64)> = (0..tasks.tasks.len())
+        .flat_map(|i| (0..cpp.len()).flat_map(move |t| (0..2u64).map(move |s| (i, t, s))))
+        .collect();
+    let outcomes: Vec<(String, Option<String>)> = jobs
+        .par_iter()
+        .filter_map(|&(i, t, seed)| {
+            let task = &tasks.tasks[i];
+            let tr = cpp[t];
+            let out = tr
+                .apply(&task.source, seed)
+                .unwrap_or_else(|e| panic!("{} on {}: {e}", tr.name, task.id))?;
+            let text = match classify_as(Language::Cpp, &task.source, out) {
+                Classified::Valid(text) => text,
+                other => panic!("{} seed {seed} on {}: {other:?}", tr.name, task.id),
+            };
+            let d = oracle
+                .check(task, &references[i], &text)
+                .expect("sandbox works");
+            let problem = if let Some(why) = d.invalid {
+                Some(format!(
+                    "{} seed {seed} on {}: does not compile: {why}\n{text}",
+                    tr.name, task.id
+                ))
+            } else if !d.equivalent {
+                Some(format!(
+                    "{} seed {seed} broke {}: {:?}\n{text}",
+                    tr.name, task.id, d.failure
+                ))
+            } else {
+                None
+            };
+            Some((tr.name.clone(), problem))
+        })
+        .collect();
+    let problems: Vec<&String> = outcomes.iter().filter_map(|(_, p)| p.as_ref()).collect();
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .take(3)
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+    for t in &cpp {
+        let n = outcomes.iter().filter(|(name, _)| *name == t.name).count();
+        assert!(n >= 2, "{} applied to only {n} C++ tasks", t.name);
+    }
+}
+
+#[test]
+fn classic_detectors_read_cpp_statements_and_directives() {
+    use equimorph::detector::classic::{nicad_lines_as, token_count_as};
+    let src = "#include <bits/stdc++.h>\n#define N 10\nusing namespace std;\nint main() { int a[N] = {1, 2}; for (int i = 0; i < N; i++) a[i] += i; // tail\n  cout << a[1] << endl; }\n";
+    let lines = nicad_lines_as(Language::Cpp, src);
+    assert!(
+        lines.iter().any(|l| l.starts_with("#include")),
+        "{lines:?}"
+    );
+    // A directive is a line of its own, not glued to the next statement.
+    assert!(
+        lines.iter().all(|l| !(l.contains("#define") && l.contains("using"))),
+        "{lines:?}"
+    );
+    // Reformatting does not change the lines, and comments are no tokens.
+    let spread = src.replace("{ int a[N]", "{\n    int a[N]").replace("; // tail\n", ";\n");
+    assert_eq!(nicad_lines_as(Language::Cpp, &spread), lines);
+    assert_eq!(token_count_as(Language::Cpp, src), token_count_as(Language::Cpp, &spread));
+    assert_eq!(Language::detect(src), Language::Cpp);
+}
+
+#[test]
+fn cpp_mutants_cover_the_operators_and_tests_reject_them() {
+    let mutants = all_mutants_of(Language::Cpp, SUM);
+    let ops: std::collections::BTreeSet<&str> = mutants.iter().map(|m| m.operator.name()).collect();
+    for op in ["comparison", "arithmetic", "constant", "negate-condition", "drop-statement"] {
+        assert!(ops.contains(op), "{op} missing: {ops:?}");
+    }
+    // A stream's `<<` is no shift to mutate.
+    assert!(
+        mutants.iter().all(|m| !m.edit.contains("`<<` → `>>`")),
+        "{:?}",
+        mutants.iter().map(|m| &m.edit).collect::<Vec<_>>()
+    );
+    let oracle = common::oracle(OracleMode::Fork);
+    let task = task_in(
+        Language::Cpp,
+        "sum",
+        SUM,
+        &[("3\n1 -2 5\n", Some("6\n")), ("2\n-1 -1\n", Some("0\n"))],
+    );
+    let reference = oracle.validate(&task).reference.unwrap();
+    let rejected = mutants
+        .par_iter()
+        .filter(|m| {
+            let d = oracle.check(&task, &reference, &m.source).unwrap();
+            d.invalid.is_none() && !d.equivalent
+        })
+        .count();
+    assert!(rejected * 2 >= mutants.len(), "{rejected} of {}", mutants.len());
+}
+
+#[test]
+fn codenet_cpp_and_c_submissions_load_when_asked_and_cpp1000_subsets_load_as_cpp() {
+    use equimorph::task::{load_with, LoadOptions, TaskFormat};
+    let oracle = common::oracle(OracleMode::Fork);
+    let full = common::root().join("fixtures/formats/codenet");
+    let with = |langs: &[&str]| {
+        let options = LoadOptions {
+            languages: langs.iter().map(|s| s.to_string()).collect(),
+            ..LoadOptions::default()
+        };
+        load_with(&full, Some(TaskFormat::Codenet), &options).unwrap()
+    };
+    let cpp = with(&["C++"]);
+    let ids: Vec<&str> = cpp.tasks.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["p00001/s009", "p00001/s013"]);
+    assert!(cpp.tasks.iter().all(|t| t.language == Language::Cpp));
+    let c = with(&["c"]);
+    assert_eq!(c.tasks.len(), 1);
+    assert_eq!(c.tasks[0].language, Language::C);
+    for t in cpp.tasks.iter().chain(&c.tasks) {
+        let v = oracle.validate(t);
+        assert_eq!(v.status, ValidationStatus::Ok, "{}: {:?}", t.id, v.reason);
+    }
+    // By default the full dataset loads Python only.
+    assert!(with(&[]).tasks.iter().all(|t| t.language == Language::Python));
+    // A C++1000-style subset (only .cpp files) loads as C++ without being asked.
+    let subset = common::root().join("fixtures/formats/codenet_cpp1000/Project_CodeNet_C++1000");
+    let options = LoadOptions {
+        codenet_root: Some(full.clone()),
+        ..LoadOptions::default()
+    };
+    let set = load_with(&subset, Some(TaskFormat::Codenet), &options).unwrap();
+    assert_eq!(set.tasks.len(), 2);
+    assert!(set.tasks.iter().all(|t| t.language == Language::Cpp));
+    assert!(set.tasks.iter().all(|t| !t.tests.is_empty()));
+}
+
+fn results(dir: &std::path::Path, file: &str) -> Vec<serde_json::Value> {
+    common::read(dir.join(file))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn attack_runs_a_file_mixing_cpp_java_and_python_tasks() {
+    let tasks = common::root().join("fixtures/cpp/mixed.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("attack");
+    let run = common::attack_command(
+        &tasks,
+        &out,
+        "jaccard",
+        3,
+        &["--beam", "2", "--threshold", "0.5"],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let lines = results(&out, "results.jsonl");
+    assert_eq!(lines.len(), 9);
+    let set = equimorph::task::load(&tasks, None).unwrap();
+    let oracle = common::oracle(OracleMode::Fork);
+    for l in &lines {
+        let id = l["id"].as_str().unwrap();
+        assert_eq!(l["status"], "ok", "{l}");
+        let steps: Vec<&str> = l["transforms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert!(!steps.is_empty(), "{id}: no rewrite found");
+        let cpp = id.starts_with("cpp/");
+        assert!(
+            steps.iter().all(|s| s.starts_with("cpp-") == cpp),
+            "{id}: {steps:?}"
+        );
+        if cpp {
+            // The winner compiles and behaves like the original on the task's tests.
+            let task = set.get(id).cloned().unwrap();
+            let reference = oracle.validate(&task).reference.unwrap();
+            let best = l["best"].as_str().unwrap();
+            let d = oracle.check(&task, &reference, best).unwrap();
+            assert!(d.equivalent && d.invalid.is_none(), "{id}: {d:?}");
+        }
+    }
+    assert!(common::read(out.join("report.md")).contains("cpp-"));
+}

@@ -67,11 +67,18 @@ fn the_native_oracle_judges_compile_errors_and_undefined_behaviour() {
     let broken = SUM.replace("long long total", "long long totl");
     let d = oracle.check(&task, &reference, &broken).unwrap();
     assert!(
-        d.invalid.as_deref().is_some_and(|w| w.contains("totl") || w.contains("total")),
+        d.invalid
+            .as_deref()
+            .is_some_and(|w| w.contains("totl") || w.contains("total")),
         "{d:?}"
     );
     // An original that does not compile is unparseable, with the compiler's words.
-    let bad = task_in(Language::Cpp, "bad", "int main() { return x; }\n", &[("", None)]);
+    let bad = task_in(
+        Language::Cpp,
+        "bad",
+        "int main() { return x; }\n",
+        &[("", None)],
+    );
     let v = oracle.validate(&bad);
     assert_eq!(v.status, ValidationStatus::Unparseable, "{:?}", v.reason);
     assert!(v.reason.unwrap().contains("'x' was not declared"));
@@ -101,10 +108,7 @@ fn the_native_oracle_judges_compile_errors_and_undefined_behaviour() {
 #[test]
 fn every_cpp_transform_on_every_cpp_task_is_equivalent() {
     let set = common::default_set();
-    let cpp: Vec<_> = set
-        .iter()
-        .filter(|t| t.language == Language::Cpp)
-        .collect();
+    let cpp: Vec<_> = set.iter().filter(|t| t.language == Language::Cpp).collect();
     assert!(cpp.len() >= 15, "{} C++ transforms", cpp.len());
     let tasks = cpp_tasks();
     let oracle = common::oracle(OracleMode::Fork);
@@ -170,19 +174,23 @@ fn classic_detectors_read_cpp_statements_and_directives() {
     use equimorph::detector::classic::{nicad_lines_as, token_count_as};
     let src = "#include <bits/stdc++.h>\n#define N 10\nusing namespace std;\nint main() { int a[N] = {1, 2}; for (int i = 0; i < N; i++) a[i] += i; // tail\n  cout << a[1] << endl; }\n";
     let lines = nicad_lines_as(Language::Cpp, src);
-    assert!(
-        lines.iter().any(|l| l.starts_with("#include")),
-        "{lines:?}"
-    );
+    assert!(lines.iter().any(|l| l.starts_with("#include")), "{lines:?}");
     // A directive is a line of its own, not glued to the next statement.
     assert!(
-        lines.iter().all(|l| !(l.contains("#define") && l.contains("using"))),
+        lines
+            .iter()
+            .all(|l| !(l.contains("#define") && l.contains("using"))),
         "{lines:?}"
     );
     // Reformatting does not change the lines, and comments are no tokens.
-    let spread = src.replace("{ int a[N]", "{\n    int a[N]").replace("; // tail\n", ";\n");
+    let spread = src
+        .replace("{ int a[N]", "{\n    int a[N]")
+        .replace("; // tail\n", ";\n");
     assert_eq!(nicad_lines_as(Language::Cpp, &spread), lines);
-    assert_eq!(token_count_as(Language::Cpp, src), token_count_as(Language::Cpp, &spread));
+    assert_eq!(
+        token_count_as(Language::Cpp, src),
+        token_count_as(Language::Cpp, &spread)
+    );
     assert_eq!(Language::detect(src), Language::Cpp);
 }
 
@@ -190,7 +198,13 @@ fn classic_detectors_read_cpp_statements_and_directives() {
 fn cpp_mutants_cover_the_operators_and_tests_reject_them() {
     let mutants = all_mutants_of(Language::Cpp, SUM);
     let ops: std::collections::BTreeSet<&str> = mutants.iter().map(|m| m.operator.name()).collect();
-    for op in ["comparison", "arithmetic", "constant", "negate-condition", "drop-statement"] {
+    for op in [
+        "comparison",
+        "arithmetic",
+        "constant",
+        "negate-condition",
+        "drop-statement",
+    ] {
         assert!(ops.contains(op), "{op} missing: {ops:?}");
     }
     // A stream's `<<` is no shift to mutate.
@@ -214,7 +228,11 @@ fn cpp_mutants_cover_the_operators_and_tests_reject_them() {
             d.invalid.is_none() && !d.equivalent
         })
         .count();
-    assert!(rejected * 2 >= mutants.len(), "{rejected} of {}", mutants.len());
+    assert!(
+        rejected * 2 >= mutants.len(),
+        "{rejected} of {}",
+        mutants.len()
+    );
 }
 
 #[test]
@@ -241,7 +259,10 @@ fn codenet_cpp_and_c_submissions_load_when_asked_and_cpp1000_subsets_load_as_cpp
         assert_eq!(v.status, ValidationStatus::Ok, "{}: {:?}", t.id, v.reason);
     }
     // By default the full dataset loads Python only.
-    assert!(with(&[]).tasks.iter().all(|t| t.language == Language::Python));
+    assert!(with(&[])
+        .tasks
+        .iter()
+        .all(|t| t.language == Language::Python));
     // A C++1000-style subset (only .cpp files) loads as C++ without being asked.
     let subset = common::root().join("fixtures/formats/codenet_cpp1000/Project_CodeNet_C++1000");
     let options = LoadOptions {

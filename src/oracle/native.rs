@@ -303,6 +303,10 @@ impl NativeRunner {
         build: Build,
         hash: &ProgramHash,
     ) -> Result<Built, RunResult> {
+        if let Some(why) = refused_include(source) {
+            self.compile_errors.fetch_add(1, Ordering::Relaxed);
+            return Ok(Err(why));
+        }
         let _permit = self.permits.acquire();
         let start = Instant::now();
         // The binary is written in the sandbox's private /tmp and comes back on stdout.
@@ -398,6 +402,37 @@ impl NativeRunner {
     }
 }
 
+/// Why `source` is refused before any compile: an `#include` that names an absolute path, a
+/// parent directory or a macro (`#include "/dev/zero"` would keep the compiler reading until
+/// its time limit), or an assembler `.incbin`. Contest programs include headers by name.
+fn refused_include(source: &str) -> Option<String> {
+    if source.contains(".incbin") {
+        return Some("the program embeds a file with `.incbin`: refused".into());
+    }
+    for line in source.lines() {
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix('#') else {
+            continue;
+        };
+        let Some(arg) = rest.trim_start().strip_prefix("include") else {
+            continue;
+        };
+        let arg = arg.trim();
+        let name = arg
+            .strip_prefix('<')
+            .and_then(|a| a.split('>').next())
+            .or_else(|| arg.strip_prefix('"').and_then(|a| a.split('"').next()));
+        let plain = name.is_some_and(|n| !n.starts_with('/') && !n.contains(".."));
+        if !plain {
+            return Some(format!(
+                "`{}`: only headers named by a relative path are included",
+                t.trim_end()
+            ));
+        }
+    }
+    None
+}
+
 /// The result of a run whose program does not compile.
 fn compile_error(diagnostics: String) -> RunResult {
     RunResult {
@@ -408,5 +443,37 @@ fn compile_error(diagnostics: String) -> RunResult {
         stderr_tail: diagnostics,
         seconds: 0.0,
         left_running: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn includes_by_absolute_path_parent_directory_or_macro_are_refused() {
+        assert_eq!(
+            refused_include("#include <bits/stdc++.h>\n#include\"a.h\"\nint main(){}"),
+            None
+        );
+        assert_eq!(refused_include("  #  include <cstdio>\n"), None);
+        for bad in [
+            "#include \"/dev/zero\"\n",
+            "#include </dev/stdin>\n",
+            "#include \"../../../dev/zero\"\n",
+            "#define F \"/dev/zero\"\n#include F\n",
+            "asm(\".incbin \\\"/dev/zero\\\"\");\n",
+        ] {
+            assert!(refused_include(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn builds_differ_only_in_their_optimisation_flag() {
+        let run = compiler_args(Language::Cpp, Build::Run);
+        let opt = compiler_args(Language::Cpp, Build::Optimised);
+        assert_eq!(run.len(), opt.len());
+        assert!(run.contains(&"-O1") && opt.contains(&"-O2"));
+        assert!(compiler_args(Language::C, Build::Run).contains(&"-std=gnu11"));
     }
 }

@@ -34,9 +34,10 @@ fn transforms_list_as_table_and_json() {
     let out = equimorph(&["transforms", "list", "--json"], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    // 39 Python SPTs and 28 Java ones.
-    assert_eq!(rows.len(), 67);
+    // 39 Python SPTs, 28 Java ones and 18 C++ ones.
+    assert_eq!(rows.len(), 85);
     assert_eq!(rows.iter().filter(|r| r["language"] == "java").count(), 28);
+    assert_eq!(rows.iter().filter(|r| r["language"] == "cpp").count(), 18);
     for r in &rows {
         for k in ["name", "category", "description", "file", "language"] {
             assert!(r[k].is_string(), "{k} in {r}");

@@ -331,3 +331,57 @@ fn attack_runs_a_file_mixing_cpp_java_and_python_tasks() {
     }
     assert!(common::read(out.join("report.md")).contains("cpp-"));
 }
+
+#[test]
+fn poj104_trees_and_jsonl_load_as_untested_c_and_cpp_programs_with_honest_counts() {
+    use equimorph::task::{detect_format, load_with, LoadOptions, TaskFormat};
+    let tree = common::root().join("fixtures/formats/poj104");
+    assert_eq!(detect_format(&tree).unwrap(), TaskFormat::Poj104);
+    let set = load_with(&tree, None, &LoadOptions::default()).unwrap();
+    assert!(set.tasks.is_empty(), "POJ-104 has no tests");
+    let ids: Vec<&str> = set.untested.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "poj104/1/1",
+            "poj104/1/2",
+            "poj104/1/3",
+            "poj104/2/1",
+            "poj104/2/2",
+            "poj104/3/1"
+        ]
+    );
+    let language = |id: &str| set.untested.iter().find(|t| t.id == id).unwrap().language;
+    assert_eq!(language("poj104/1/1"), Language::C);
+    assert_eq!(language("poj104/1/3"), Language::C, "void main() is old C");
+    assert_eq!(language("poj104/1/2"), Language::Cpp);
+    assert_eq!(set.skipped.get("empty program(s)"), Some(&1));
+    assert_eq!(set.skipped.get("program(s) not valid UTF-8"), Some(&1));
+    let report = set.report();
+    assert_eq!((report.untested, report.problems), (6, 3));
+    // The JSONL of CodeXGLUE's preprocess.py: the same programs.
+    let jsonl = common::root().join("fixtures/formats/poj104.jsonl");
+    assert_eq!(detect_format(&jsonl).unwrap(), TaskFormat::Poj104);
+    let lines = load_with(&jsonl, None, &LoadOptions::default()).unwrap();
+    assert_eq!(lines.untested.len(), 6);
+    assert_eq!(lines.untested[3].problem.as_deref(), Some("poj104/2"));
+    // calibrate reads its classes as problems: two programs of one class are a clone.
+    let o = common::equimorph(
+        &[
+            "calibrate",
+            tree.to_str().unwrap(),
+            "--detector",
+            "jaccard",
+            "--out",
+            tempfile::tempdir().unwrap().path().to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(said.contains("4 clone pairs"), "{said}");
+}

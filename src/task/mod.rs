@@ -11,6 +11,7 @@ pub mod compare;
 pub mod gptclonebench;
 mod humaneval;
 mod jsonl;
+mod poj104;
 
 pub use checker::Checker;
 pub use codecontests::stream_parquet;
@@ -161,6 +162,9 @@ pub enum TaskFormat {
     /// Project CodeNet: the full dataset (data/, metadata/, derived/) or a benchmark subset
     /// such as Project_CodeNet_Python800 (pNNNNN/sNNNNNNNNN.py).
     Codenet,
+    /// POJ-104 (CodeXGLUE): `ProgramData/<class>/<id>.txt`, or the JSONL of its
+    /// `preprocess.py` (`label`, `index`, `code`); C and C++ programs without tests.
+    Poj104,
 }
 
 /// Choices that shape what a loader keeps.
@@ -506,6 +510,8 @@ pub fn load_with(
             }
         }
         TaskFormat::Codenet => codenet::load(path, options)?,
+        TaskFormat::Poj104 if path.is_dir() => poj104::load_tree(path)?,
+        TaskFormat::Poj104 => poj104::load_jsonl(path)?,
     };
     // Problems in file order (line-less ones, such as duplicates, last).
     set.problems.sort_by_key(|p| {
@@ -547,6 +553,9 @@ pub fn detect_format(path: &Path) -> Result<TaskFormat, TaskError> {
         error,
     })?;
     if meta.is_dir() {
+        if poj104::is_tree(path) {
+            return Ok(TaskFormat::Poj104);
+        }
         return Ok(if codecontests::parquet_files(path)?.is_empty() {
             TaskFormat::Codenet
         } else {
@@ -578,6 +587,9 @@ pub fn detect_format(path: &Path) -> Result<TaskFormat, TaskError> {
         }
         if obj.contains_key("source") {
             return Ok(TaskFormat::Jsonl);
+        }
+        if obj.contains_key("code") && obj.contains_key("label") && obj.contains_key("index") {
+            return Ok(TaskFormat::Poj104);
         }
         return Err(TaskError::UnknownFormat {
             path: path.to_path_buf(),

@@ -397,6 +397,10 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
         }
         sites.push(n);
     }
+    // tree-sitter may give one name two nodes (an ambiguous `vector<vector<int> > v(n, …)`):
+    // one `std::` per place.
+    sites.sort_by_key(|n| n.start_byte());
+    sites.dedup_by_key(|n| n.start_byte());
     if sites.is_empty() {
         return edits;
     }

@@ -7,7 +7,7 @@ use crate::common;
 
 use equimorph::adequacy::mutants::all_mutants_of;
 use equimorph::oracle::{OracleMode, ValidationStatus};
-use equimorph::program::{classify_as, Classified, Language};
+use equimorph::program::Language;
 use equimorph::task::{Task, TestCase};
 use rayon::prelude::*;
 
@@ -107,66 +107,7 @@ fn the_native_oracle_judges_compile_errors_and_undefined_behaviour() {
 
 #[test]
 fn every_cpp_transform_on_every_cpp_task_is_equivalent() {
-    let set = common::default_set();
-    let cpp: Vec<_> = set.iter().filter(|t| t.language == Language::Cpp).collect();
-    assert!(cpp.len() >= 15, "{} C++ transforms", cpp.len());
-    let tasks = cpp_tasks();
-    let oracle = common::oracle(OracleMode::Fork);
-    let references: Vec<_> = tasks
-        .tasks
-        .par_iter()
-        .map(|t| oracle.validate(t).reference.expect("reference"))
-        .collect();
-    let jobs: Vec<(usize, usize, u64)> = (0..tasks.tasks.len())
-        .flat_map(|i| (0..cpp.len()).flat_map(move |t| (0..2u64).map(move |s| (i, t, s))))
-        .collect();
-    let outcomes: Vec<(String, Option<String>)> = jobs
-        .par_iter()
-        .filter_map(|&(i, t, seed)| {
-            let task = &tasks.tasks[i];
-            let tr = cpp[t];
-            let out = tr
-                .apply(&task.source, seed)
-                .unwrap_or_else(|e| panic!("{} on {}: {e}", tr.name, task.id))?;
-            let text = match classify_as(Language::Cpp, &task.source, out) {
-                Classified::Valid(text) => text,
-                other => panic!("{} seed {seed} on {}: {other:?}", tr.name, task.id),
-            };
-            let d = oracle
-                .check(task, &references[i], &text)
-                .expect("sandbox works");
-            let problem = if let Some(why) = d.invalid {
-                Some(format!(
-                    "{} seed {seed} on {}: does not compile: {why}\n{text}",
-                    tr.name, task.id
-                ))
-            } else if !d.equivalent {
-                Some(format!(
-                    "{} seed {seed} broke {}: {:?}\n{text}",
-                    tr.name, task.id, d.failure
-                ))
-            } else {
-                None
-            };
-            Some((tr.name.clone(), problem))
-        })
-        .collect();
-    let problems: Vec<&String> = outcomes.iter().filter_map(|(_, p)| p.as_ref()).collect();
-    assert!(
-        problems.is_empty(),
-        "{} problem(s):\n{}",
-        problems.len(),
-        problems
-            .iter()
-            .take(3)
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n\n")
-    );
-    for t in &cpp {
-        let n = outcomes.iter().filter(|(name, _)| *name == t.name).count();
-        assert!(n >= 2, "{} applied to only {n} C++ tasks", t.name);
-    }
+    common::assert_every_transform_equivalent(Language::Cpp, &cpp_tasks(), 2, 15, 2);
 }
 
 #[test]

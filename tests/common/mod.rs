@@ -343,3 +343,84 @@ pub fn assert_nothing_left(name: &str, settle: Duration) {
         "{name} wrote outside its sandbox"
     );
 }
+
+/// Applies every built-in transform of `language` at seeds `0..seeds` to every task of
+/// `tasks` and checks each output with the real oracle: it parses, compiles and behaves like
+/// the original on the task's tests. Each transform must apply to `min_tasks` tasks or more.
+pub fn assert_every_transform_equivalent(
+    language: equimorph::program::Language,
+    tasks: &equimorph::task::TaskSet,
+    seeds: u64,
+    min_transforms: usize,
+    min_tasks: usize,
+) {
+    use equimorph::program::{classify_as, Classified};
+    use rayon::prelude::*;
+    let set = default_set();
+    let chosen: Vec<_> = set.iter().filter(|t| t.language == language).collect();
+    assert!(
+        chosen.len() >= min_transforms,
+        "{} {language} transforms",
+        chosen.len()
+    );
+    let oracle = oracle(OracleMode::Fork);
+    let references: Vec<_> = tasks
+        .tasks
+        .par_iter()
+        .map(|t| oracle.validate(t).reference.expect("reference"))
+        .collect();
+    let jobs: Vec<(usize, usize, u64)> = (0..tasks.tasks.len())
+        .flat_map(|i| (0..chosen.len()).flat_map(move |t| (0..seeds).map(move |s| (i, t, s))))
+        .collect();
+    let outcomes: Vec<(String, Option<String>)> = jobs
+        .par_iter()
+        .filter_map(|&(i, t, seed)| {
+            let task = &tasks.tasks[i];
+            let tr = chosen[t];
+            let out = tr
+                .apply(&task.source, seed)
+                .unwrap_or_else(|e| panic!("{} on {}: {e}", tr.name, task.id))?;
+            let text = match classify_as(language, &task.source, out) {
+                Classified::Valid(text) => text,
+                other => panic!("{} seed {seed} on {}: {other:?}", tr.name, task.id),
+            };
+            let d = oracle
+                .check(task, &references[i], &text)
+                .expect("sandbox works");
+            let problem = if let Some(why) = d.invalid {
+                Some(format!(
+                    "{} seed {seed} on {}: does not compile: {why}\n{text}",
+                    tr.name, task.id
+                ))
+            } else if !d.equivalent {
+                Some(format!(
+                    "{} seed {seed} broke {}: {:?}\n{text}",
+                    tr.name, task.id, d.failure
+                ))
+            } else {
+                None
+            };
+            Some((tr.name.clone(), problem))
+        })
+        .collect();
+    let problems: Vec<&String> = outcomes.iter().filter_map(|(_, p)| p.as_ref()).collect();
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .take(3)
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+    for t in &chosen {
+        let n = outcomes.iter().filter(|(name, _)| *name == t.name).count();
+        assert!(
+            n >= min_tasks,
+            "{} applied to only {n} {language} tasks",
+            t.name
+        );
+    }
+}

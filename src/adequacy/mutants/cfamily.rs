@@ -2,38 +2,23 @@
 //! tree-sitter-cpp trees (whose node kinds agree where these operators look). A mutant that
 //! does not compile is left out of the score, as for Java.
 
-use super::{push, text, Edit, Operator};
+use super::{
+    brace_arithmetic_swaps, brace_comparison_swaps, push, push_loop_exit, push_swapped_arguments,
+    text, Edit, LoopKinds, Operator,
+};
+
+/// C and C++ loops, switches and the bodies a jump never leaves.
+const C_LOOPS: LoopKinds = LoopKinds {
+    loops: &[
+        "for_statement",
+        "for_range_loop",
+        "while_statement",
+        "do_statement",
+    ],
+    switches: &["switch_statement"],
+    stops: &["function_definition", "lambda_expression"],
+};
 use tree_sitter::Node;
-
-/// The replacements of a comparison operator.
-fn comparison_swaps(op: &str) -> &'static [&'static str] {
-    match op {
-        "<" => &["<=", ">"],
-        "<=" => &["<", ">="],
-        ">" => &[">=", "<"],
-        ">=" => &[">", "<="],
-        "==" => &["!="],
-        "!=" => &["=="],
-        _ => &[],
-    }
-}
-
-/// The replacements of an arithmetic or bitwise operator.
-fn arithmetic_swaps(op: &str) -> &'static [&'static str] {
-    match op {
-        "+" => &["-"],
-        "-" => &["+"],
-        "*" => &["+"],
-        "/" => &["*"],
-        "%" => &["/"],
-        "<<" => &[">>"],
-        ">>" => &["<<"],
-        "&" => &["|"],
-        "|" => &["&"],
-        "^" => &["&"],
-        _ => &[],
-    }
-}
 
 /// Whether `n` is an operator token inside a template argument list or a stream chain
 /// (`cin >> x`, `cout << x`): swapping those makes no behavioural mutant, only noise.
@@ -81,11 +66,11 @@ pub(super) fn collect(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
             if let Some(op) = n.child_by_field_name("operator") {
                 let k = op.kind();
                 let stream = matches!(k, "<<" | ">>") && is_stream(n, src);
-                for s in comparison_swaps(k) {
+                for s in brace_comparison_swaps(k) {
                     push(edits, Operator::Comparison, op, *s);
                 }
                 if !stream {
-                    for s in arithmetic_swaps(k) {
+                    for s in brace_arithmetic_swaps(k) {
                         push(edits, Operator::Arithmetic, op, *s);
                     }
                 }
@@ -100,7 +85,7 @@ pub(super) fn collect(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
             if let Some(op) = n.child_by_field_name("operator") {
                 let k = op.kind();
                 if k.len() > 1 {
-                    for s in arithmetic_swaps(k.trim_end_matches('=')) {
+                    for s in brace_arithmetic_swaps(k.trim_end_matches('=')) {
                         push(edits, Operator::Arithmetic, op, format!("{s}="));
                     }
                 }
@@ -170,7 +155,7 @@ pub(super) fn collect(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
                 push(edits, Operator::DropStatement, n, ";");
             }
             if matches!(n.kind(), "break_statement" | "continue_statement") {
-                loop_exit(n, edits);
+                push_loop_exit(n, edits, &C_LOOPS);
             }
         }
         "call_expression" => {
@@ -186,7 +171,7 @@ pub(super) fn collect(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
                     _ => {}
                 }
             }
-            swap_arguments(n, src, edits);
+            push_swapped_arguments(n, src, edits);
         }
         _ => {}
     }
@@ -207,51 +192,5 @@ fn drop_else(n: Node<'_>, edits: &mut Vec<Edit>) {
         end: other.end_byte(),
         text: String::new(),
         line: other.start_position().row + 1,
-    });
-}
-
-/// `break` ↔ `continue` in a loop (a `break` of a `switch` stays).
-fn loop_exit(n: Node<'_>, edits: &mut Vec<Edit>) {
-    let mut up = n.parent();
-    while let Some(p) = up {
-        match p.kind() {
-            "for_statement" | "for_range_loop" | "while_statement" | "do_statement" => break,
-            "switch_statement" if n.kind() == "break_statement" => return,
-            "function_definition" | "lambda_expression" => return,
-            _ => up = p.parent(),
-        }
-    }
-    if up.is_none() {
-        return;
-    }
-    let other = if n.kind() == "break_statement" {
-        "continue;"
-    } else {
-        "break;"
-    };
-    push(edits, Operator::LoopExit, n, other);
-}
-
-/// `f(a, b, …)` → `f(b, a, …)` when the first two arguments differ.
-fn swap_arguments(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
-    let Some(args) = n.child_by_field_name("arguments") else {
-        return;
-    };
-    let mut c = args.walk();
-    let list: Vec<Node<'_>> = args.named_children(&mut c).collect();
-    let [a, b, ..] = list.as_slice() else {
-        return;
-    };
-    let (ta, tb) = (text(*a, src), text(*b, src));
-    if ta == tb {
-        return;
-    }
-    let between = src.get(a.end_byte()..b.start_byte()).unwrap_or(", ");
-    edits.push(Edit {
-        operator: Operator::SwapArguments,
-        start: a.start_byte(),
-        end: b.end_byte(),
-        text: format!("{tb}{between}{ta}"),
-        line: n.start_position().row + 1,
     });
 }

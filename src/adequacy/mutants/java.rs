@@ -3,39 +3,28 @@
 //! returned value, a variable mixed up with another), the declared types choose it, so most
 //! such mutants compile; one that does not is left out of the score as for any Java mutant.
 
-use super::{is_field, push, text, Edit, Operator};
+use super::{
+    brace_arithmetic_swaps, brace_comparison_swaps, is_field, push, push_loop_exit,
+    push_swapped_arguments, text, Edit, LoopKinds, Operator,
+};
+
+/// Java's loops, switches and the bodies a jump never leaves.
+const JAVA_LOOPS: LoopKinds = LoopKinds {
+    loops: &[
+        "for_statement",
+        "enhanced_for_statement",
+        "while_statement",
+        "do_statement",
+    ],
+    switches: &["switch_block", "switch_expression"],
+    stops: &[
+        "method_declaration",
+        "constructor_declaration",
+        "lambda_expression",
+        "class_body",
+    ],
+};
 use tree_sitter::Node;
-
-/// The replacements of a Java comparison operator.
-fn java_comparison_swaps(op: &str) -> &'static [&'static str] {
-    match op {
-        "<" => &["<=", ">"],
-        "<=" => &["<", ">="],
-        ">" => &[">=", "<"],
-        ">=" => &[">", "<="],
-        "==" => &["!="],
-        "!=" => &["=="],
-        _ => &[],
-    }
-}
-
-/// The replacements of a Java arithmetic or bitwise operator (`/` → `*`: Java has no `//`).
-fn java_arithmetic_swaps(op: &str) -> &'static [&'static str] {
-    match op {
-        "+" => &["-"],
-        "-" => &["+"],
-        "*" => &["+"],
-        "/" => &["*"],
-        "%" => &["/"],
-        "<<" => &[">>"],
-        ">>" => &["<<"],
-        ">>>" => &["<<"],
-        "&" => &["|"],
-        "|" => &["&"],
-        "^" => &["&"],
-        _ => &[],
-    }
-}
 
 /// `if (c)` → `if (!(c))` and the like: the text of a negated condition. `cond` is a
 /// parenthesized expression (`if`, `while`, `do`) or a bare one (`for`, `?:`).
@@ -54,10 +43,10 @@ pub(super) fn collect_java(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
         "binary_expression" => {
             if let Some(op) = n.child_by_field_name("operator") {
                 let k = op.kind();
-                for s in java_comparison_swaps(k) {
+                for s in brace_comparison_swaps(k) {
                     push(edits, Operator::Comparison, op, *s);
                 }
-                for s in java_arithmetic_swaps(k) {
+                for s in brace_arithmetic_swaps(k) {
                     push(edits, Operator::Arithmetic, op, *s);
                 }
                 match k {
@@ -71,7 +60,7 @@ pub(super) fn collect_java(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
             if let Some(op) = n.child_by_field_name("operator") {
                 let k = op.kind();
                 if k.len() > 1 {
-                    for s in java_arithmetic_swaps(k.trim_end_matches('=')) {
+                    for s in brace_arithmetic_swaps(k.trim_end_matches('=')) {
                         push(edits, Operator::Arithmetic, op, format!("{s}="));
                     }
                 }
@@ -144,7 +133,7 @@ pub(super) fn collect_java(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
             }
             match n.kind() {
                 "return_statement" => java_return_value(n, src, edits),
-                "break_statement" | "continue_statement" => java_loop_exit(n, edits),
+                "break_statement" | "continue_statement" => push_loop_exit(n, edits, &JAVA_LOOPS),
                 _ => {}
             }
         }
@@ -160,7 +149,7 @@ pub(super) fn collect_java(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
                     _ => {}
                 }
             }
-            java_swap_arguments(n, src, edits);
+            push_swapped_arguments(n, src, edits);
         }
         _ => {}
     }
@@ -244,63 +233,6 @@ fn java_return_value(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
     };
     push(edits, Operator::ReturnValue, value, wrong);
 }
-
-/// `break` ↔ `continue` in a loop: left early, or not left when it should be. A `break` that
-/// leaves a `switch`, and labelled jumps, are left alone.
-fn java_loop_exit(n: Node<'_>, edits: &mut Vec<Edit>) {
-    if n.named_child_count() > 0 {
-        return;
-    }
-    let mut up = n.parent();
-    while let Some(p) = up {
-        match p.kind() {
-            "for_statement" | "enhanced_for_statement" | "while_statement" | "do_statement" => {
-                break;
-            }
-            "switch_block" | "switch_expression" if n.kind() == "break_statement" => return,
-            "method_declaration"
-            | "constructor_declaration"
-            | "lambda_expression"
-            | "class_body" => return,
-            _ => up = p.parent(),
-        }
-    }
-    if up.is_none() {
-        return;
-    }
-    let other = if n.kind() == "break_statement" {
-        "continue;"
-    } else {
-        "break;"
-    };
-    push(edits, Operator::LoopExit, n, other);
-}
-
-/// `f(a, b, …)` → `f(b, a, …)` when the first two arguments differ (a swap of two values of
-/// different types does not compile and is left out).
-fn java_swap_arguments(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
-    let Some(args) = n.child_by_field_name("arguments") else {
-        return;
-    };
-    let mut c = args.walk();
-    let list: Vec<Node<'_>> = args.named_children(&mut c).collect();
-    let [a, b, ..] = list.as_slice() else {
-        return;
-    };
-    let (ta, tb) = (text(*a, src), text(*b, src));
-    if ta == tb {
-        return;
-    }
-    let between = src.get(a.end_byte()..b.start_byte()).unwrap_or(", ");
-    edits.push(Edit {
-        operator: Operator::SwapArguments,
-        start: a.start_byte(),
-        end: b.end_byte(),
-        text: format!("{tb}{between}{ta}"),
-        line: n.start_position().row + 1,
-    });
-}
-
 /// The locals and parameters a method declares, with their declared type's text (`int`,
 /// `long[]`, `List<Integer>`), not counting nested lambdas and classes.
 fn java_typed_locals<'s>(method: Node<'_>, src: &'s str) -> Vec<(String, &'s str)> {

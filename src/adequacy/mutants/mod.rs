@@ -220,6 +220,102 @@ fn push(edits: &mut Vec<Edit>, operator: Operator, n: Node<'_>, text: impl Into<
     });
 }
 
+/// The replacements of a comparison operator in a brace language (Java, C, C++).
+fn brace_comparison_swaps(op: &str) -> &'static [&'static str] {
+    match op {
+        "<" => &["<=", ">"],
+        "<=" => &["<", ">="],
+        ">" => &[">=", "<"],
+        ">=" => &[">", "<="],
+        "==" => &["!="],
+        "!=" => &["=="],
+        _ => &[],
+    }
+}
+
+/// The replacements of an arithmetic or bitwise operator in a brace language (`/` → `*`:
+/// there is no `//`; `>>>` is Java's).
+fn brace_arithmetic_swaps(op: &str) -> &'static [&'static str] {
+    match op {
+        "+" => &["-"],
+        "-" => &["+"],
+        "*" => &["+"],
+        "/" => &["*"],
+        "%" => &["/"],
+        "<<" => &[">>"],
+        ">>" => &["<<"],
+        ">>>" => &["<<"],
+        "&" => &["|"],
+        "|" => &["&"],
+        "^" => &["&"],
+        _ => &[],
+    }
+}
+
+/// The node kinds that decide whether a `break` or `continue` belongs to a loop.
+struct LoopKinds {
+    /// Loops.
+    loops: &'static [&'static str],
+    /// Statements whose `break` is theirs, not a loop's (`switch`).
+    switches: &'static [&'static str],
+    /// Where the search stops: functions, lambdas, class bodies.
+    stops: &'static [&'static str],
+}
+
+/// `break` ↔ `continue` for a jump `n` (without a label) inside a loop of `kinds`.
+fn push_loop_exit(n: Node<'_>, edits: &mut Vec<Edit>, kinds: &LoopKinds) {
+    if n.named_child_count() > 0 {
+        return;
+    }
+    let mut up = n.parent();
+    while let Some(p) = up {
+        let k = p.kind();
+        if kinds.loops.contains(&k) {
+            break;
+        }
+        if (kinds.switches.contains(&k) && n.kind() == "break_statement")
+            || kinds.stops.contains(&k)
+        {
+            return;
+        }
+        up = p.parent();
+    }
+    if up.is_none() {
+        return;
+    }
+    let other = if n.kind() == "break_statement" {
+        "continue;"
+    } else {
+        "break;"
+    };
+    push(edits, Operator::LoopExit, n, other);
+}
+
+/// `f(a, b, …)` → `f(b, a, …)` when the first two arguments differ (a swap of two values of
+/// different types that does not compile is left out).
+fn push_swapped_arguments(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
+    let Some(args) = n.child_by_field_name("arguments") else {
+        return;
+    };
+    let mut c = args.walk();
+    let list: Vec<Node<'_>> = args.named_children(&mut c).collect();
+    let [a, b, ..] = list.as_slice() else {
+        return;
+    };
+    let (ta, tb) = (text(*a, src), text(*b, src));
+    if ta == tb {
+        return;
+    }
+    let between = src.get(a.end_byte()..b.start_byte()).unwrap_or(", ");
+    edits.push(Edit {
+        operator: Operator::SwapArguments,
+        start: a.start_byte(),
+        end: b.end_byte(),
+        text: format!("{tb}{between}{ta}"),
+        line: n.start_position().row + 1,
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

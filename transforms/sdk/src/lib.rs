@@ -67,11 +67,22 @@ pub fn run_at_site(
 
 fn run_with(
     source: &str,
-    mut rng: Rng,
+    rng: Rng,
     rewrite: impl FnOnce(&Parsed, &mut Rng) -> Edits,
 ) -> (Outcome, usize) {
+    run_parsed(source, rng, Parsed::new, rewrite)
+}
+
+/// Parses `source` with `parse` (any language's), runs `rewrite` on it with `rng` and turns
+/// the edits into the output program; also returns how many candidate sites were offered.
+pub fn run_parsed<P>(
+    source: &str,
+    mut rng: Rng,
+    parse: impl FnOnce(&str) -> Result<P, ParseError>,
+    rewrite: impl FnOnce(&P, &mut Rng) -> Edits,
+) -> (Outcome, usize) {
     let outcome = (|| {
-        let parsed = Parsed::new(source).map_err(|e| e.to_string())?;
+        let parsed = parse(source).map_err(|e| e.to_string())?;
         let edits = rewrite(&parsed, &mut rng);
         finish(source, edits)
     })();

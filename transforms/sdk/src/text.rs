@@ -146,3 +146,42 @@ pub fn paren_if(text: &str, needed: bool) -> String {
         text.to_string()
     }
 }
+
+/// One level of indentation as a brace-language program writes it (a tab, or 2–8 spaces; 4
+/// if unsure), read from the leading whitespace of its lines.
+pub fn brace_indent_unit(source: &str) -> String {
+    let mut best: Option<usize> = None;
+    for line in source.lines() {
+        if line.starts_with('\t') {
+            return "\t".into();
+        }
+        let n = line.len() - line.trim_start_matches(' ').len();
+        if n > 0 && !line.trim().is_empty() {
+            best = Some(best.map_or(n, |b: usize| b.min(n)));
+        }
+    }
+    " ".repeat(best.filter(|n| (2..=8).contains(n)).unwrap_or(4))
+}
+
+/// `text` with the prefix `from` of every line after the first (blank lines aside) replaced by
+/// `to`: a statement's text moved from one indentation to another (its first line is placed by
+/// the caller). Callers decline programs whose literals span lines (Java text blocks, C++ raw
+/// strings), so no string content is touched.
+pub fn shift_lines(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::new();
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            match line.strip_prefix(from) {
+                Some(rest) if !line.trim().is_empty() => {
+                    out.push_str(to);
+                    out.push_str(rest);
+                }
+                _ => out.push_str(line),
+            }
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}

@@ -264,17 +264,7 @@ impl CppParsed {
 
     /// One level of indentation as the program writes it (a tab, or 2–8 spaces; 4 if unsure).
     pub fn indent_unit(&self) -> String {
-        let mut best: Option<usize> = None;
-        for line in self.source.lines() {
-            if line.starts_with('\t') {
-                return "\t".into();
-            }
-            let n = line.len() - line.trim_start_matches(' ').len();
-            if n > 0 && !line.trim().is_empty() {
-                best = Some(best.map_or(n, |b: usize| b.min(n)));
-            }
-        }
-        " ".repeat(best.filter(|n| (2..=8).contains(n)).unwrap_or(4))
+        crate::text::brace_indent_unit(&self.source)
     }
 }
 
@@ -341,15 +331,10 @@ pub fn run_at_site(
 
 fn run_with(
     source: &str,
-    mut rng: Rng,
+    rng: Rng,
     rewrite: impl FnOnce(&CppParsed, &mut Rng) -> Edits,
 ) -> (Outcome, usize) {
-    let outcome = (|| {
-        let parsed = CppParsed::new(source).map_err(|e| e.to_string())?;
-        let edits = rewrite(&parsed, &mut rng);
-        crate::finish(source, edits)
-    })();
-    (outcome, rng.sites_offered())
+    crate::run_parsed(source, rng, CppParsed::new, rewrite)
 }
 
 /// Fresh identifiers for a C++ program: none is a word of the program or in [`RESERVED`].
@@ -458,29 +443,7 @@ pub fn is_pure(parsed: &CppParsed, expr: Node<'_>) -> bool {
         )
     })
 }
-
-/// `text` with the prefix `from` of every line after the first (blank lines aside) replaced by
-/// `to`: a statement's text moved from one indentation to another. Raw strings (`R"(...)"`)
-/// may span lines: transforms that move lines decline programs holding one
-/// ([`has_raw_string`]).
-pub fn shift_lines(text: &str, from: &str, to: &str) -> String {
-    let mut out = String::new();
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-            match line.strip_prefix(from) {
-                Some(rest) if !line.trim().is_empty() => {
-                    out.push_str(to);
-                    out.push_str(rest);
-                }
-                _ => out.push_str(line),
-            }
-        } else {
-            out.push_str(line);
-        }
-    }
-    out
-}
+pub use crate::text::shift_lines;
 
 /// Whether the program holds a raw string literal, whose lines must never be re-indented.
 pub fn has_raw_string(parsed: &CppParsed) -> bool {

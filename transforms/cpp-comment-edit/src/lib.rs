@@ -27,7 +27,7 @@
 //! The comment holds a backslash, or the statement does not start its line.
 
 use sdk::cpp::{in_conditional, in_directive, statements, CppParsed};
-use sdk::text::{line_end, line_start, starts_line};
+use sdk::text::{comment_edits, starts_line, CommentAnchor};
 use sdk::{Edits, Rng};
 
 sdk::declare_cpp_transform! {
@@ -37,29 +37,7 @@ sdk::declare_cpp_transform! {
     rewrite: rewrite,
 }
 
-const PHRASES: &[&str] = &[
-    "read the input",
-    "compute the result",
-    "update the running total",
-    "walk through the items",
-    "check the boundary case",
-    "keep track of what we have seen",
-    "prepare the output",
-    "handle the remaining elements",
-    "store the intermediate value",
-    "print the answer",
-    "advance to the next element",
-    "nothing to do for empty input",
-    "the main loop",
-    "collect the values first",
-    "compare with the best so far",
-    "helper for the main routine",
-    "parse the numbers on this line",
-    "accumulate the counts",
-];
-
 fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
-    let mut edits = Edits::new();
     let src = &p.source;
     let comments: Vec<_> = p
         .nodes_of_kind("comment")
@@ -82,36 +60,15 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
             .into_iter()
             .filter(|f| !in_conditional(*f) && starts_line(src, f.start_byte())),
     );
-    for i in rng.sites(comments.len(), 0.5) {
-        let c = comments[i];
-        let (ls, le) = (line_start(src, c.start_byte()), line_end(src, c.end_byte()));
-        let before = &src[ls..c.start_byte()];
-        let after = &src[c.end_byte()..le];
-        if before.trim().is_empty() && after.trim().is_empty() {
-            edits.replace(ls..le, "");
-        } else {
-            let start = c.start_byte() - (before.len() - before.trim_end().len());
-            edits.replace(
-                start..c.end_byte(),
-                if after.trim().is_empty() { "" } else { " " },
-            );
-        }
-    }
-    for i in rng.sites(anchors.len(), 0.2) {
-        let a = anchors[i];
-        if edits.overlaps(&(a.start_byte()..a.start_byte())) {
-            continue;
-        }
-        let ind = p.indent_of(a);
-        let phrase = PHRASES[rng.below(PHRASES.len())];
-        let text = if a.kind() == "function_definition" {
-            format!("/* {phrase} */\n{ind}")
-        } else {
-            format!("// {phrase}\n{ind}")
-        };
-        edits.insert(a.start_byte(), text);
-    }
-    edits
+    let comments: Vec<_> = comments.iter().map(|c| c.byte_range()).collect();
+    let anchors: Vec<CommentAnchor> = anchors
+        .iter()
+        .map(|a| CommentAnchor {
+            at: a.start_byte(),
+            block: a.kind() == "function_definition",
+        })
+        .collect();
+    comment_edits(src, &comments, &anchors, rng)
 }
 
 #[cfg(test)]

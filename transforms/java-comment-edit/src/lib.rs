@@ -25,7 +25,7 @@
 //! The comment holds a unicode escape (`\u…`), or the statement does not start its line.
 
 use sdk::java::{statements, JavaParsed};
-use sdk::text::{line_end, line_start, starts_line};
+use sdk::text::{comment_edits, starts_line, CommentAnchor};
 use sdk::{Edits, Rng};
 
 sdk::declare_java_transform! {
@@ -35,29 +35,7 @@ sdk::declare_java_transform! {
     rewrite: rewrite,
 }
 
-const PHRASES: &[&str] = &[
-    "read the input",
-    "compute the result",
-    "update the running total",
-    "walk through the items",
-    "check the boundary case",
-    "keep track of what we have seen",
-    "prepare the output",
-    "handle the remaining elements",
-    "store the intermediate value",
-    "print the answer",
-    "advance to the next element",
-    "nothing to do for empty input",
-    "the main loop",
-    "collect the values first",
-    "compare with the best so far",
-    "helper for the main routine",
-    "parse the numbers on this line",
-    "accumulate the counts",
-];
-
 fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
-    let mut edits = Edits::new();
     let src = &p.source;
     // Removal sites: comments without unicode escapes.
     let comments: Vec<_> = p
@@ -80,37 +58,15 @@ fn rewrite(p: &JavaParsed, rng: &mut Rng) -> Edits {
             .into_iter()
             .filter(|m| starts_line(src, m.start_byte())),
     );
-    for i in rng.sites(comments.len(), 0.5) {
-        let c = comments[i];
-        let (ls, le) = (line_start(src, c.start_byte()), line_end(src, c.end_byte()));
-        let before = &src[ls..c.start_byte()];
-        let after = &src[c.end_byte()..le];
-        if before.trim().is_empty() && after.trim().is_empty() {
-            // A comment alone on its line(s): the lines go (`le` is past the newline).
-            edits.replace(ls..le, "");
-        } else {
-            let start = c.start_byte() - (before.len() - before.trim_end().len());
-            edits.replace(
-                start..c.end_byte(),
-                if after.trim().is_empty() { "" } else { " " },
-            );
-        }
-    }
-    for i in rng.sites(anchors.len(), 0.2) {
-        let a = anchors[i];
-        if edits.overlaps(&(a.start_byte()..a.start_byte())) {
-            continue;
-        }
-        let ind = p.indent_of(a);
-        let phrase = PHRASES[rng.below(PHRASES.len())];
-        let text = if a.kind() == "method_declaration" {
-            format!("/* {phrase} */\n{ind}")
-        } else {
-            format!("// {phrase}\n{ind}")
-        };
-        edits.insert(a.start_byte(), text);
-    }
-    edits
+    let comments: Vec<_> = comments.iter().map(|c| c.byte_range()).collect();
+    let anchors: Vec<CommentAnchor> = anchors
+        .iter()
+        .map(|a| CommentAnchor {
+            at: a.start_byte(),
+            block: a.kind() == "method_declaration",
+        })
+        .collect();
+    comment_edits(src, &comments, &anchors, rng)
 }
 
 #[cfg(test)]

@@ -185,3 +185,76 @@ pub fn shift_lines(text: &str, from: &str, to: &str) -> String {
     }
     out
 }
+
+/// Plausible comment text for brace languages' `comment-edit` SPTs (plain words: no
+/// backslash, no unicode escape).
+pub const COMMENT_PHRASES: &[&str] = &[
+    "read the input",
+    "compute the result",
+    "update the running total",
+    "walk through the items",
+    "check the boundary case",
+    "keep track of what we have seen",
+    "prepare the output",
+    "handle the remaining elements",
+    "store the intermediate value",
+    "print the answer",
+    "advance to the next element",
+    "nothing to do for empty input",
+    "the main loop",
+    "collect the values first",
+    "compare with the best so far",
+    "helper for the main routine",
+    "parse the numbers on this line",
+    "accumulate the counts",
+];
+
+/// A place a comment may be inserted: before the byte `at` (which starts its line), as a
+/// `//` line comment, or a `/* … */` block comment when `block`.
+pub struct CommentAnchor {
+    /// Where the commented statement or function starts.
+    pub at: usize,
+    /// A block comment rather than a line comment.
+    pub block: bool,
+}
+
+/// The edits of a brace language's `comment-edit`: each of `comments` (byte ranges of comment
+/// nodes the caller judged safe to remove) removed with probability 1/2, with its line when
+/// it is alone there; and a comment from [`COMMENT_PHRASES`] inserted before one anchor in
+/// five, at the anchor's indentation.
+pub fn comment_edits(
+    src: &str,
+    comments: &[std::ops::Range<usize>],
+    anchors: &[CommentAnchor],
+    rng: &mut crate::Rng,
+) -> crate::Edits {
+    let mut edits = crate::Edits::new();
+    for i in rng.sites(comments.len(), 0.5) {
+        let c = &comments[i];
+        let (ls, le) = (line_start(src, c.start), line_end(src, c.end));
+        let before = &src[ls..c.start];
+        let after = &src[c.end..le];
+        if before.trim().is_empty() && after.trim().is_empty() {
+            // A comment alone on its line(s): the lines go (`le` is past the newline).
+            edits.replace(ls..le, "");
+        } else {
+            let start = c.start - (before.len() - before.trim_end().len());
+            edits.replace(start..c.end, if after.trim().is_empty() { "" } else { " " });
+        }
+    }
+    for i in rng.sites(anchors.len(), 0.2) {
+        let a = &anchors[i];
+        if edits.overlaps(&(a.at..a.at)) {
+            continue;
+        }
+        let ind = line_indent(src, a.at);
+        let phrase = COMMENT_PHRASES[rng.below(COMMENT_PHRASES.len())];
+        let text = if a.block {
+            format!("/* {phrase} */\n{ind}")
+        } else {
+            format!("// {phrase}\n{ind}")
+        };
+        edits.insert(a.at, text);
+    }
+    edits
+}

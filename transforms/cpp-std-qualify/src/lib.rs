@@ -283,6 +283,30 @@ const C_NAMES: &[&str] = &[
     "__lg",
 ];
 
+/// Whether `n` is already the name of a qualified name: `std::cout`, and through a template's
+/// name `std::vector<int>` (whose `vector` names a template type that is the qualified
+/// identifier's name).
+fn is_qualified(n: Node<'_>) -> bool {
+    let is_name_of = |child: Node<'_>, parent: Node<'_>| {
+        parent
+            .child_by_field_name("name")
+            .is_some_and(|x| x.id() == child.id())
+    };
+    let mut cur = n;
+    if let Some(t) = cur.parent().filter(|t| {
+        matches!(
+            t.kind(),
+            "template_type" | "template_function" | "template_method"
+        )
+    }) {
+        if is_name_of(cur, t) {
+            cur = t;
+        }
+    }
+    cur.parent()
+        .is_some_and(|q| q.kind() == "qualified_identifier" && is_name_of(cur, q))
+}
+
 /// The name a declarator declares (`x` in `x`, `x = 1`, `*x`, `&x`, `x[3]`, `f(int)`).
 fn declared_name(d: Node<'_>) -> Option<Node<'_>> {
     match d.kind() {
@@ -383,12 +407,7 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
             continue;
         }
         let name = p.text(n);
-        let qualified_name = n.parent().is_some_and(|q| {
-            q.kind() == "qualified_identifier"
-                && q.child_by_field_name("name")
-                    .is_some_and(|x| x.id() == n.id())
-        });
-        if qualified_name || declared.contains(name) || C_NAMES.contains(&name) {
+        if is_qualified(n) || declared.contains(name) || C_NAMES.contains(&name) {
             continue;
         }
         if !std_names.contains(name) || in_conditional(n) {
@@ -397,8 +416,7 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
         }
         sites.push(n);
     }
-    // tree-sitter may give one name two nodes (an ambiguous `vector<vector<int> > v(n, …)`):
-    // one `std::` per place.
+    // One `std::` per place, whatever nodes tree-sitter gives one name.
     sites.sort_by_key(|n| n.start_byte());
     sites.dedup_by_key(|n| n.start_byte());
     if sites.is_empty() {

@@ -82,13 +82,14 @@ fn the_native_oracle_judges_compile_errors_and_undefined_behaviour() {
     let v = oracle.validate(&bad);
     assert_eq!(v.status, ValidationStatus::Unparseable, "{:?}", v.reason);
     assert!(v.reason.unwrap().contains("'x' was not declared"));
-    // Reading past an array: its output depends on the optimisation level, so it is
-    // reported as unstable, not attacked.
+    // Signed overflow: `x + 1 > x` for INT_MAX is 0 at -O0 and 1 once optimised, the same on
+    // every run of one build, so it is the build check, not a second run, that reports it
+    // as unstable (not attacked).
     let ub = task_in(
         Language::C,
         "ub",
-        "#include <stdio.h>\nint main(void) {\n    int a[4];\n    int s = 0;\n    for (int i = 0; i <= 4; i++) s += a[i];\n    printf(\"%d\\n\", s > 0);\n    return 0;\n}\n",
-        &[("", None)],
+        "#include <stdio.h>\nint main(void) {\n    int x;\n    if (scanf(\"%d\", &x) != 1) return 1;\n    int y = x + 1;\n    printf(\"%d\\n\", y > x);\n    return 0;\n}\n",
+        &[("2147483647\n", None)],
     );
     let v = oracle.validate(&ub);
     assert_eq!(v.status, ValidationStatus::Flaky, "{:?}", v.reason);

@@ -554,7 +554,7 @@ fn every_commands_help_states_the_exit_table() {
     }
     let o = bin().arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&o.stdout);
-    assert!(help.contains("Python and Java"), "{help}");
+    assert!(help.contains("Python, Java and C++"), "{help}");
     assert!(help.contains("141  standard output was closed"), "{help}");
     // The behaviour follows the table: usage errors are 2.
     let o = bin().args(["attack", "--no-such-flag"]).output().unwrap();

@@ -83,6 +83,27 @@ const EXPECTED_JAVA: &[&str] = &[
     "java-while-to-for",
 ];
 
+const EXPECTED_CPP: &[&str] = &[
+    "cpp-braces",
+    "cpp-comment-edit",
+    "cpp-compound-assign",
+    "cpp-dead-code",
+    "cpp-define-const",
+    "cpp-endl",
+    "cpp-for-to-while",
+    "cpp-if-else-flip",
+    "cpp-increment",
+    "cpp-literal-unfold",
+    "cpp-local-rename",
+    "cpp-main-extract",
+    "cpp-operand-swap",
+    "cpp-std-qualify",
+    "cpp-stmt-swap",
+    "cpp-ternary-if",
+    "cpp-typedef-using",
+    "cpp-while-to-for",
+];
+
 #[test]
 fn the_default_transforms_load_with_their_info() {
     let set = common::default_set();
@@ -96,9 +117,18 @@ fn the_default_transforms_load_with_their_info() {
         .filter(|t| t.language == Language::Java)
         .map(|t| t.name.clone())
         .collect();
+    let cpp: Vec<String> = set
+        .iter()
+        .filter(|t| t.language == Language::Cpp)
+        .map(|t| t.name.clone())
+        .collect();
     assert_eq!(python, EXPECTED);
     assert_eq!(java, EXPECTED_JAVA);
-    assert_eq!(set.len(), EXPECTED.len() + EXPECTED_JAVA.len());
+    assert_eq!(cpp, EXPECTED_CPP);
+    assert_eq!(
+        set.len(),
+        EXPECTED.len() + EXPECTED_JAVA.len() + EXPECTED_CPP.len()
+    );
     for t in set.iter() {
         assert!(
             [

@@ -378,7 +378,11 @@ impl Oracle {
                 limits.push(format!(
                     "compiles: {} s, address space {} MiB at least",
                     native::COMPILE_SECONDS,
-                    self.config.limits.address_space.max(4 << 30) >> 20
+                    self.config
+                        .limits
+                        .address_space
+                        .max(native::COMPILER_ADDRESS_SPACE)
+                        >> 20
                 ));
                 limits
             }

@@ -39,7 +39,7 @@ pub const COMPILE_SECONDS: u64 = 60;
 const MAX_BINARY: usize = 64 << 20;
 /// Address space a compiler gets at least (cc1plus reading `bits/stdc++.h` needs more than
 /// most programs).
-const COMPILER_ADDRESS_SPACE: u64 = 4 << 30;
+pub const COMPILER_ADDRESS_SPACE: u64 = 4 << 30;
 
 /// How a program is compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -3,8 +3,8 @@
 //! does not compile is left out of the score, as for Java.
 
 use super::{
-    brace_arithmetic_swaps, brace_comparison_swaps, push, push_loop_exit, push_swapped_arguments,
-    text, Edit, LoopKinds, Operator,
+    push, push_loop_exit, push_operator_swaps, push_swapped_arguments, text, Edit, LoopKinds,
+    Operator,
 };
 
 /// C and C++ loops, switches and the bodies a jump never leaves.
@@ -62,44 +62,12 @@ pub(super) fn collect(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
         "preproc_include" | "preproc_def" | "preproc_function_def" | "template_argument_list" => {
             return;
         }
-        "binary_expression" => {
-            if let Some(op) = n.child_by_field_name("operator") {
-                let k = op.kind();
-                let stream = matches!(k, "<<" | ">>") && is_stream(n, src);
-                for s in brace_comparison_swaps(k) {
-                    push(edits, Operator::Comparison, op, *s);
-                }
-                if !stream {
-                    for s in brace_arithmetic_swaps(k) {
-                        push(edits, Operator::Arithmetic, op, *s);
-                    }
-                }
-                match k {
-                    "&&" => push(edits, Operator::Boolean, op, "||"),
-                    "||" => push(edits, Operator::Boolean, op, "&&"),
-                    _ => {}
-                }
-            }
-        }
-        "assignment_expression" => {
-            if let Some(op) = n.child_by_field_name("operator") {
-                let k = op.kind();
-                if k.len() > 1 {
-                    for s in brace_arithmetic_swaps(k.trim_end_matches('=')) {
-                        push(edits, Operator::Arithmetic, op, format!("{s}="));
-                    }
-                }
-            }
-        }
-        "update_expression" => {
-            let mut c = n.walk();
-            for child in n.children(&mut c) {
-                match child.kind() {
-                    "++" => push(edits, Operator::Arithmetic, child, "--"),
-                    "--" => push(edits, Operator::Arithmetic, child, "++"),
-                    _ => {}
-                }
-            }
+        "binary_expression" | "assignment_expression" | "update_expression" => {
+            let stream = n
+                .child_by_field_name("operator")
+                .is_some_and(|o| matches!(o.kind(), "<<" | ">>"))
+                && is_stream(n, src);
+            push_operator_swaps(n, edits, stream);
         }
         "number_literal" => {
             if let Some((v, suffix)) = decimal(text(n, src)) {

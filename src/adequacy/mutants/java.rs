@@ -4,8 +4,8 @@
 //! such mutants compile; one that does not is left out of the score as for any Java mutant.
 
 use super::{
-    brace_arithmetic_swaps, brace_comparison_swaps, is_field, push, push_loop_exit,
-    push_swapped_arguments, text, Edit, LoopKinds, Operator,
+    is_field, push, push_loop_exit, push_operator_swaps, push_swapped_arguments, text, Edit,
+    LoopKinds, Operator,
 };
 
 /// Java's loops, switches and the bodies a jump never leaves.
@@ -40,41 +40,8 @@ fn java_negated(cond: Node<'_>, src: &str) -> String {
 /// The Java counterparts of [`super::python::collect`]'s operators, in source order.
 pub(super) fn collect_java(n: Node<'_>, src: &str, edits: &mut Vec<Edit>) {
     match n.kind() {
-        "binary_expression" => {
-            if let Some(op) = n.child_by_field_name("operator") {
-                let k = op.kind();
-                for s in brace_comparison_swaps(k) {
-                    push(edits, Operator::Comparison, op, *s);
-                }
-                for s in brace_arithmetic_swaps(k) {
-                    push(edits, Operator::Arithmetic, op, *s);
-                }
-                match k {
-                    "&&" => push(edits, Operator::Boolean, op, "||"),
-                    "||" => push(edits, Operator::Boolean, op, "&&"),
-                    _ => {}
-                }
-            }
-        }
-        "assignment_expression" => {
-            if let Some(op) = n.child_by_field_name("operator") {
-                let k = op.kind();
-                if k.len() > 1 {
-                    for s in brace_arithmetic_swaps(k.trim_end_matches('=')) {
-                        push(edits, Operator::Arithmetic, op, format!("{s}="));
-                    }
-                }
-            }
-        }
-        "update_expression" => {
-            let mut c = n.walk();
-            for child in n.children(&mut c) {
-                match child.kind() {
-                    "++" => push(edits, Operator::Arithmetic, child, "--"),
-                    "--" => push(edits, Operator::Arithmetic, child, "++"),
-                    _ => {}
-                }
-            }
+        "binary_expression" | "assignment_expression" | "update_expression" => {
+            push_operator_swaps(n, edits, false);
         }
         "decimal_integer_literal" => {
             let t = text(n, src);

@@ -252,6 +252,54 @@ fn brace_arithmetic_swaps(op: &str) -> &'static [&'static str] {
     }
 }
 
+/// The operator mutants of a brace language's binary expression, compound assignment or
+/// `++`/`--` (`n`): comparison, arithmetic and boolean swaps. `stream`: `n` is a stream's
+/// `<<`/`>>` (`cout << x`), which gets no arithmetic swap.
+fn push_operator_swaps(n: Node<'_>, edits: &mut Vec<Edit>, stream: bool) {
+    match n.kind() {
+        "binary_expression" => {
+            let Some(op) = n.child_by_field_name("operator") else {
+                return;
+            };
+            let k = op.kind();
+            for s in brace_comparison_swaps(k) {
+                push(edits, Operator::Comparison, op, *s);
+            }
+            if !stream {
+                for s in brace_arithmetic_swaps(k) {
+                    push(edits, Operator::Arithmetic, op, *s);
+                }
+            }
+            match k {
+                "&&" => push(edits, Operator::Boolean, op, "||"),
+                "||" => push(edits, Operator::Boolean, op, "&&"),
+                _ => {}
+            }
+        }
+        "assignment_expression" => {
+            if let Some(op) = n.child_by_field_name("operator") {
+                let k = op.kind();
+                if k.len() > 1 {
+                    for s in brace_arithmetic_swaps(k.trim_end_matches('=')) {
+                        push(edits, Operator::Arithmetic, op, format!("{s}="));
+                    }
+                }
+            }
+        }
+        "update_expression" => {
+            let mut c = n.walk();
+            for child in n.children(&mut c) {
+                match child.kind() {
+                    "++" => push(edits, Operator::Arithmetic, child, "--"),
+                    "--" => push(edits, Operator::Arithmetic, child, "++"),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The node kinds that decide whether a `break` or `continue` belongs to a loop.
 struct LoopKinds {
     /// Loops.

@@ -3,20 +3,15 @@
 use super::{is_field, push, text, Edit, Operator};
 use tree_sitter::Node;
 
-/// The replacements of a comparison operator.
+/// The replacements of a comparison operator: the brace languages' ones and membership and
+/// identity tests.
 fn comparison_swaps(op: &str) -> &'static [&'static str] {
     match op {
-        "<" => &["<=", ">"],
-        "<=" => &["<", ">="],
-        ">" => &[">=", "<"],
-        ">=" => &[">", "<="],
-        "==" => &["!="],
-        "!=" => &["=="],
         "in" => &["not in"],
         "not in" => &["in"],
         "is" => &["is not"],
         "is not" => &["is"],
-        _ => &[],
+        _ => super::brace_comparison_swaps(op),
     }
 }
 

@@ -99,7 +99,7 @@ fn the_first_signal_stops_the_run_with_reports_and_a_rerun_resumes() {
 #[test]
 fn a_second_signal_exits_at_once() {
     let _serial = serial();
-    // One quick task, then slow ones: every test run sleeps 3 s, far longer than the 300 ms
+    // One quick task, then slow ones: every test run sleeps 1.5 s, five times longer than the 300 ms
     // between signals, so whatever step of a slow task is in flight when the first signal comes
     // is still running when the second one does (with 0.4 s, a graceful stop under CI load could
     // finish between two signals and write the summary).
@@ -114,7 +114,7 @@ fn a_second_signal_exits_at_once() {
     for i in 0..3 {
         let line = serde_json::json!({
             "id": format!("slow-{i}"),
-            "source": "import time\ntime.sleep(3)\nn = int(input())\nfor k in range(n):\n    print(k * 2)\n",
+            "source": "import time\ntime.sleep(1.5)\nn = int(input())\nfor k in range(n):\n    print(k * 2)\n",
             "tests": [{"input": "3\n"}, {"input": "4\n"}],
         });
         text.push_str(&format!("{line}\n"));

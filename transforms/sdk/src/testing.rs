@@ -41,8 +41,13 @@ pub fn parses_as_cpp(source: &str) -> bool {
     crate::cpp::CppParsed::new(source).is_ok()
 }
 
-/// Compiles `source` with `g++ -std=gnu++17 -O1` (the oracle's run build) and runs it with no
-/// stdin and a 10 s limit; returns (exit code, stdout, stderr). A compile error is exit code
+/// What every C++ fixture reads on stdin: integers (one past `int`), a negative, floating
+/// values, a character, words and a line, so SPTs that rewrite input statements are checked on
+/// real reads. Fixtures that read nothing are unaffected.
+pub const CPP_FIXTURE_STDIN: &str = "7 -3 3000000000 2.5 x\nword 12 0.125\n4 1 2 3 4\nthe last line\n";
+
+/// Compiles `source` with `g++ -std=gnu++17 -O1` (the oracle's run build) and runs it with
+/// [`CPP_FIXTURE_STDIN`] as stdin and a 10 s limit; returns (exit code, stdout, stderr). A compile error is exit code
 /// -2 with the compiler's messages as stderr; a run past the limit is -3.
 pub fn run_cpp(source: &str) -> (i32, String, String) {
     use std::io::Write;
@@ -77,11 +82,15 @@ pub fn run_cpp(source: &str) -> (i32, String, String) {
         );
     }
     let mut child = Command::new(&binary)
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary runs");
+    if let Some(mut stdin) = child.stdin.take() {
+        // A program that exits before reading it all closes the pipe: not an error here.
+        let _ = stdin.write_all(CPP_FIXTURE_STDIN.as_bytes());
+    }
     let start = std::time::Instant::now();
     let code = loop {
         if let Some(status) = child.try_wait().expect("wait") {

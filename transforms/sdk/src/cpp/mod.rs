@@ -476,6 +476,8 @@ pub fn arithmetic_names(parsed: &CppParsed) -> std::collections::BTreeMap<String
                 | "parameter_declaration"
                 | "field_declaration"
                 | "optional_parameter_declaration"
+                // `for (long long x : v)` declares `x` like a declaration does.
+                | "for_range_loop"
         );
         if !declares {
             // A function's or type's name is never a variable of arithmetic type.
@@ -512,6 +514,14 @@ pub fn arithmetic_names(parsed: &CppParsed) -> std::collections::BTreeMap<String
                     parsed.text(id).to_string(),
                     ty.clone().filter(|_| !qualified),
                 ),
+                // `auto [a, b] = …` declares every name in the brackets.
+                None if d.kind() == "structured_binding_declarator" => {
+                    for id in named_children(d) {
+                        if id.kind() == "identifier" {
+                            note(parsed.text(id).to_string(), None);
+                        }
+                    }
+                }
                 None => {
                     for id in descendants(d) {
                         if matches!(id.kind(), "identifier" | "field_identifier") {
@@ -579,6 +589,14 @@ mod tests {
             assert!(!names.contains_key(other), "{other}");
         }
         assert!(mentions_any(&p, &["auto"]));
+        let p = CppParsed::new(
+            "int x, y, z;\nint main() { long long v[2] = {1, 2}; for (long long x : v) {} pair<int, long long> q; auto [y, z] = q; }\n",
+        )
+        .unwrap();
+        let names = arithmetic_names(&p);
+        for other in ["x", "y", "z"] {
+            assert!(!names.contains_key(other), "{other} has two types");
+        }
         assert!(!mentions_any(&p, &["uto"]));
     }
 

@@ -44,7 +44,8 @@ pub fn parses_as_cpp(source: &str) -> bool {
 /// What every C++ fixture reads on stdin: integers (one past `int`), a negative, floating
 /// values, a character, words and a line, so SPTs that rewrite input statements are checked on
 /// real reads. Fixtures that read nothing are unaffected.
-pub const CPP_FIXTURE_STDIN: &str = "7 -3 3000000000 2.5 x\nword 12 0.125\n4 1 2 3 4\nthe last line\n";
+pub const CPP_FIXTURE_STDIN: &str =
+    "7 -3 3000000000 2.5 x\nword 12 0.125\n4 1 2 3 4\nthe last line\n";
 
 /// Compiles `source` with `g++ -std=gnu++17 -O1` (the oracle's run build) and runs it with
 /// [`CPP_FIXTURE_STDIN`] as stdin and a 10 s limit; returns (exit code, stdout, stderr). A compile error is exit code

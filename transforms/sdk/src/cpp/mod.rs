@@ -515,8 +515,11 @@ pub fn arithmetic_names(parsed: &CppParsed) -> std::collections::BTreeMap<String
                     ty.clone().filter(|_| !qualified),
                 ),
                 // `auto [a, b] = …` declares every name in the brackets.
-                None if d.kind() == "structured_binding_declarator" => {
-                    for id in named_children(d) {
+                None if structured_binding(d).is_some() => {
+                    for id in structured_binding(d)
+                        .map(named_children)
+                        .unwrap_or_default()
+                    {
                         if id.kind() == "identifier" {
                             note(parsed.text(id).to_string(), None);
                         }
@@ -538,6 +541,13 @@ pub fn arithmetic_names(parsed: &CppParsed) -> std::collections::BTreeMap<String
         .filter_map(|(name, ty)| ty.map(|t| (name, t)))
         .filter(|(name, _)| !parsed.macro_names().contains(name))
         .collect()
+}
+
+/// The `[a, b]` of a declarator `[a, b]` or `[a, b] = e`.
+fn structured_binding(d: Node<'_>) -> Option<Node<'_>> {
+    std::iter::once(d)
+        .chain(d.child_by_field_name("declarator"))
+        .find(|x| x.kind() == "structured_binding_declarator")
 }
 
 /// Whether the program's text uses any of `words` as a whole word (outside nothing: comments

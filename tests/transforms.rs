@@ -84,6 +84,7 @@ const EXPECTED_JAVA: &[&str] = &[
 ];
 
 const EXPECTED_CPP: &[&str] = &[
+    "cpp-auto-type",
     "cpp-braces",
     "cpp-comment-edit",
     "cpp-compound-assign",
@@ -98,6 +99,7 @@ const EXPECTED_CPP: &[&str] = &[
     "cpp-main-extract",
     "cpp-operand-swap",
     "cpp-std-qualify",
+    "cpp-stdio",
     "cpp-stmt-swap",
     "cpp-ternary-if",
     "cpp-typedef-using",

@@ -86,6 +86,13 @@ fn spt_pages() -> Vec<SptPage> {
     for t in list.as_array().expect("a list") {
         let field = |k: &str| t[k].as_str().unwrap_or_default().to_string();
         let name = field("name");
+        let languages: Vec<&str> = t["languages"]
+            .as_array()
+            .expect("languages")
+            .iter()
+            .filter_map(|l| l.as_str())
+            .collect();
+        let languages = languages.join(", ");
         let show = equimorph(&["transforms", "show", &name]);
         let body: Vec<&str> = show
             .lines()
@@ -97,14 +104,14 @@ fn spt_pages() -> Vec<SptPage> {
         let page = format!(
             "# `{name}`\n\n{}\n\nLanguage: {} · category: {} · kind: {}\n{}\n",
             field("description"),
-            field("language"),
+            languages,
             field("category"),
             field("kind"),
             body.join("\n").trim_end()
         );
         let row = format!(
             "| [`{name}`](spts/{name}.md) | {} | {} | {} |\n",
-            field("language"),
+            languages,
             field("category"),
             field("description")
         );

@@ -327,7 +327,7 @@ impl<'a> Augmenter<'a> {
         let mut current = original.clone();
         // A transform is only offered programs of its language.
         let mut order: Vec<usize> = (0..self.transforms.len())
-            .filter(|&t| self.transforms[t].language == language)
+            .filter(|&t| self.transforms[t].rewrites(language))
             .collect();
         for _ in 0..steps {
             order.shuffle(&mut rng);

@@ -101,7 +101,7 @@ impl SmoothDetector {
         let mine: Vec<&LoadedTransform> = self
             .transforms
             .iter()
-            .filter(|t| t.language == language)
+            .filter(|t| t.rewrites(language))
             .collect();
         let made: Vec<String> = (0..self.k)
             .map(|slot| perturb(&mine, language, text, slot as u64))

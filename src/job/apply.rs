@@ -177,7 +177,7 @@ impl ApplyJob {
     /// does not apply (or changes nothing) is a note, and the program goes on unchanged.
     pub fn run(self, notices: &dyn Notices) -> Result<String, ApplyError> {
         let language = self.program.language;
-        if let Some(t) = self.transforms.iter().find(|t| t.language != language) {
+        if let Some(t) = self.transforms.iter().find(|t| !t.rewrites(language)) {
             return Err(ApplyError::WrongLanguage {
                 transform: t.name.clone(),
                 rewrites: t.language,

@@ -19,6 +19,7 @@ pub fn list_printout<'a>(
                 serde_json::json!({
                     "name": t.name, "kind": t.kind.label(), "category": t.category,
                     "language": t.language.name(),
+                    "languages": t.languages().map(|l| l.name()).collect::<Vec<_>>(),
                     "description": t.description, "file": t.file.display().to_string(),
                 })
             })
@@ -41,7 +42,7 @@ pub fn list_printout<'a>(
             "{:<w$}  {:<9}  {:<8}  {:<13}  {}",
             t.name,
             t.kind.label(),
-            t.language.name(),
+            t.languages_label(),
             t.category,
             t.description
         ));
@@ -57,7 +58,7 @@ pub fn show_printout(t: &LoadedTransform) -> Printout {
         "{} ({}, {}, {})",
         t.name,
         t.kind.label(),
-        t.language.name(),
+        t.languages_label(),
         t.category
     ))
     .out(t.description.clone())

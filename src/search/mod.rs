@@ -611,7 +611,7 @@ impl<'a> Searcher<'a> {
     fn pairs(&self, language: Language, beam: &[Candidate]) -> Vec<(usize, usize)> {
         (0..beam.len())
             .flat_map(|m| (0..self.transforms.len()).map(move |t| (m, t)))
-            .filter(|&(_, t)| self.transforms[t].language == language)
+            .filter(|&(_, t)| self.transforms[t].rewrites(language))
             .collect()
     }
 
@@ -1092,7 +1092,7 @@ impl<'a> Searcher<'a> {
                 break;
             }
             let mut order: Vec<usize> = (0..self.transforms.len())
-                .filter(|&t| self.transforms[t].language == task.language)
+                .filter(|&t| self.transforms[t].rewrites(task.language))
                 .collect();
             order.shuffle(&mut rng);
             let mut moved = false;

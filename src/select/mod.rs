@@ -207,7 +207,7 @@ pub fn evaluate_task(
                     )
                 }
             };
-            if t.language != task.language {
+            if !t.rewrites(task.language) {
                 // Offered only programs of its language.
                 return (Outcome::NotApplicable, None);
             }

@@ -278,6 +278,7 @@ impl TransformRuntime {
             description: String::new(),
             category: String::new(),
             language: Language::Python,
+            also: Vec::new(),
             file: path.to_path_buf(),
             kind: TransformKind::Component,
             backend: backend.clone(),
@@ -305,7 +306,7 @@ impl TransformRuntime {
             })?;
         let (name, description, category, language) = info;
         check_name(path, &name)?;
-        loaded.language = parse_language(path, language.as_deref())?;
+        (loaded.language, loaded.also) = parse_languages(path, language.as_deref())?;
         loaded.name = name;
         loaded.description = description;
         loaded.category = category;
@@ -331,10 +332,11 @@ impl TransformRuntime {
             None => ScriptHeader::name_from_stem(path),
         };
         check_name(path, &name)?;
-        let language = parse_language(path, header.language.as_deref())?;
+        let (language, also) = parse_languages(path, header.language.as_deref())?;
         let runner = self.script_runner()?;
         Ok(LoadedTransform {
             language,
+            also,
             description: header
                 .description
                 .clone()
@@ -381,15 +383,34 @@ impl TransformRuntime {
     }
 }
 
-/// The language a transform declares (`None`: it says nothing, so Python).
-fn parse_language(path: &Path, language: Option<&str>) -> Result<Language, LoadError> {
-    match language {
-        None => Ok(Language::Python),
-        Some(l) => l.parse().map_err(|message| LoadError::Invalid {
-            path: path.to_path_buf(),
-            message,
-        }),
+/// The languages a transform declares: its main one, then any others it also rewrites
+/// (`"cpp c"`: C++ and C, written with spaces or commas). `None`: it says nothing, so Python.
+fn parse_languages(
+    path: &Path,
+    declared: Option<&str>,
+) -> Result<(Language, Vec<Language>), LoadError> {
+    let Some(declared) = declared else {
+        return Ok((Language::Python, Vec::new()));
+    };
+    let invalid = |message: String| LoadError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut all: Vec<Language> = Vec::new();
+    for word in declared
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+    {
+        let language: Language = word.parse().map_err(invalid)?;
+        if !all.contains(&language) {
+            all.push(language);
+        }
     }
+    if all.is_empty() {
+        return Err(invalid(format!("no language named in {declared:?}")));
+    }
+    let main = all.remove(0);
+    Ok((main, all))
 }
 
 /// Transform names are kebab-case: lower-case ASCII letters, digits and `-`.
@@ -459,8 +480,10 @@ pub struct LoadedTransform {
     pub description: String,
     /// naming | control-flow | data-flow | expression | structure | layout
     pub category: String,
-    /// The language of the programs it rewrites: it is only offered programs of this language.
+    /// The main language of the programs it rewrites (what listings and docs name first).
     pub language: Language,
+    /// Further languages it also rewrites (C for a C++ transform whose outputs are also C).
+    pub also: Vec<Language>,
     /// The file it came from (a component or a script).
     pub file: PathBuf,
     /// Component or script.
@@ -481,6 +504,24 @@ impl std::fmt::Debug for LoadedTransform {
 }
 
 impl LoadedTransform {
+    /// Whether it is offered programs of `language`.
+    pub fn rewrites(&self, language: Language) -> bool {
+        self.language == language || self.also.contains(&language)
+    }
+
+    /// Every language it rewrites, the main one first.
+    pub fn languages(&self) -> impl Iterator<Item = Language> + '_ {
+        std::iter::once(self.language).chain(self.also.iter().copied())
+    }
+
+    /// Its languages' names, comma-separated (`cpp,c`), as listings show them.
+    pub fn languages_label(&self) -> String {
+        self.languages()
+            .map(|l| l.name())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
     /// Rewrites `source` with `seed`: `Ok(Some(text))`, `Ok(None)` when not applicable, or the
     /// typed failure of this one call. A fresh instance runs every call.
     pub fn apply(&self, source: &str, seed: u64) -> Result<Option<String>, ApplyError> {
@@ -603,5 +644,27 @@ impl wasmtime_wasi::HostMonotonicClock for FrozenClock {
     }
     fn now(&self) -> u64 {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_languages_are_a_main_one_and_others() {
+        let path = Path::new("t.wasm");
+        let parse = |d: Option<&str>| parse_languages(path, d).map_err(|e| e.to_string());
+        assert_eq!(parse(None), Ok((Language::Python, vec![])));
+        assert_eq!(parse(Some("java")), Ok((Language::Java, vec![])));
+        assert_eq!(parse(Some("cpp c")), Ok((Language::Cpp, vec![Language::C])));
+        assert_eq!(
+            parse(Some(" cpp, c,cpp ")),
+            Ok((Language::Cpp, vec![Language::C]))
+        );
+        for bad in ["", " , ", "cpp cobol"] {
+            let e = parse(Some(bad)).expect_err(bad);
+            assert!(e.contains("t.wasm"), "{e}");
+        }
     }
 }

@@ -142,7 +142,7 @@ impl TransformSet {
         let mut counts: std::collections::BTreeMap<crate::language::Language, usize> =
             std::collections::BTreeMap::new();
         for t in tasks {
-            if !self.transforms.iter().any(|x| x.language == t.language) {
+            if !self.transforms.iter().any(|x| x.rewrites(t.language)) {
                 *counts.entry(t.language).or_default() += 1;
             }
         }

@@ -162,16 +162,21 @@ macro_rules! declare_java_transform {
 
 /// Declares a C++ transform crate built on [`cpp::run`]: like [`declare_transform!`], with a
 /// rewrite of type `fn(&cpp::CppParsed, &mut Rng) -> Edits` and `language: "cpp"` in its info.
+/// A crate whose every output of a C program is C (no C++-only syntax written) declares
+/// `languages: "cpp c"` and is offered C programs too; its `c_fixture_tests!` check that.
 #[allow(clippy::crate_in_macro_def)]
 #[macro_export]
 macro_rules! declare_cpp_transform {
     (name: $name:expr, description: $description:expr, category: $category:expr, rewrite: $rewrite:path $(,)?) => {
+        $crate::declare_cpp_transform!(name: $name, description: $description, category: $category, languages: "cpp", rewrite: $rewrite);
+    };
+    (name: $name:expr, description: $description:expr, category: $category:expr, languages: $languages:expr, rewrite: $rewrite:path $(,)?) => {
         /// This transform's self-description.
         pub const INFO: $crate::Info = $crate::Info {
             name: $name,
             description: $description,
             category: $category,
-            language: "cpp",
+            language: $languages,
         };
 
         /// Applies the transform (see the crate docs).

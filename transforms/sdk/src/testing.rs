@@ -51,23 +51,33 @@ pub const CPP_FIXTURE_STDIN: &str =
 /// [`CPP_FIXTURE_STDIN`] as stdin and a 10 s limit; returns (exit code, stdout, stderr). A compile error is exit code
 /// -2 with the compiler's messages as stderr; a run past the limit is -3.
 pub fn run_cpp(source: &str) -> (i32, String, String) {
+    run_native(source, "g++", &["-std=gnu++17", "-x", "c++"])
+}
+
+/// Like [`run_cpp`] for a C program: `gcc -std=gnu11 -O1` (the oracle's C run build).
+pub fn run_c(source: &str) -> (i32, String, String) {
+    run_native(source, "gcc", &["-std=gnu11", "-x", "c"])
+}
+
+fn run_native(source: &str, compiler: &str, language: &[&str]) -> (i32, String, String) {
     use std::io::Write;
     use std::process::Stdio;
     let dir = std::env::temp_dir().join(format!(
-        "equimorph-sdk-cpp-{}-{}",
+        "equimorph-sdk-native-{}-{}",
         std::process::id(),
         unique()
     ));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let binary = dir.join("prog");
-    let mut cc = Command::new("g++")
-        .args(["-std=gnu++17", "-O1", "-pipe", "-w", "-x", "c++", "-", "-o"])
+    let mut cc = Command::new(compiler)
+        .args(language)
+        .args(["-O1", "-pipe", "-w", "-", "-lm", "-o"])
         .arg(&binary)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("g++ runs (install it: `make setup`)");
+        .unwrap_or_else(|e| panic!("{compiler} runs (install it: `make setup`): {e}"));
     cc.stdin
         .take()
         .expect("stdin")
@@ -369,6 +379,18 @@ macro_rules! java_fixture_tests {
 macro_rules! cpp_fixture_tests {
     ($apply:path) => {
         $crate::fixture_tests!(@with $apply, "cpp", $crate::testing::parses_as_cpp, $crate::testing::run_cpp);
+    };
+}
+
+/// Generates the standard tests of a C++ SPT crate on C programs, for crates that declare
+/// `languages: "cpp c"`: the same as [`fixture_tests!`] on the crate's `fixtures/*.c`, compiled
+/// and run by [`run_c`], so an output that is C++ but not C fails. Invoke it in a module of its
+/// own (`mod c { use super::super::apply; sdk::c_fixture_tests!(apply); }`); the `.c`
+/// fixtures' stems must differ from the `.cpp` ones (their snapshots share a folder).
+#[macro_export]
+macro_rules! c_fixture_tests {
+    ($apply:path) => {
+        $crate::fixture_tests!(@with $apply, "c", $crate::testing::parses_as_cpp, $crate::testing::run_c);
     };
 }
 

@@ -105,6 +105,7 @@ const EXPECTED_CPP: &[&str] = &[
     "cpp-switch-if",
     "cpp-ternary-if",
     "cpp-typedef-using",
+    "cpp-unused-remove",
     "cpp-while-to-for",
 ];
 

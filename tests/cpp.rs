@@ -111,6 +111,38 @@ fn every_cpp_transform_on_every_cpp_task_is_equivalent() {
     common::assert_every_transform_equivalent(Language::Cpp, &cpp_tasks(), 2, 15, 2);
 }
 
+fn c_tasks() -> equimorph::task::TaskSet {
+    equimorph::task::load(&common::root().join("fixtures/cpp/c_tasks.jsonl"), None)
+        .expect("C fixtures load")
+}
+
+/// The C++ transforms that declare C as well are offered C programs, and every output compiles
+/// with gcc as C and behaves the same; those that write C++-only syntax are not offered them.
+#[test]
+fn c_tasks_get_the_c_capable_transforms_and_every_output_is_equivalent_c() {
+    let tasks = c_tasks();
+    assert!(tasks.tasks.iter().all(|t| t.language == Language::C));
+    let set = common::default_set();
+    let for_c: Vec<&str> = set
+        .iter()
+        .filter(|t| t.rewrites(Language::C))
+        .map(|t| t.name.as_str())
+        .collect();
+    for cpp_only in [
+        "cpp-stdio",
+        "cpp-auto-type",
+        "cpp-typedef-using",
+        "cpp-std-qualify",
+    ] {
+        assert!(!for_c.contains(&cpp_only), "{cpp_only} writes C++ only");
+    }
+    assert!(
+        set.uncovered_languages(&tasks.tasks).is_empty(),
+        "C is covered"
+    );
+    common::assert_every_transform_equivalent(Language::C, &tasks, 2, 12, 1);
+}
+
 #[test]
 fn classic_detectors_read_cpp_statements_and_directives() {
     use equimorph::detector::classic::{nicad_lines_as, token_count_as};
@@ -326,4 +358,75 @@ fn poj104_trees_and_jsonl_load_as_untested_c_and_cpp_programs_with_honest_counts
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(said.contains("4 clone pairs"), "{said}");
+}
+
+/// `select` ranks C++ script candidates (`# language: cpp`) on C++ tasks with the real oracle,
+/// and `attack` runs the selected script beside a component on C++ tasks.
+#[test]
+fn select_ranks_cpp_script_candidates_and_attack_uses_the_winner() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = common::root().join("fixtures/cpp/tasks.jsonl");
+    let sel = dir.path().join("select");
+    let candidates = common::root().join("fixtures/scripts-cpp");
+    let printed = common::success_stdout(&common::equimorph(
+        &[
+            "select",
+            candidates.to_str().unwrap(),
+            "--tasks",
+            tasks.to_str().unwrap(),
+            "--out",
+            sel.to_str().unwrap(),
+            "--detector",
+            "jaccard",
+            "--limit",
+            "8",
+            "--quiet",
+        ],
+        None,
+    ));
+    assert!(printed.contains("4 candidates in 1 group"), "{printed}");
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&common::read(sel.join("selection.json"))).unwrap();
+    let row = |file: &str| rows.iter().find(|r| r["file"] == file).unwrap().clone();
+    let (strong, weak, wrong, never) = (
+        row("strong.py"),
+        row("weak.py"),
+        row("wrong.py"),
+        row("never.py"),
+    );
+    assert_eq!(never["applicable"], 0, "{never}");
+    assert!(wrong["broken"].as_u64().unwrap() > 0, "{wrong}");
+    assert_eq!(strong["broken"], 0, "{strong}");
+    assert_eq!(weak["broken"], 0, "{weak}");
+    assert!(
+        strong["reward"].as_f64() > weak["reward"].as_f64(),
+        "{strong} {weak}"
+    );
+    assert_eq!(strong["selected"], true, "{rows:?}");
+    // The winner, beside a component, on three C++ tasks.
+    let three = dir.path().join("three.jsonl");
+    let text = common::read(&tasks);
+    let lines: Vec<&str> = text.lines().take(3).collect();
+    std::fs::write(&three, lines.join("\n") + "\n").unwrap();
+    let out = dir.path().join("attack");
+    let spec = format!(
+        "{},cpp-local-rename",
+        sel.join("selected/rename-short.py").display()
+    );
+    let run = common::attack_command(&three, &out, "jaccard", 2, &["--transforms", &spec])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let results: Vec<serde_json::Value> = results(&out, "results.jsonl");
+    assert_eq!(results.len(), 3);
+    let used: std::collections::BTreeSet<String> = results
+        .iter()
+        .flat_map(|l| l["transforms"].as_array().unwrap().clone())
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(used.contains("rename-short"), "{used:?}");
 }

@@ -682,8 +682,12 @@ fn summary_lines(
     n: usize,
 ) -> Printout {
     let mut p = Printout::new();
+    let plural = |k: usize, word: &str| format!("{k} {word}{}", if k == 1 { "" } else { "s" });
     p.out(format!(
-        "{candidates} candidates in {groups} groups, {n} validation tasks"
+        "{} in {}, {}",
+        plural(candidates, "candidate"),
+        plural(groups, "group"),
+        plural(n, "validation task")
     ));
     p.out(format!(
         "{:<24} {:<20} {:>8} {:>10} {:>7} {:>7} {:>7} {:>8}",

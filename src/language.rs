@@ -12,6 +12,12 @@
 //! that matches on the language should read the entry instead. C and C++ are compiled
 //! languages ([`Language::is_native`]): the oracle builds them once per program.
 
+/// Statement-header macros of C and C++ (`rep(i, n) stmt;`) masked so that the program parses:
+/// the guest SDK's own file, compiled here too so that the host and the transforms agree on
+/// which programs parse.
+#[path = "../transforms/sdk/src/cpp/mask.rs"]
+pub mod mask;
+
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::fmt;

@@ -73,22 +73,28 @@ pub(crate) fn with_tree<T>(
 }
 
 /// Checks that `source` parses as a program of `language` (its grammar in the registry) with
-/// no ERROR or MISSING node.
+/// no ERROR or MISSING node. A C or C++ program also parses when it does once its
+/// statement-header macros (`rep(i, n) stmt;`) are masked, as the guest SDK parses it (the
+/// same rule, [`crate::language::mask`]).
 pub fn validate_as(language: Language, source: &str) -> Result<(), InvalidProgram> {
-    with_tree_as(
-        language,
-        source,
-        |tree| match crate::language::first_error(tree.root_node()) {
-            None => Ok(()),
-            Some(n) => {
-                let p = n.start_position();
-                Err(InvalidProgram::Syntax {
-                    line: p.row + 1,
-                    column: p.column + 1,
-                })
-            }
+    let syntax = |tree: &tree_sitter::Tree| match crate::language::first_error(tree.root_node()) {
+        None => Ok(()),
+        Some(n) => {
+            let p = n.start_position();
+            Err(InvalidProgram::Syntax {
+                line: p.row + 1,
+                column: p.column + 1,
+            })
+        }
+    };
+    let first = with_tree_as(language, source, syntax);
+    match (&first, language.is_native()) {
+        (Err(InvalidProgram::Syntax { .. }), true) => match crate::language::mask::mask(source) {
+            Some((masked, _)) => with_tree_as(language, &masked, syntax).or(first),
+            None => first,
         },
-    )
+        _ => first,
+    }
 }
 
 /// Checks that `source` parses as Python with no ERROR or MISSING node.

@@ -430,3 +430,102 @@ fn select_ranks_cpp_script_candidates_and_attack_uses_the_winner() {
         .collect();
     assert!(used.contains("rename-short"), "{used:?}");
 }
+
+/// `robustness` end to end on a file mixing C++ and C solutions of the same problems: the
+/// split keeps each problem on one side, the held-out C and C++ solutions of one problem are
+/// the clean clone pairs, and every detector is attacked with the C/C++ set.
+#[test]
+fn robustness_runs_on_cpp_and_c_solutions_of_shared_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let problems = [
+        "balanced",
+        "caesar",
+        "count-primes",
+        "digit-sum",
+        "gcd-list",
+        "leap-year",
+        "median",
+        "max-subarray",
+    ];
+    let mut text = String::new();
+    for file in ["fixtures/cpp/tasks.jsonl", "fixtures/cpp/c_tasks.jsonl"] {
+        for line in common::read(common::root().join(file)).lines() {
+            let task: serde_json::Value = serde_json::from_str(line).unwrap();
+            if problems.contains(&task["problem"].as_str().unwrap()) {
+                text += &format!("{line}\n");
+            }
+        }
+    }
+    let tasks = dir.path().join("tasks.jsonl");
+    std::fs::write(&tasks, text).unwrap();
+    let out = dir.path().join("rq3");
+    let model = equimorph::detector::model::models_dir().join("tiny-embedding");
+    let spec = format!("onnx:{}", model.display());
+    let stdout = common::success_stdout(&common::equimorph(
+        &[
+            "robustness",
+            tasks.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--detector",
+            &spec,
+            "--set",
+            "classic=cpp-local-rename,cpp-for-to-while,cpp-if-else-flip,cpp-global-rename",
+            "--train-set",
+            "classic",
+            "--seeds",
+            "1",
+            "--test",
+            "0.5",
+            "--variants",
+            "2",
+            "--steps",
+            "1..2",
+            "--epochs",
+            "2",
+            "--search",
+            "beam",
+            "--beam",
+            "2",
+            "--iterations",
+            "2",
+            "--quiet",
+        ],
+        None,
+    ));
+    assert!(stdout.contains("clean ROC AUC base"), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&common::read(out.join("robustness.json"))).unwrap();
+    let run = &report["runs"][0];
+    let side = |k: &str| -> Vec<String> {
+        run["split"][k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    let problem = |id: &String| id.split('/').nth(1).unwrap().to_string();
+    let (train, test) = (side("train"), side("test"));
+    assert_eq!(train.len() + test.len(), 16);
+    assert!(test.iter().any(|id| id.starts_with("c/")), "{test:?}");
+    assert!(test.iter().any(|id| id.starts_with("cpp/")), "{test:?}");
+    assert!(train
+        .iter()
+        .all(|id| !test.iter().any(|t| problem(t) == problem(id))));
+    // Each held-out problem has its C and its C++ solution: clone pairs to measure on.
+    assert!(run["clean_pairs"][0].as_u64().unwrap() > 0, "{run}");
+    assert!(
+        run["clean"]["base"].is_object() || run["clean"]["base"].is_number(),
+        "{run}"
+    );
+    let results = report["results"].as_array().unwrap();
+    for detector in ["base", "robust-classic"] {
+        let row = results
+            .iter()
+            .find(|r| r["detector"] == detector && r["transform_set"] == "classic")
+            .unwrap_or_else(|| panic!("no {detector} row: {results:?}"));
+        assert!(row["mean_distance"]["mean"].is_number(), "{row}");
+        assert_eq!(row["tasks"], serde_json::json!([test.len()]), "{row}");
+    }
+}

@@ -10,6 +10,8 @@
 //! the names `#define` gives, and [`CppParsed::uses_macro`] says whether a node's text names
 //! one; transforms leave such nodes alone.
 
+pub mod mask;
+
 use crate::parse::{descendants, named_children, ParseError};
 use crate::{Edits, Outcome, Rng};
 use std::collections::BTreeSet;
@@ -181,23 +183,40 @@ pub const RESERVED: &[&str] = &[
 pub struct CppParsed {
     /// The source text.
     pub source: String,
-    /// The tree-sitter-cpp syntax tree of `source`.
+    /// The tree-sitter-cpp syntax tree of `source` (of its [`mask`]ed copy when statement-header
+    /// macros had to be masked to parse: same byte offsets).
     pub tree: Tree,
     macros: BTreeSet<String>,
+    /// Invocations of statement-header macros that the tree shows as `if(1)`.
+    masked: Vec<std::ops::Range<usize>>,
 }
 
 impl CppParsed {
     /// Parses `source`; a tree with an ERROR or MISSING node is a [`ParseError::CppSyntax`].
+    /// A program that parses only once its statement-header macros are [`mask`]ed (`rep(i, n)
+    /// stmt;`) is parsed so, and every node over a masked invocation [`uses_macro`].
+    ///
+    /// [`uses_macro`]: CppParsed::uses_macro
     pub fn new(source: &str) -> Result<Self, ParseError> {
         let mut parser = Parser::new();
         parser
             .set_language(&tree_sitter_cpp::LANGUAGE.into())
             .map_err(|e| ParseError::Language(e.to_string()))?;
-        let tree = parser
-            .parse(source, None)
-            .ok_or_else(|| ParseError::Language("parser returned no tree".into()))?;
+        let parse = |parser: &mut Parser, text: &str| {
+            parser
+                .parse(text, None)
+                .ok_or_else(|| ParseError::Language("parser returned no tree".into()))
+        };
+        let mut tree = parse(&mut parser, source)?;
+        let mut masked = Vec::new();
         if let Some(line) = crate::parse::first_error_line(tree.root_node()) {
-            return Err(ParseError::CppSyntax { line });
+            let (text, ranges) = mask::mask(source).ok_or(ParseError::CppSyntax { line })?;
+            let masked_tree = parse(&mut parser, &text)?;
+            if crate::parse::first_error_line(masked_tree.root_node()).is_some() {
+                return Err(ParseError::CppSyntax { line });
+            }
+            tree = masked_tree;
+            masked = ranges;
         }
         let mut macros = BTreeSet::new();
         for n in descendants(tree.root_node()) {
@@ -211,6 +230,7 @@ impl CppParsed {
             source: source.to_string(),
             tree,
             macros,
+            masked,
         })
     }
 
@@ -249,12 +269,53 @@ impl CppParsed {
         if in_directive(node) {
             return true;
         }
+        let range = node.byte_range();
+        if self
+            .masked
+            .iter()
+            .any(|m| m.start < range.end && range.start < m.end)
+        {
+            return true;
+        }
         if self.macros.is_empty() {
             return false;
         }
         descendants(node)
             .into_iter()
             .any(|n| n.kind() == "identifier" && self.macros.contains(&self.source[n.byte_range()]))
+    }
+
+    /// The words of every preprocessor directive (macro bodies are raw text, not parsed) and
+    /// of every masked invocation (whose arguments the tree does not show): names a rewrite
+    /// cannot follow to all their uses.
+    pub fn blocked_words(&self) -> BTreeSet<String> {
+        let mut texts: Vec<&str> = Vec::new();
+        for n in self.nodes() {
+            let text = match n.kind() {
+                "preproc_def" | "preproc_function_def" | "preproc_call" | "preproc_include" => {
+                    self.text(n)
+                }
+                "preproc_if" | "preproc_elif" => n
+                    .child_by_field_name("condition")
+                    .map_or("", |c| self.text(c)),
+                "preproc_ifdef" | "preproc_elifdef" => {
+                    n.child_by_field_name("name").map_or("", |c| self.text(c))
+                }
+                _ => continue,
+            };
+            texts.push(text);
+        }
+        texts.extend(
+            self.masked
+                .iter()
+                .filter_map(|r| self.source.get(r.clone())),
+        );
+        texts
+            .into_iter()
+            .flat_map(|t| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect()
     }
 
     /// The indentation of the line `node` starts on.
@@ -582,6 +643,30 @@ mod tests {
         assert!(p.uses_macro(decls[0]), "int a = N uses N");
         assert!(!p.uses_macro(decls[1]), "int b = 2 uses no macro");
         assert!(CppParsed::new("int main() { int x = ; }").is_err());
+    }
+
+    #[test]
+    fn statement_header_macros_parse_masked_and_count_as_macro_uses() {
+        let src = "#include <cstdio>\n#define rep(i, n) for (int i = 0; i < (n); i++)\nint main() { int a[4], total = 0;\n    rep(i, 4) a[i] = i;\n    rep(k, 4) total += a[k];\n    printf(\"%d\\n\", total); }\n";
+        let p = CppParsed::new(src).expect("parses once masked");
+        assert_eq!(p.source, src, "the text is the program's own");
+        let statements = p.nodes_of_kind("expression_statement");
+        let uses: Vec<bool> = statements.iter().map(|s| p.uses_macro(*s)).collect();
+        assert_eq!(uses.len(), 3);
+        assert!(!uses[0] && !uses[1], "the bodies themselves are plain code");
+        assert!(!uses[2], "printf(...) is plain code");
+        for loop_like in p.nodes_of_kind("if_statement") {
+            assert!(p.uses_macro(loop_like), "{}", p.text(loop_like));
+        }
+        let blocked = p.blocked_words();
+        for w in ["rep", "i", "n", "k"] {
+            assert!(blocked.contains(w), "{w}");
+        }
+        assert!(!blocked.contains("total"));
+        assert!(CppParsed::new(
+            "#define rep(i, n) for (int i = 0; i < (n); i++)\nint main() { rep(i, 3) }\n"
+        )
+        .is_err());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! ## What it does
 //! Puts a single-statement body of `if`, `else`, `for`, range-`for`, `while` or `do` in
-//! braces, or takes the braces off a body block that holds a single statement.
+//! braces, or takes the braces off a body block that holds a single statement. It also
+//! rewrites C programs.
 //!
 //! ## Why it preserves semantics
 //! A compound statement holding one statement runs that statement; the only thing the braces
@@ -33,6 +34,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-braces",
     description: "Adds or removes the braces of single-statement C++ if, else and loop bodies",
     category: "layout",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -94,8 +96,14 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
 
     #[test]
     fn scoped_and_dangling_bodies_are_not_unwrapped() {

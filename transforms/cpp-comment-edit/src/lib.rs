@@ -1,6 +1,7 @@
 //! ## What it does
 //! Removes comments, or adds plausible ones: a `//` line comment before a statement, or a
-//! `/* … */` block comment before a function, at their indentation.
+//! `/* … */` block comment before a function, at their indentation. It also rewrites C
+//! programs.
 //!
 //! ## Why it preserves semantics
 //! The compiler replaces each comment by a space before anything else reads the program. The
@@ -34,6 +35,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-comment-edit",
     description: "Removes C++ comments or adds plausible ones",
     category: "layout",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -73,8 +75,14 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
 
     #[test]
     fn comments_that_splice_lines_stay() {

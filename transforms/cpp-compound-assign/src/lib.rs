@@ -1,6 +1,6 @@
 //! ## What it does
 //! Expands a compound assignment to a variable of arithmetic type, `x op= e;`, into
-//! `x = x op (e);`, and contracts `x = x op e;` into `x op= e;`.
+//! `x = x op (e);`, and contracts `x = x op e;` into `x op= e;`. It also rewrites C programs.
 //!
 //! ## Why it preserves semantics
 //! For a variable of arithmetic type, the standard defines `x op= e` as `x = x op e` with `x`
@@ -33,6 +33,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-compound-assign",
     description: "Expands C++ compound assignments to arithmetic variables, and contracts x = x op e",
     category: "expression",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -90,8 +91,14 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
 
     #[test]
     fn strings_arrays_and_mixed_names_are_declined() {

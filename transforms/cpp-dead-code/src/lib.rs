@@ -1,10 +1,10 @@
 //! ## What it does
 //! Inserts a statement that never runs, or runs without effect, before a statement of a
-//! function body: `if (false) { … }`, a loop of zero iterations, or a block holding an unused
-//! local, all over fresh names.
+//! function body: `if (0) { … }`, a loop of zero iterations, or a block holding an unused
+//! local, all over fresh names. It also rewrites C programs.
 //!
 //! ## Why it preserves semantics
-//! `if (false)` never runs its block, and a `for` whose condition is false at once runs no
+//! `if (0)` never runs its block, and a `for` whose condition is false at once runs no
 //! iteration; their blocks declare and touch only fresh names, so nothing else can read or
 //! write them. A block that declares an `int` and discards it writes nothing visible. Every
 //! inserted declaration lives inside its own block, so no `goto` or `case` label can jump
@@ -19,7 +19,7 @@
 //! becomes
 //! ```cpp
 //! int s = 0;
-//! if (false) { int harbor = 0; harbor++; }
+//! if (0) { int harbor = 0; harbor++; }
 //! for (int x : v) s += x;
 //! ```
 //!
@@ -34,6 +34,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-dead-code",
     description: "Inserts C++ statements that never run or have no effect, over fresh names",
     category: "structure",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -54,7 +55,7 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
         let s = sites[i];
         let name = fresh.fresh(rng, None);
         let dead = match rng.below(3) {
-            0 => format!("if (false) {{ int {name} = 0; {name}++; }}"),
+            0 => format!("if (0) {{ int {name} = 0; {name}++; }}"),
             1 => format!("for (int {name} = 0; {name} < 0; {name}++) {{ }}"),
             _ => format!("{{ int {name} = 1; (void){name}; }}"),
         };
@@ -66,8 +67,14 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
 
     #[test]
     fn switch_bodies_get_nothing_between_their_labels() {

@@ -1,6 +1,7 @@
 //! ## What it does
 //! Turns a C++ `for (init; cond; update) body` loop into a block holding the initialisation
-//! and a `while` loop whose body runs the original body, then the update.
+//! and a `while` loop whose body runs the original body, then the update. It also rewrites C
+//! programs.
 //!
 //! ## Why it preserves semantics
 //! The loop runs the same expressions in the same order: init once, then cond, body, update.
@@ -9,7 +10,8 @@
 //! after the body, just before the update (nested loops keep their own `continue`). The body
 //! stays a block of its own, so no jump crosses the initialisation of a variable still in
 //! scope at the label, and the body's locals never meet the update. The initialisation's
-//! variables stay scoped to the new block. A missing condition becomes `true`.
+//! variables stay scoped to the new block. A missing condition becomes `1` (C has
+//! no `true` without `<stdbool.h>`).
 //!
 //! ## Example
 //! ```cpp
@@ -34,20 +36,24 @@
 //! ```
 //!
 //! ## Not applied when
-//! - the loop or its update uses a macro, or lies in code a preprocessor conditional guards;
+//! - the loop's head uses a macro, or its body a macro that may expand to `continue`, or
+//!   it lies in code a preprocessor conditional guards;
 //! - the condition declares a variable (`for (; int x = f(); )`);
 //! - the program holds a raw string or a backslash continuation (lines are re-indented).
 
 use sdk::cpp::{
     fresh_names, has_continuation, has_raw_string, in_conditional, is_loop, shift_lines, CppParsed,
 };
+use sdk::parse::descendants;
 use sdk::{Edits, Rng};
+use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 sdk::declare_cpp_transform! {
     name: "cpp-for-to-while",
     description: "Rewrites a C++ for loop as a while loop, keeping continue and the update right",
     category: "control-flow",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -71,11 +77,45 @@ fn own_continues(body: Node<'_>) -> Vec<Node<'_>> {
     out
 }
 
+/// The macros whose expansion may hold a `continue` (their definition says `continue`, or
+/// names such a macro): in a loop body, that `continue` is one the tree does not show, which
+/// `goto label;` would not replace, and it would skip the update.
+fn continue_macros(p: &CppParsed) -> BTreeSet<String> {
+    let defs: Vec<(String, Vec<String>)> = p
+        .nodes()
+        .into_iter()
+        .filter(|n| matches!(n.kind(), "preproc_def" | "preproc_function_def"))
+        .filter_map(|n| {
+            let name = p.text(n.child_by_field_name("name")?).to_string();
+            let words = n.child_by_field_name("value").map_or(Vec::new(), |v| {
+                p.text(v)
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .map(str::to_string)
+                    .collect()
+            });
+            Some((name, words))
+        })
+        .collect();
+    let mut found: BTreeSet<String> = BTreeSet::new();
+    loop {
+        let before = found.len();
+        for (name, words) in &defs {
+            if words.iter().any(|w| w == "continue" || found.contains(w)) {
+                found.insert(name.clone());
+            }
+        }
+        if found.len() == before {
+            return found;
+        }
+    }
+}
+
 fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
     if has_raw_string(p) || has_continuation(p) {
         return edits;
     }
+    let hidden_continue = continue_macros(p);
     let loops: Vec<_> = p
         .nodes_of_kind("for_statement")
         .into_iter()
@@ -90,7 +130,12 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
             let declares = f
                 .child_by_field_name("condition")
                 .is_some_and(|c| c.kind() == "condition_declaration" || c.kind() == "declaration");
-            !head_macro && !declares && f.child_by_field_name("body").is_some()
+            let body_continues = f.child_by_field_name("body").is_some_and(|b| {
+                descendants(b)
+                    .iter()
+                    .any(|n| n.kind() == "identifier" && hidden_continue.contains(p.text(*n)))
+            });
+            !head_macro && !declares && !body_continues && f.child_by_field_name("body").is_some()
         })
         .collect();
     let mut fresh = fresh_names(p);
@@ -107,7 +152,7 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
         let (in1, in2) = (format!("{ind}{unit}"), format!("{ind}{unit}{unit}"));
         let cond = f
             .child_by_field_name("condition")
-            .map_or("true".to_string(), |c| p.text(c).to_string());
+            .map_or("1".to_string(), |c| p.text(c).to_string());
         let mut out = String::from("{\n");
         if let Some(init) = f.child_by_field_name("initializer") {
             let t = p.text(init);
@@ -149,8 +194,14 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
 
     #[test]
     fn macro_heads_and_guarded_loops_are_declined() {
@@ -159,6 +210,7 @@ mod tests {
             &[
                 "#define N 3\nint main() { int s = 0; for (int i = 0; i < N; i++) s += i; return s; }\n",
                 "int main() { int s = 0;\n#ifdef LOCAL\n for (int i = 0; i < 3; i++) s += i;\n#endif\n return s; }\n",
+                "#define SKIP(v) if (v) continue\n#define SKIP_ONE(v) SKIP((v) == 1)\nint main() { int s = 0; for (int i = 0; i < 3; i++) { SKIP_ONE(i); s += i; } return s; }\n",
             ],
             8,
         );

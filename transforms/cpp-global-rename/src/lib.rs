@@ -2,7 +2,7 @@
 //! Renames what a C++ program declares beyond its functions' locals: free and member
 //! functions (every overload together), global variables, struct and class names and their
 //! members, enumerators and namespaces, to fresh names drawn from the identifiers of programs
-//! in other domains.
+//! in other domains. It also rewrites C programs.
 //!
 //! ## Why it preserves semantics
 //! Every token that spells the name (a use, a declaration, a member access `p.x` or `p->x`, a
@@ -12,7 +12,11 @@
 //! found something else can find it. Names are only what the program's own tokens mean:
 //! names the standard library calls by name (`begin`, `size`, `swap`, `hash`, `first`,
 //! `what`…) or that a program also takes from `std` are never renamed, and a program that can
-//! print a name (`__func__`, `typeid`) or hands names to C linkage is left alone.
+//! print a name (`__func__`, `typeid`) or hands names to C linkage is left alone. A member
+//! access of a name that no member of the program spells reaches a library type's member
+//! (`ldiv_t`'s `rem` beside a global `rem`), so it keeps its spelling. A struct tag and a
+//! variable of the same spelling (`struct account account;`) are renamed together, which
+//! keeps each in its own namespace.
 //!
 //! ## Example
 //! ```cpp
@@ -45,6 +49,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-global-rename",
     description: "Renames C++ functions, globals, types, members, enumerators and namespaces with every use",
     category: "naming",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -164,29 +169,21 @@ fn outside_functions(n: Node<'_>) -> bool {
     true
 }
 
-/// Words of every directive (macro bodies are raw text, not parsed).
-fn directive_words(p: &CppParsed) -> BTreeSet<String> {
-    let mut words = BTreeSet::new();
-    for n in p.nodes() {
-        let text = match n.kind() {
-            "preproc_def" | "preproc_function_def" | "preproc_call" | "preproc_include" => {
-                p.text(n)
-            }
-            "preproc_if" | "preproc_elif" => {
-                n.child_by_field_name("condition").map_or("", |c| p.text(c))
-            }
-            "preproc_ifdef" | "preproc_elifdef" => {
-                n.child_by_field_name("name").map_or("", |c| p.text(c))
-            }
-            _ => continue,
-        };
-        for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-            if !w.is_empty() {
-                words.insert(w.to_string());
-            }
-        }
-    }
-    words
+/// The names the program declares as members (of its structs, unions and classes): every
+/// `field_identifier` that is not a use (`p.x`, `p->x`, `.x = 1`, `: x(1)`).
+fn member_names(p: &CppParsed) -> BTreeSet<&str> {
+    p.nodes_of_kind("field_identifier")
+        .into_iter()
+        .filter(|n| {
+            n.parent().is_none_or(|x| {
+                !matches!(
+                    x.kind(),
+                    "field_expression" | "field_designator" | "field_initializer"
+                )
+            })
+        })
+        .map(|n| p.text(n))
+        .collect()
 }
 
 /// The names the program declares outside its functions' locals, each with whether it has a
@@ -242,7 +239,7 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
     if mentions_any(p, NAME_OBSERVERS) {
         return edits;
     }
-    let blocked = directive_words(p);
+    let blocked = p.blocked_words();
     // Every token of each name, and whether one of them lies in conditional code.
     let mut tokens: BTreeMap<&str, Vec<Node<'_>>> = BTreeMap::new();
     for n in p.nodes() {
@@ -250,6 +247,7 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
             tokens.entry(p.text(n)).or_default().push(n);
         }
     }
+    let members = member_names(p);
     let sites: Vec<(String, Vec<std::ops::Range<usize>>)> = declared(p)
         .into_iter()
         .filter(|(name, defined)| {
@@ -265,7 +263,14 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
             if uses.iter().any(|u| in_conditional(*u)) {
                 return None;
             }
-            let ranges = uses.iter().map(|u| u.byte_range()).collect();
+            // A name no member of the program spells is, after `.` or `->`, a member of a
+            // library type (`ldiv_t`'s `rem` beside a global `rem`): that keeps its spelling.
+            let member = members.contains(name.as_str());
+            let ranges = uses
+                .iter()
+                .filter(|u| member || u.kind() != "field_identifier")
+                .map(|u| u.byte_range())
+                .collect();
             Some((name, ranges))
         })
         .collect();
@@ -292,8 +297,28 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
+
+    #[test]
+    fn library_members_keep_their_spelling() {
+        let src = "#include <stdlib.h>\nlong rem = 0;\nint main(void) { ldiv_t d = ldiv(9, 4); rem = d.rem; return (int)rem; }\n";
+        let mut renamed = 0;
+        for seed in 0..16 {
+            if let Ok(Some(out)) = apply(src, seed) {
+                renamed += 1;
+                assert!(out.contains(" = d.rem;"), "seed {seed}:\n{out}");
+                assert!(!out.contains("long rem"), "seed {seed}:\n{out}");
+            }
+        }
+        assert!(renamed > 0, "the global rem is renamed by some seed");
+    }
 
     #[test]
     fn programs_that_can_see_names_are_declined() {

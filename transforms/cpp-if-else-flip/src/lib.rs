@@ -1,5 +1,6 @@
 //! ## What it does
-//! Negates the condition of a C++ `if`/`else` and swaps its two branches.
+//! Negates the condition of a C++ `if`/`else` and swaps its two branches. It also rewrites C
+//! programs.
 //!
 //! ## Why it preserves semantics
 //! `if (c) A else B` runs `A` exactly when `c` converts to `true`, and `!(c)` is `true`
@@ -30,6 +31,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-if-else-flip",
     description: "Negates a C++ if condition and swaps its then and else branches",
     category: "control-flow",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -83,8 +85,14 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
 
     #[test]
     fn init_statements_and_constexpr_are_declined() {

@@ -1,7 +1,8 @@
 //! ## What it does
 //! Rewrites an increment or decrement whose value is unused: `i++` ↔ `++i`, and for a
 //! variable of arithmetic type `i++` → `i += 1` (`i--` → `i -= 1`). Sites are statements
-//! (`i++;`) and the updates of `for` loops (`for (…; …; i++, j--)`).
+//! (`i++;`) and the updates of `for` loops (`for (…; …; i++, j--)`). It also rewrites C
+//! programs.
 //!
 //! ## Why it preserves semantics
 //! Postfix and prefix forms differ only in the value of the expression; where that value is
@@ -30,6 +31,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-increment",
     description: "Swaps C++ i++ and ++i where the value is unused, and writes i += 1 for arithmetic i",
     category: "expression",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -103,8 +105,14 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
 
     #[test]
     fn used_values_are_declined() {

@@ -1,6 +1,6 @@
 //! ## What it does
 //! Writes an integer literal as a small constant expression of the same value:
-//! `100` → `(64 + 36)`, `12` → `(3 * 4)`.
+//! `100` → `(64 + 36)`, `12` → `(3 * 4)`. It also rewrites C programs.
 //!
 //! ## Why it preserves semantics
 //! Both operands are `int` literals, as is the original (only decimal literals without
@@ -21,15 +21,18 @@
 //! ## Not applied when
 //! - the literal has a suffix, a digit separator, a base prefix or a leading zero, or lies
 //!   outside 2..2^30;
-//! - it lies in a directive or in code a preprocessor conditional guards.
+//! - it lies in a directive, in code a preprocessor conditional guards, or in the arguments
+//!   of a call to one of the program's macros that stringify or paste (`#define STR(x) #x`
+//!   prints `STR(100)` as `100`).
 
-use sdk::cpp::{in_conditional, in_directive, CppParsed};
+use sdk::cpp::{in_conditional, CppParsed};
 use sdk::{Edits, Rng};
 
 sdk::declare_cpp_transform! {
     name: "cpp-literal-unfold",
     description: "Writes C++ integer literals as constant sums or products of the same value",
     category: "expression",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -45,11 +48,14 @@ fn unfolded(v: i64, rng: &mut Rng) -> String {
 }
 
 fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
+    let spelling = sdk::cpp::spelling_macros(p);
     let mut edits = Edits::new();
     let sites: Vec<_> = p
         .nodes_of_kind("number_literal")
         .into_iter()
-        .filter(|n| !in_directive(*n) && !in_conditional(*n))
+        .filter(|n| {
+            !p.uses_macro(*n) && !in_conditional(*n) && !sdk::cpp::in_call_to(p, &spelling, *n)
+        })
         .filter(|n| {
             n.parent()
                 .is_none_or(|x| x.kind() != "user_defined_literal")
@@ -71,14 +77,23 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
 
     #[test]
     fn suffixed_and_based_literals_are_declined() {
         sdk::testing::assert_declines(
             apply,
-            &["#define N 100\nint main() { long long a = 5000000000LL; int b = 0x10 + 010 + 1'000 + 1; return (a > b) + N; }\n"],
+            &[
+                "#define N 100\nint main() { long long a = 5000000000LL; int b = 0x10 + 010 + 1'000 + 1; return (a > b) + N; }\n",
+                "#include <stdio.h>\n#define STR(x) #x\n#define CAT(a, b) a##b\nint main() { puts(STR(100)); return CAT(1, 2) == 1; }\n",
+            ],
             8,
         );
     }

@@ -1,7 +1,7 @@
 //! ## What it does
 //! Renames local variables and parameters of C++ functions (and lambdas) to fresh names drawn
 //! from the identifiers of programs in other domains (`forest`, `player`), resolving every
-//! use to its declaration with C++'s block scopes.
+//! use to its declaration with C++'s block scopes. It also rewrites C programs.
 //!
 //! ## Why it preserves semantics
 //! A local name is visible from its point of declaration (just after its declarator) to the
@@ -16,7 +16,8 @@
 //! and qualified names: a
 //! macro body names variables by their spelling, so a name that occurs in any directive is
 //! never renamed, and `::x` or `S::x` always means a namespace or class member, never a
-//! local.
+//! local. Tags live apart from variables: in `struct node *node;` only the variable is
+//! renamed, never the `node` of `struct node`.
 //!
 //! ## Example
 //! ```cpp
@@ -28,8 +29,10 @@
 //! ```
 //!
 //! ## Not applied when
-//! - the name occurs in a preprocessor directive (a macro body, `#if`), or the function lies
-//!   in code a preprocessor conditional guards;
+//! - the name occurs in a preprocessor directive (a macro body, `#if`), or in the arguments
+//!   of a macro that stringifies or pastes them (`#v`, `a##v`), or the function lies in code
+//!   a preprocessor conditional guards;
+//! - the declaration is `extern` (it names a global, not a new local);
 //! - the declaration is of a function, or in a class body (members are not locals), or the
 //!   function is a template (a dependent name could be resolved at instantiation).
 
@@ -43,6 +46,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-local-rename",
     description: "Renames C++ local variables and parameters to fresh names, scope-aware",
     category: "naming",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -63,6 +67,9 @@ const SCOPES: &[&str] = &[
 struct Local<'t> {
     id: Node<'t>,
     visible: std::ops::Range<usize>,
+    /// A block-scope `extern int g;`: it names the global `g` (a link-time name), so it and
+    /// its uses keep their spelling, but it hides outer locals like any declaration.
+    fixed: bool,
 }
 
 /// The identifier a declarator declares (`x` in `x`, `x = 1`, `*x`, `&x`, `x[3]`); `None`
@@ -79,6 +86,28 @@ fn declared(d: Node<'_>) -> Option<Node<'_>> {
             .and_then(declared),
         _ => None,
     }
+}
+
+/// Whether `n` is the tag of `struct n`, `union n` or `enum n`: tags have a namespace of
+/// their own (`struct node *node;` declares a variable `node` of type `struct node`).
+fn is_tag(n: Node<'_>) -> bool {
+    n.parent().is_some_and(|x| {
+        matches!(
+            x.kind(),
+            "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier"
+        ) && x
+            .child_by_field_name("name")
+            .is_some_and(|m| m.id() == n.id())
+    })
+}
+
+/// Whether a declaration says `extern`.
+fn is_extern(decl: Node<'_>) -> bool {
+    let mut c = decl.walk();
+    let found = decl.named_children(&mut c).any(|k| {
+        k.kind() == "storage_class_specifier" && k.child(0).is_some_and(|t| t.kind() == "extern")
+    });
+    found
 }
 
 /// The innermost scope node of `n` (exclusive) within the function `f`.
@@ -98,10 +127,11 @@ fn scope_of<'t>(n: Node<'t>, f: Node<'t>) -> Node<'t> {
 /// exceptions.
 fn locals<'t>(f: Node<'t>) -> Vec<Local<'t>> {
     let mut out = Vec::new();
-    let mut add = |id: Node<'t>, scope: Node<'t>| {
+    let mut add = |id: Node<'t>, scope: Node<'t>, fixed: bool| {
         out.push(Local {
             id,
             visible: id.start_byte()..scope.end_byte(),
+            fixed,
         });
     };
     for n in descendants(f) {
@@ -125,14 +155,15 @@ fn locals<'t>(f: Node<'t>) -> Vec<Local<'t>> {
                     continue;
                 };
                 if let Some(id) = declared(d) {
-                    add(id, owner);
+                    add(id, owner, false);
                 }
             }
             "declaration" => {
+                let fixed = is_extern(n);
                 let mut c = n.walk();
                 for d in n.children_by_field_name("declarator", &mut c) {
                     if let Some(id) = declared(d) {
-                        add(id, scope_of(n, f));
+                        add(id, scope_of(n, f), fixed);
                     }
                 }
             }
@@ -144,10 +175,10 @@ fn locals<'t>(f: Node<'t>) -> Vec<Local<'t>> {
                             .named_children(&mut c)
                             .filter(|x| x.kind() == "identifier")
                         {
-                            add(id, n);
+                            add(id, n, false);
                         }
                     } else if let Some(id) = declared(d) {
-                        add(id, n);
+                        add(id, n, false);
                     }
                 }
             }
@@ -167,7 +198,7 @@ fn locals<'t>(f: Node<'t>) -> Vec<Local<'t>> {
                     .named_children(&mut c)
                     .filter(|x| x.kind() == "identifier")
                 {
-                    add(id, scope_of(decl, f));
+                    add(id, scope_of(decl, f), false);
                 }
             }
             _ => {}
@@ -176,42 +207,10 @@ fn locals<'t>(f: Node<'t>) -> Vec<Local<'t>> {
     out
 }
 
-/// The words that occur in any preprocessor directive of the program.
-fn directive_words(p: &CppParsed) -> BTreeSet<String> {
-    let mut words = BTreeSet::new();
-    for n in p.nodes() {
-        if n.kind().starts_with("preproc_")
-            && !matches!(
-                n.kind(),
-                "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
-            )
-        {
-            for w in p
-                .text(n)
-                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            {
-                words.insert(w.to_string());
-            }
-        }
-        if matches!(n.kind(), "preproc_if" | "preproc_ifdef" | "preproc_elif") {
-            for field in ["condition", "name"] {
-                if let Some(c) = n.child_by_field_name(field) {
-                    for w in p
-                        .text(c)
-                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    {
-                        words.insert(w.to_string());
-                    }
-                }
-            }
-        }
-    }
-    words
-}
-
 fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
-    let blocked = directive_words(p);
+    let blocked = p.blocked_words();
+    let spelling = sdk::cpp::spelling_macros(p);
     // Each site: a declaration and every identifier resolved to it.
     let mut sites: Vec<Vec<std::ops::Range<usize>>> = Vec::new();
     for f in p.nodes_of_kind("function_definition") {
@@ -229,12 +228,13 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
         let mut uses: Vec<Vec<std::ops::Range<usize>>> =
             locals.iter().map(|l| vec![l.id.byte_range()]).collect();
         let declarators: BTreeSet<usize> = locals.iter().map(|l| l.id.id()).collect();
+        let mut in_macro_args = vec![false; locals.len()];
         for n in descendants(f) {
             // A type name that a local variable in scope spells is tree-sitter's reading of
             // an ambiguous declaration (`vector<int> v(n);` as a function taking a type `n`),
             // which C++ reads as the variable: it is resolved like any other use.
             let name_like = matches!(n.kind(), "identifier" | "type_identifier");
-            if !name_like || declarators.contains(&n.id()) {
+            if !name_like || declarators.contains(&n.id()) || is_tag(n) {
                 continue;
             }
             if n.parent()
@@ -252,10 +252,11 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
                 .min_by_key(|(_, l)| l.visible.end - l.visible.start);
             if let Some((k, _)) = owner {
                 uses[k].push(n.byte_range());
+                in_macro_args[k] |= sdk::cpp::in_call_to(p, &spelling, n);
             }
         }
-        for (l, ranges) in locals.iter().zip(uses) {
-            if !blocked.contains(p.text(l.id)) {
+        for ((l, ranges), in_args) in locals.iter().zip(uses).zip(in_macro_args) {
+            if !blocked.contains(p.text(l.id)) && !in_args && !l.fixed {
                 sites.push(ranges);
             }
         }
@@ -275,8 +276,37 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
+
+    #[test]
+    fn tags_externs_and_stringified_names_are_kept() {
+        let src = "#include <stdio.h>\n#define SHOW(v) printf(\"%s=%d\\n\", #v, (v))\nint g = 1;\nstruct node { int v; };\nint main(void) { struct node *node = 0; struct node other = {2}; int shown = 3; SHOW(shown); int g = 5; { extern int g; g++; } node = &other; return node->v + g; }\n";
+        let mut renamed = 0;
+        for seed in 0..16 {
+            if let Ok(Some(out)) = apply(src, seed) {
+                renamed += 1;
+                assert_eq!(
+                    out.matches("struct node ").count(),
+                    3,
+                    "seed {seed}:\n{out}"
+                );
+                for kept in ["SHOW(shown)", "extern int g; g++;"] {
+                    assert!(out.contains(kept), "seed {seed}: {kept} changed:\n{out}");
+                }
+            }
+        }
+        assert!(
+            renamed > 0,
+            "the node variable and the local g are renamed by some seed"
+        );
+    }
 
     #[test]
     fn names_in_macros_and_qualified_names_are_kept() {

@@ -1,7 +1,8 @@
 //! ## What it does
 //! Moves the body of `main` into a new function, which `main` calls and whose value it
 //! returns: `int main() { BODY }` becomes `int run() { BODY return 0; }` and
-//! `int main() { return run(); }`.
+//! `int main() { return run(); }` (both with `(void)` when `main` has it). It also rewrites C
+//! programs.
 //!
 //! ## Why it preserves semantics
 //! `main` runs the same statements in the same order, once; a `return v;` in the body returns
@@ -9,7 +10,8 @@
 //! `exit()` ends the program from any function. The trap is the end of the body: flowing off
 //! the end of `main` returns 0, but flowing off the end of any other function that returns
 //! `int` is undefined behaviour, so `return 0;` is appended to the moved body. Static locals
-//! are initialised on the one call as before, and the new function's name is fresh.
+//! are initialised on the one call as before, and the new function's name is fresh and no
+//! name a libc or POSIX header declares (`round`, `alarm`), which it would clash with.
 //!
 //! ## Example
 //! ```cpp
@@ -26,18 +28,31 @@
 //! ## Not applied when
 //! - `main` takes parameters (`argc`, `argv`), is not declared `int main`, or lies in code a
 //!   preprocessor conditional guards;
+//! - `main` names `__func__`, `__FUNCTION__` or `__PRETTY_FUNCTION__` (they would print
+//!   the new name);
+//! - `main` calls itself (C allows it; the new function, defined first, would call a `main`
+//!   not yet declared);
 //! - the body uses a macro that could name `main`'s own scope (`__func__`-style macros are
 //!   not told apart, so any macro use declines).
 
 use sdk::cpp::{fresh_names, in_conditional, CppParsed};
+use sdk::parse::descendants;
 use sdk::{Edits, Rng};
 
 sdk::declare_cpp_transform! {
     name: "cpp-main-extract",
     description: "Moves the body of C++ main into a new function that main calls",
     category: "structure",
+    languages: "cpp c",
     rewrite: rewrite,
 }
+
+/// Words of the fresh-name vocabulary that libc or POSIX headers declare at file scope
+/// (`round` in `<math.h>`, `alarm` in `<unistd.h>`, `leaf` in `<search.h>`): a function of
+/// that name would clash with the declaration.
+const LIBC_NAMES: &[&str] = &[
+    "alarm", "clock", "floor", "index", "leaf", "round", "signal", "socket",
+];
 
 fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();
@@ -58,9 +73,15 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
             ty == Some("int")
                 && name == Some("main")
                 && matches!(params.as_deref(), Some("()" | "(void)"))
-                && !p.text(*f).contains("__func__")
-                && f.child_by_field_name("body")
-                    .is_some_and(|b| !p.uses_macro(b))
+                && !["__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"]
+                    .iter()
+                    .any(|w| p.text(*f).contains(w))
+                && f.child_by_field_name("body").is_some_and(|b| {
+                    !p.uses_macro(b)
+                        && !descendants(b)
+                            .iter()
+                            .any(|n| n.kind() == "identifier" && p.text(*n) == "main")
+                })
         })
         .collect();
     let Some(i) = rng.site(mains.len()) else {
@@ -70,7 +91,17 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
     let Some(body) = f.child_by_field_name("body") else {
         return edits;
     };
-    let name = fresh_names(p).foreign().fresh(rng, None);
+    let mut fresh = fresh_names(p).foreign();
+    for taken in LIBC_NAMES {
+        fresh.claim(taken);
+    }
+    let name = fresh.fresh(rng, None);
+    // `()` or `(void)`, as `main` says (in C, `int f()` declares no prototype).
+    let void = f
+        .child_by_field_name("declarator")
+        .and_then(|d| d.child_by_field_name("parameters"))
+        .is_some_and(|ps| p.text(ps).contains("void"));
+    let params = if void { "(void)" } else { "()" };
     let unit = p.indent_unit();
     let ind = p.indent_of(f);
     let text = p.text(body);
@@ -78,7 +109,7 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
         return edits;
     };
     let moved = format!(
-        "int {name}() {}\n{ind}{unit}return 0;\n{ind}}}\n\n{ind}int main() {{\n{ind}{unit}return {name}();\n{ind}}}",
+        "int {name}{params} {}\n{ind}{unit}return 0;\n{ind}}}\n\n{ind}int main{params} {{\n{ind}{unit}return {name}();\n{ind}}}",
         inner.trim_end()
     );
     edits.replace(f.byte_range(), moved);
@@ -87,8 +118,29 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
+
+    #[test]
+    fn new_names_are_no_libc_names_and_void_is_kept() {
+        let src = "#include <math.h>\nint main(void) { return (int)sqrt(4.0) - 2; }\n";
+        for seed in 0..64 {
+            let out = apply(src, seed).unwrap().unwrap();
+            assert!(out.contains("int main(void) {"), "seed {seed}:\n{out}");
+            for libc in super::LIBC_NAMES {
+                assert!(
+                    !out.contains(&format!("int {libc}(")),
+                    "seed {seed}:\n{out}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn mains_with_arguments_are_declined() {
@@ -97,6 +149,8 @@ mod tests {
             &[
                 "int main(int argc, char** argv) { return argc > 5; }\n",
                 "void helper() {}\n",
+                "#include <stdio.h>\nint main(void) { printf(\"%s\\n\", __FUNCTION__); return 0; }\n",
+                "static int depth;\nint main(void) { if (depth++ < 2) return main(); return depth; }\n",
             ],
             8,
         );

@@ -1,6 +1,7 @@
 //! ## What it does
 //! Swaps the operands of a comparison, turning the operator around (`a < b` → `b > a`,
-//! `a == b` → `b == a`), and of `+` or `*` between numbers (`n * 2` → `2 * n`).
+//! `a == b` → `b == a`), and of `+` or `*` between numbers (`n * 2` → `2 * n`). It also
+//! rewrites C programs.
 //!
 //! ## Why it preserves semantics
 //! For built-in types `a < b` and `b > a` are the same comparison, `==` and `!=` are
@@ -8,7 +9,9 @@
 //! arithmetic conversions do not depend on the order). The operands are evaluated in an
 //! unspecified order in C++ anyway, so only operands with no side effect are swapped (no
 //! call, assignment, `++`/`--`), and only plain names of arithmetic type and number literals
-//! for `+` and `*` (`std::string`'s `+` is not commutative).
+//! for `+` and `*` (`std::string`'s `+` is not commutative). A left operand that is a
+//! comparison of the same level goes in parentheses on the right: `a < b < c` is
+//! `(a < b) < c`, which becomes `c > (a < b)`.
 //!
 //! ## Example
 //! ```cpp
@@ -21,7 +24,8 @@
 //!
 //! ## Not applied when
 //! - an operand may have a side effect or uses a macro, or the expression lies in a
-//!   directive or in code a preprocessor conditional guards;
+//!   directive, in code a preprocessor conditional guards, or in the arguments of a call to
+//!   one of the program's macros (which may print them with `#e`);
 //! - the operator is a stream's `<<` or `>>`, or `+`/`*` over anything but arithmetic names
 //!   and numbers.
 
@@ -33,6 +37,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-operand-swap",
     description: "Swaps the operands of C++ comparisons and of arithmetic + and *",
     category: "expression",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -46,6 +51,29 @@ fn turned(op: &str) -> Option<&'static str> {
         "!=" => "!=",
         _ => return None,
     })
+}
+
+/// The precedence level of a comparison operator: relational above equality.
+fn level(op: &str) -> Option<u8> {
+    match op {
+        "<" | ">" | "<=" | ">=" => Some(2),
+        "==" | "!=" => Some(1),
+        _ => None,
+    }
+}
+
+/// The text of the left operand `l` of `op` once it stands on the right: in parentheses when
+/// it is itself a comparison of the same level, which associates to the left (`a < b < c` is
+/// `(a < b) < c`, so it becomes `c > (a < b)`, not `c > a < b`).
+fn moved_right(p: &CppParsed, l: Node<'_>, op: &str) -> String {
+    let same_level = l.kind() == "binary_expression"
+        && l.child_by_field_name("operator")
+            .is_some_and(|o| level(p.text(o)).is_some() && level(p.text(o)) == level(op));
+    if same_level {
+        format!("({})", p.text(l))
+    } else {
+        p.text(l).to_string()
+    }
 }
 
 fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
@@ -65,7 +93,11 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
         ) else {
             continue;
         };
-        if in_conditional(b) || !is_pure(p, l) || !is_pure(p, r) {
+        if in_conditional(b)
+            || sdk::cpp::in_call_to(p, p.macro_names(), b)
+            || !is_pure(p, l)
+            || !is_pure(p, r)
+        {
             continue;
         }
         let new_op = match p.text(op) {
@@ -75,22 +107,50 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
                 None => continue,
             },
         };
-        sites.push((b, l, r, new_op));
+        let right = moved_right(p, l, p.text(op));
+        sites.push((b, r, right, new_op));
     }
     for i in rng.sites(sites.len(), 0.5) {
-        let (b, l, r, op) = sites[i];
+        let (b, r, right, op) = &sites[i];
         if edits.overlaps(&b.byte_range()) {
             continue;
         }
-        edits.replace(b.byte_range(), format!("{} {op} {}", p.text(r), p.text(l)));
+        edits.replace(b.byte_range(), format!("{} {op} {right}", p.text(*r)));
     }
     edits
 }
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
+
+    #[test]
+    fn chained_comparisons_keep_their_grouping_and_macro_arguments_stay() {
+        let src = "#include <stdio.h>\n#define SHOW(e) printf(\"%s\\n\", #e)\nint main() { int a = 3, b = 2, c = 1; SHOW(a < b); return a > b > c; }\n";
+        let mut swapped = 0;
+        for seed in 0..16 {
+            if let Ok(Some(out)) = apply(src, seed) {
+                swapped += 1;
+                assert!(
+                    out.contains("SHOW(a < b)"),
+                    "seed {seed}: macro argument swapped:\n{out}"
+                );
+                let kept = ["a > b > c", "b < a > c", "c < (a > b)", "c < (b < a)"];
+                assert!(
+                    kept.iter().any(|k| out.contains(&format!("return {k};"))),
+                    "seed {seed}: grouping lost:\n{out}"
+                );
+            }
+        }
+        assert!(swapped > 0, "the chain is swapped by some seed");
+    }
 
     #[test]
     fn effects_strings_and_streams_are_declined() {

@@ -1,7 +1,7 @@
 //! ## What it does
 //! Swaps two adjacent statements of a block that do not depend on each other: declarations
 //! of arithmetic variables with side-effect-free initialisers, and assignments or increments
-//! of arithmetic variables from side-effect-free expressions.
+//! of arithmetic variables from side-effect-free expressions. It also rewrites C programs.
 //!
 //! ## Why it preserves semantics
 //! Two statements may run in either order when neither writes a variable the other reads or
@@ -39,6 +39,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-stmt-swap",
     description: "Swaps adjacent independent C++ statements over arithmetic variables",
     category: "structure",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -181,8 +182,14 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
 
     #[test]
     fn dependent_aliased_and_effectful_statements_stay() {

@@ -1,6 +1,7 @@
 //! ## What it does
 //! Rewrites an assignment or `return` of a conditional expression as an `if`/`else`
-//! (`x = c ? a : b;` → `if (c) x = a; else x = b;`), and the other way round.
+//! (`x = c ? a : b;` → `if (c) x = a; else x = b;`), and the other way round. It also
+//! rewrites C programs.
 //!
 //! ## Why it preserves semantics
 //! Both forms evaluate `c` once, then exactly one of `a` and `b`, and store or return it. The
@@ -8,7 +9,9 @@
 //! -1 : 1u` stores 4294967295 where `if (c) x = -1;` stores -1. So only branches whose types
 //! are the same are accepted: two integer literals without suffix, two floating literals
 //! without suffix, two string literals, or two names that every declaration in the program
-//! gives one and the same arithmetic type. The target of an assignment is a plain name.
+//! gives one and the same arithmetic type. The target of an assignment is a plain name. An
+//! `if` condition that binds less tightly than `?:` (an assignment, a conditional) is put in
+//! parentheses: `if (k = f()) x = 1; else x = 2;` is `x = (k = f()) ? 1 : 2;`.
 //!
 //! ## Example
 //! ```cpp
@@ -24,7 +27,7 @@
 //!   expression;
 //! - the statement uses a macro or lies in code a preprocessor conditional guards;
 //! - (if → conditional) the two branches assign different targets or with another operator,
-//!   or are not single statements.
+//!   or are not single statements, or the condition is a comma expression.
 
 use sdk::cpp::{arithmetic_names, in_conditional, CppParsed};
 use sdk::{Edits, Rng};
@@ -35,6 +38,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-ternary-if",
     description: "Rewrites C++ conditional-expression assignments and returns as if/else, and back",
     category: "control-flow",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -173,7 +177,20 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
         ) else {
             continue;
         };
-        let ct = p.text(value);
+        // An `if` condition may be any expression; as a conditional's condition one that binds
+        // less tightly than `?:` needs parentheses: `if (k = f())` is not `x = k = f() ? …`.
+        // A comma is left alone (tree-sitter-cpp misreads `(t = f(), t) ? 1 : 2`).
+        if value.kind() == "comma_expression" {
+            continue;
+        }
+        let ct = if matches!(
+            value.kind(),
+            "assignment_expression" | "conditional_expression"
+        ) {
+            format!("({})", p.text(value))
+        } else {
+            p.text(value).to_string()
+        };
         if let (Some((x, a)), Some((y, b))) = (assignment(p, then), assignment(p, other)) {
             if x == y && same_type(p, &arithmetic, a, b) {
                 sites.push((
@@ -202,8 +219,14 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
 
     #[test]
     fn mixed_branch_types_are_declined() {
@@ -212,5 +235,24 @@ mod tests {
             &["int main() { int c = 1; long long x = c ? -1 : 1u; unsigned u = 2; int i = 3; x = c ? u : i; return x > 0; }\n"],
             8,
         );
+    }
+
+    #[test]
+    fn loose_conditions_are_parenthesised() {
+        let src = "int f(); int main() { int t = 0, x, y; if (t = f()) x = 1; else x = 2; if (t ? x : 0) y = 1; else y = 2; if (t = 3, t) y = 3; else y = 4; return x + y; }\n";
+        let mut rewritten = 0;
+        for seed in 0..16 {
+            if let Ok(Some(out)) = apply(src, seed) {
+                rewritten += 1;
+                assert!(sdk::testing::parses_as_cpp(&out), "seed {seed}:\n{out}");
+                assert!(!out.contains("x = t = f()"), "seed {seed}:\n{out}");
+                assert!(!out.contains("y = t ? x : 0 ?"), "seed {seed}:\n{out}");
+                assert!(
+                    out.contains("if (t = 3, t) y = 3; else y = 4;"),
+                    "seed {seed}:\n{out}"
+                );
+            }
+        }
+        assert!(rewritten > 0);
     }
 }

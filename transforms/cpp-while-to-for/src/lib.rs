@@ -1,5 +1,5 @@
 //! ## What it does
-//! Writes a C++ `while (cond) body` loop as `for (; cond;) body`.
+//! Writes a C++ `while (cond) body` loop as `for (; cond;) body`. It also rewrites C programs.
 //!
 //! ## Why it preserves semantics
 //! A `for` loop with no initialisation and no update is defined as the `while` loop with the
@@ -26,6 +26,7 @@ sdk::declare_cpp_transform! {
     name: "cpp-while-to-for",
     description: "Writes a C++ while loop as a for loop with no initialisation or update",
     category: "control-flow",
+    languages: "cpp c",
     rewrite: rewrite,
 }
 
@@ -53,8 +54,14 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    use super::apply;
+    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
+    use super::{apply, apply_at_site};
     sdk::cpp_fixture_tests!(apply);
+
+    mod c {
+        use super::super::apply;
+        sdk::c_fixture_tests!(apply);
+    }
 
     #[test]
     fn declaring_conditions_are_declined() {

@@ -291,19 +291,19 @@ impl CppParsed {
     pub fn blocked_words(&self) -> BTreeSet<String> {
         let mut texts: Vec<&str> = Vec::new();
         for n in self.nodes() {
-            let text = match n.kind() {
-                "preproc_def" | "preproc_function_def" | "preproc_call" | "preproc_include" => {
-                    self.text(n)
+            match n.kind() {
+                // A conditional's code is code; only its condition or name is a directive.
+                "preproc_if" | "preproc_ifdef" | "preproc_elif" | "preproc_elifdef" => {
+                    for field in ["condition", "name"] {
+                        if let Some(c) = n.child_by_field_name(field) {
+                            texts.push(self.text(c));
+                        }
+                    }
                 }
-                "preproc_if" | "preproc_elif" => n
-                    .child_by_field_name("condition")
-                    .map_or("", |c| self.text(c)),
-                "preproc_ifdef" | "preproc_elifdef" => {
-                    n.child_by_field_name("name").map_or("", |c| self.text(c))
-                }
-                _ => continue,
-            };
-            texts.push(text);
+                "preproc_else" => {}
+                k if k.starts_with("preproc_") => texts.push(self.text(n)),
+                _ => {}
+            }
         }
         texts.extend(
             self.masked
@@ -602,6 +602,55 @@ pub fn arithmetic_names(parsed: &CppParsed) -> std::collections::BTreeMap<String
         .filter_map(|(name, ty)| ty.map(|t| (name, t)))
         .filter(|(name, _)| !parsed.macro_names().contains(name))
         .collect()
+}
+
+/// The program's function-like macros that may see the spelling of their arguments: their
+/// body stringifies (`#x`) or pastes (`a##x`), or calls such a macro. An argument of theirs
+/// is printed or glued as written, so renaming, reordering or rewriting it is observable.
+pub fn spelling_macros(parsed: &CppParsed) -> BTreeSet<String> {
+    let defs: Vec<(String, &str)> = parsed
+        .nodes_of_kind("preproc_function_def")
+        .into_iter()
+        .filter_map(|n| {
+            let name = parsed.text(n.child_by_field_name("name")?).to_string();
+            Some((
+                name,
+                n.child_by_field_name("value")
+                    .map_or("", |v| parsed.text(v)),
+            ))
+        })
+        .collect();
+    let mut found = BTreeSet::new();
+    loop {
+        let before = found.len();
+        for (name, body) in &defs {
+            let calls_one = body
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| found.contains(w));
+            if body.contains('#') || calls_one {
+                found.insert(name.clone());
+            }
+        }
+        if found.len() == before {
+            return found;
+        }
+    }
+}
+
+/// Whether `node` lies in the arguments of a call to one of `macros` (as tree-sitter reads a
+/// function-like macro's invocation: a call).
+pub fn in_call_to(parsed: &CppParsed, macros: &BTreeSet<String>, node: Node<'_>) -> bool {
+    let mut cur = node.parent();
+    while let Some(x) = cur {
+        if x.kind() == "call_expression"
+            && x.child_by_field_name("function")
+                .is_some_and(|f| macros.contains(parsed.text(f)))
+        {
+            return true;
+        }
+        cur = x.parent();
+    }
+    false
 }
 
 /// The `[a, b]` of a declarator `[a, b]` or `[a, b] = e`.

@@ -18,10 +18,11 @@ pub struct ApplyArgs {
     /// Seed of every step, or one seed per step (comma-separated).
     #[arg(long, default_value = "0", value_name = "N[,N...]")]
     seed: String,
-    /// The program (Python, or Java for a `.java` file), or `-` for standard input.
+    /// The program (its language from its extension: `.py`, `.java`, `.cpp`/`.cc`, `.c`), or
+    /// `-` for standard input.
     file: PathBuf,
     /// The program's language, when its file name does not say (`-`, or another extension).
-    #[arg(long, value_name = "python|java")]
+    #[arg(long, value_name = "python|java|cpp|c")]
     language: Option<Language>,
     #[command(flatten)]
     transforms: TransformOptions,

@@ -352,7 +352,6 @@ static CALM: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// the original on the task's tests (a failing decision is judged once more, alone, so that a
 /// time limit hit on a busy machine is not taken for a change). Each transform must apply to
 /// `min_tasks` tasks or more.
-
 pub fn assert_every_transform_equivalent(
     language: equimorph::program::Language,
     tasks: &equimorph::task::TaskSet,

@@ -222,14 +222,10 @@ fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
 
 #[cfg(test)]
 mod tests {
-    // `apply_at_site` is for the C tests below, whose macro calls `super::apply_at_site`.
-    use super::{apply, apply_at_site};
+    use super::apply;
     sdk::cpp_fixture_tests!(apply);
 
-    mod c {
-        use super::super::apply;
-        sdk::c_fixture_tests!(apply);
-    }
+    sdk::c_fixture_tests!(apply);
 
     #[test]
     fn declarations_that_act_unnamed_are_kept() {

@@ -248,6 +248,8 @@ pub fn render(out: &crate::Outcome) -> String {
 }
 
 /// Generates the standard tests of an SPT crate (see the module docs).
+// `crate::` deliberately names the invoking crate, where apply_at_site is defined.
+#[allow(clippy::crate_in_macro_def)]
 #[macro_export]
 macro_rules! fixture_tests {
     ($apply:path) => {
@@ -314,7 +316,7 @@ macro_rules! fixture_tests {
                 loop {
                     let mut offered = 0usize;
                     for seed in 0u64..2 {
-                        let (out, n) = super::apply_at_site(&src, seed, site);
+                        let (out, n) = crate::apply_at_site(&src, seed, site);
                         offered = offered.max(n);
                         match out {
                             Ok(Some(out)) => {
@@ -384,13 +386,16 @@ macro_rules! cpp_fixture_tests {
 
 /// Generates the standard tests of a C++ SPT crate on C programs, for crates that declare
 /// `languages: "cpp c"`: the same as [`fixture_tests!`] on the crate's `fixtures/*.c`, compiled
-/// and run by [`run_c`], so an output that is C++ but not C fails. Invoke it in a module of its
-/// own (`mod c { use super::super::apply; sdk::c_fixture_tests!(apply); }`); the `.c`
-/// fixtures' stems must differ from the `.cpp` ones (their snapshots share a folder).
+/// and run by [`run_c`], so an output that is C++ but not C fails. They go in a module `c` of
+/// their own, beside the C++ ones; the `.c` fixtures' stems must differ from the `.cpp` ones
+/// (their snapshots share a folder).
 #[macro_export]
 macro_rules! c_fixture_tests {
     ($apply:path) => {
-        $crate::fixture_tests!(@with $apply, "c", $crate::testing::parses_as_cpp, $crate::testing::run_c);
+        mod c {
+            use super::*;
+            $crate::fixture_tests!(@with $apply, "c", $crate::testing::parses_as_cpp, $crate::testing::run_c);
+        }
     };
 }
 

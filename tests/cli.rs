@@ -34,17 +34,24 @@ fn transforms_list_as_table_and_json() {
     let out = equimorph(&["transforms", "list", "--json"], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    // 39 Python SPTs, 28 Java ones and 18 C++ ones.
-    assert_eq!(rows.len(), 85);
+    // 39 Python SPTs, 28 Java ones and 23 C++ ones, 16 of which rewrite C too.
+    assert_eq!(rows.len(), 90);
     assert_eq!(rows.iter().filter(|r| r["language"] == "java").count(), 28);
-    assert_eq!(rows.iter().filter(|r| r["language"] == "cpp").count(), 18);
+    assert_eq!(rows.iter().filter(|r| r["language"] == "cpp").count(), 23);
+    let also_c = rows
+        .iter()
+        .filter(|r| r["languages"] == serde_json::json!(["cpp", "c"]))
+        .count();
+    assert_eq!(also_c, 16);
     for r in &rows {
         for k in ["name", "category", "description", "file", "language"] {
             assert!(r[k].is_string(), "{k} in {r}");
         }
+        assert_eq!(r["languages"][0], r["language"], "the main language first: {r}");
     }
     let table = text(&equimorph(&["transforms", "list"], None).stdout);
     assert!(table.starts_with("NAME") && table.contains("for-to-while"));
+    assert!(table.contains("cpp,c"), "{table}");
 }
 
 #[test]

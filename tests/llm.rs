@@ -659,7 +659,7 @@ fn implement_writes_the_select_layout_and_uses_the_base_url_from_the_environment
         None,
     );
     let printed = ok(&o);
-    assert!(printed.contains("4 candidates in 1 groups"), "{printed}");
+    assert!(printed.contains("4 candidates in 1 group"), "{printed}");
     server.stop();
 }
 

@@ -277,7 +277,7 @@ fn a_bad_candidate_never_stops_the_run_and_a_rerun_resumes() {
         String::from_utf8_lossy(&first.stderr)
     );
     assert!(
-        printed.contains("8 candidates in 1 groups, 5 validation tasks"),
+        printed.contains("8 candidates in 1 group, 5 validation tasks"),
         "{printed}"
     );
     let rows = selection(&out);

@@ -47,7 +47,10 @@ fn transforms_list_as_table_and_json() {
         for k in ["name", "category", "description", "file", "language"] {
             assert!(r[k].is_string(), "{k} in {r}");
         }
-        assert_eq!(r["languages"][0], r["language"], "the main language first: {r}");
+        assert_eq!(
+            r["languages"][0], r["language"],
+            "the main language first: {r}"
+        );
     }
     let table = text(&equimorph(&["transforms", "list"], None).stdout);
     assert!(table.starts_with("NAME") && table.contains("for-to-while"));

@@ -360,6 +360,133 @@ fn poj104_trees_and_jsonl_load_as_untested_c_and_cpp_programs_with_honest_counts
     assert!(said.contains("4 clone pairs"), "{said}");
 }
 
+/// `tests grow` gives POJ-104 programs (no tests) first tests on which most programs of their
+/// class agree, drops the program that disagrees, grows from them, and `attack` then rewrites
+/// the seeded programs under those tests.
+#[test]
+fn poj104_programs_get_tests_their_class_agrees_on_and_are_attacked() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("ProgramData");
+    let fixtures = common::root().join("fixtures/formats/poj104/ProgramData");
+    for (class, files) in [
+        ("1", ["1.txt", "2.txt", "3.txt"].as_slice()),
+        ("2", &["1.txt", "2.txt"]),
+        ("3", &["1.txt"]),
+    ] {
+        std::fs::create_dir_all(tree.join(class)).unwrap();
+        for f in files {
+            std::fs::copy(fixtures.join(class).join(f), tree.join(class).join(f)).unwrap();
+        }
+    }
+    // A wrong solution of class 1 (sum of 1..n): it prints n * n.
+    std::fs::write(
+        tree.join("1/4.txt"),
+        "#include <stdio.h>\nint main() { int n; scanf(\"%d\", &n); printf(\"%d\\n\", n * n); return 0; }\n",
+    )
+    .unwrap();
+    let grown = dir.path().join("grown.jsonl");
+    let o = common::equimorph(
+        &[
+            "tests",
+            "grow",
+            tree.to_str().unwrap(),
+            "--out",
+            grown.to_str().unwrap(),
+            "--mutants",
+            "20",
+            "--max-tests",
+            "2",
+            "--coverage-tests",
+            "1",
+            "--patience",
+            "1",
+            "--quiet",
+        ],
+        None,
+    );
+    let said = common::success_stdout(&o);
+    assert!(
+        said.contains("poj104/1: tests seeded for 3 of 4 untested program(s)")
+            && said.contains("disagree with the majority: poj104/1/4 ("),
+        "{said}"
+    );
+    assert!(said.contains("poj104/2: tests seeded for 2 of 2"), "{said}");
+    assert!(
+        said.contains("poj104/3: untested, not seeded: fewer than 2 programs"),
+        "{said}"
+    );
+    assert!(
+        said.contains("seeding: 5 of 7 untested program(s) in 3 problem(s)"),
+        "{said}"
+    );
+    let set = equimorph::task::load(&grown, None).unwrap();
+    let mut ids: Vec<&str> = set.tasks.iter().map(|t| t.id.as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        [
+            "poj104/1/1",
+            "poj104/1/2",
+            "poj104/1/3",
+            "poj104/2/1",
+            "poj104/2/2"
+        ]
+    );
+    let mut untested: Vec<&str> = set.untested.iter().map(|t| t.id.as_str()).collect();
+    untested.sort_unstable();
+    assert_eq!(untested, ["poj104/1/4", "poj104/3/1"]);
+    // Every seeded test is one the wrong program fails and the right ones pass: its expected
+    // output is the class's answer (the sum 1..n), checked here outside equimorph.
+    let sum_tests: Vec<&TestCase> = set.get("poj104/1/1").unwrap().tests.iter().collect();
+    assert!(sum_tests.len() >= 3, "{sum_tests:?}");
+    let first = |t: &TestCase| t.input.split_whitespace().next()?.parse::<i64>().ok();
+    for t in &sum_tests {
+        let Some(n) = first(t) else { continue };
+        let expected = if n > 0 { n * (n + 1) / 2 } else { 0 };
+        assert_eq!(
+            t.output.as_deref().map(str::trim),
+            Some(expected.to_string().as_str()),
+            "{t:?}"
+        );
+    }
+    assert!(sum_tests
+        .iter()
+        .filter_map(|t| first(t))
+        .any(|n| n * n != n * (n + 1) / 2));
+    // The void main() program (exit status not 0) is seeded and validates like the others.
+    let oracle = common::oracle(OracleMode::Fork);
+    for t in &set.tasks {
+        assert_eq!(oracle.validate(t).status, ValidationStatus::Ok, "{}", t.id);
+    }
+    let out = dir.path().join("attack");
+    let run = common::attack_command(
+        &grown,
+        &out,
+        "jaccard",
+        2,
+        &["--beam", "2", "--threshold", "0.5"],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let lines = results(&out, "results.jsonl");
+    assert_eq!(lines.len(), 5);
+    for l in &lines {
+        let id = l["id"].as_str().unwrap();
+        assert_eq!(l["status"], "ok", "{l}");
+        let task = set.get(id).cloned().unwrap();
+        let reference = oracle.validate(&task).reference.unwrap();
+        let d = oracle
+            .check(&task, &reference, l["best"].as_str().unwrap())
+            .unwrap();
+        assert!(d.equivalent && d.invalid.is_none(), "{id}: {d:?}");
+    }
+}
+
 /// `select` ranks C++ script candidates (`# language: cpp`) on C++ tasks with the real oracle,
 /// and `attack` runs the selected script beside a component on C++ tasks.
 #[test]

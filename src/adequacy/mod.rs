@@ -20,6 +20,7 @@ pub mod inputs;
 pub mod mutants;
 mod numerals;
 pub mod score;
+pub mod seed;
 pub mod symbolic;
 
 pub use crate::task::adequacy::{Adequacy, BrokenShare};

@@ -8,6 +8,7 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use equimorph::adequacy::grow::{GrowOptions, DEFAULT_COVERAGE_TESTS};
 use equimorph::adequacy::score::MutantOptions;
+use equimorph::adequacy::seed::SeedOptions;
 use equimorph::job::tests::{grow_options, mutant_options, GrowJob, ScoreJob};
 use equimorph::task::TaskFormat;
 use std::path::PathBuf;
@@ -124,6 +125,14 @@ pub struct GrowArgs {
     /// unchanged.
     #[arg(long, default_value_t = 0, value_name = "K")]
     holdout: usize,
+    /// Programs without tests (POJ-104; problems none of whose programs has tests): up to N
+    /// programs per problem run on inputs drawn from what they read (`scanf` conversions,
+    /// `cin`, line reads); an input is kept where at least two and more than half of them
+    /// print the same, and each program that prints the majority's output on every kept
+    /// input becomes a task with those tests, then grows like the others (0: leave them
+    /// untested).
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    untested: usize,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -185,6 +194,12 @@ fn grow(args: GrowArgs) -> Result<ExitCode> {
         out: args.out.clone(),
         report: args.report.clone(),
         holdout: args.holdout,
+        untested: (args.untested > 0).then(|| SeedOptions {
+            programs: args.untested,
+            seed: args.mutants.seed,
+            deadline: options.deadline,
+            ..SeedOptions::default()
+        }),
     };
     let outcome = job.run(&stop, &Bar::new(args.quiet))?;
     print(&outcome.printout());

@@ -15,6 +15,7 @@ use crate::adequacy::grow::{
 };
 use crate::adequacy::holdout::{held_out, judge, HoldoutReport};
 use crate::adequacy::score::{broken_by_task, score_task, MutantOptions, TaskScore};
+use crate::adequacy::seed::{seed_problem, untested_problems, ProblemSeeding, SeedOptions};
 use crate::adequacy::{ScoreDistribution, BAND_LABELS};
 use crate::oracle::{Oracle, ValidationStatus};
 use crate::task::{Task, TaskSet};
@@ -377,6 +378,10 @@ pub struct GrowJob<'a> {
     /// Accepted solutions held out per problem (the last ones in the file; 0: none): not
     /// grown, judged by the tests grown for the others ([`crate::adequacy::holdout`]).
     pub holdout: usize,
+    /// First tests for the untested programs of problems with no tested program
+    /// ([`crate::adequacy::seed`]): those that agree become tasks and grow; `None`: left
+    /// untested.
+    pub untested: Option<SeedOptions>,
 }
 
 /// How `tests grow` ended.
@@ -392,6 +397,9 @@ pub struct GrowOutcome {
     pub seconds: f64,
     /// Where the tasks were written.
     pub out: PathBuf,
+    /// What seeding did for each problem whose programs had no tests (empty when none had,
+    /// or seeding was off).
+    pub seeding: Vec<ProblemSeeding>,
 }
 
 impl GrowJob<'_> {
@@ -402,8 +410,9 @@ impl GrowJob<'_> {
         stop: &AtomicBool,
         progress: &dyn Progress,
     ) -> Result<GrowOutcome, TestsError> {
-        let set = self.tasks;
         let start = Instant::now();
+        let (seeded, seeding) = self.seed_untested(stop, progress);
+        let set = seeded.as_ref().unwrap_or(self.tasks);
         let held: HashSet<&str> = held_out(&set.tasks, self.holdout)
             .into_iter()
             .filter_map(|i| set.tasks.get(i).map(|t| t.id.as_str()))
@@ -467,7 +476,7 @@ impl GrowJob<'_> {
         }
         let pending = grown.iter().filter(|g| g.is_none()).count();
         if pending == 0 && !held.is_empty() {
-            self.judge_held_out(&held, &mut grown, stop, progress);
+            self.judge_held_out(set, &held, &mut grown, stop, progress);
         }
         let tasks: Vec<Task> = set
             .tasks
@@ -487,7 +496,43 @@ impl GrowJob<'_> {
             pending,
             seconds: start.elapsed().as_secs_f64(),
             out: self.out.clone(),
+            seeding,
         })
+    }
+
+    /// The task set with the untested programs that seeding gave tests moved among the tasks
+    /// (`None` when seeding is off or found nothing to do), and what it did per problem.
+    fn seed_untested(
+        &self,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> (Option<TaskSet>, Vec<ProblemSeeding>) {
+        let Some(options) = self.untested else {
+            return (None, Vec::new());
+        };
+        let problems = untested_problems(&self.tasks.tasks, &self.tasks.untested);
+        if problems.is_empty() {
+            return (None, Vec::new());
+        }
+        let results: Vec<(Vec<Task>, ProblemSeeding)> =
+            reporting(progress, problems.len() as u64, "seeding", |tick| {
+                problems
+                    .iter()
+                    .map(|(problem, programs)| {
+                        let r = seed_problem(self.oracle, problem, programs, &options, stop);
+                        tick();
+                        r
+                    })
+                    .collect()
+            });
+        let mut set = self.tasks.clone();
+        let mut seeding = Vec::new();
+        for (tasks, report) in results {
+            set.untested.retain(|u| !tasks.iter().any(|t| t.id == u.id));
+            set.tasks.extend(tasks);
+            seeding.push(report);
+        }
+        (Some(set), seeding)
     }
 }
 
@@ -496,12 +541,12 @@ impl GrowJob<'_> {
     /// the outcome in its report.
     fn judge_held_out(
         &self,
+        set: &TaskSet,
         held: &HashSet<&str>,
         grown: &mut [Option<(Task, GrowReport)>],
         stop: &AtomicBool,
         progress: &dyn Progress,
     ) {
-        let set = self.tasks;
         let targets: Vec<Task> = set
             .tasks
             .iter()
@@ -568,6 +613,7 @@ impl GrowOutcome {
     /// after, where the tasks are, and why it stopped.
     pub fn printout(&self) -> Printout {
         let mut p = Printout::new();
+        self.seeding_lines(&mut p);
         for r in &self.reports {
             match &r.holdout {
                 Some(h) => holdout_line(&mut p, &r.id, h),
@@ -607,6 +653,48 @@ impl GrowOutcome {
 }
 
 impl GrowOutcome {
+    /// One line per problem whose untested programs seeding tried, and their total.
+    fn seeding_lines(&self, p: &mut Printout) {
+        if self.seeding.is_empty() {
+            return;
+        }
+        for s in &self.seeding {
+            let disagreeing = if s.disagreeing.is_empty() {
+                String::new()
+            } else {
+                let ids: Vec<String> = s
+                    .disagreeing
+                    .iter()
+                    .map(|(id, n)| format!("{id} ({n})"))
+                    .collect();
+                format!("; disagree with the majority: {}", ids.join(", "))
+            };
+            let line = match &s.reason {
+                Some(why) if s.seeded.is_empty() => {
+                    format!("{}: untested, not seeded: {why}{disagreeing}", s.problem)
+                }
+                _ => format!(
+                    "{}: tests seeded for {} of {} untested program(s): {} of {} drawn \
+                     input(s) kept ({} unanimous){disagreeing}",
+                    s.problem,
+                    s.seeded.len(),
+                    s.programs,
+                    s.kept,
+                    s.tried,
+                    s.unanimous
+                ),
+            };
+            p.out(line);
+        }
+        let seeded: usize = self.seeding.iter().map(|s| s.seeded.len()).sum();
+        let programs: usize = self.seeding.iter().map(|s| s.programs).sum();
+        p.out(format!(
+            "seeding: {seeded} of {programs} untested program(s) in {} problem(s) got tests \
+             on which most of their problem's programs agree",
+            self.seeding.len()
+        ));
+    }
+
     /// The held-out solutions' figures summed, when any was judged.
     fn holdout_total(&self, p: &mut Printout) {
         let judged: Vec<&HoldoutReport> = self

@@ -26,6 +26,8 @@ pub enum TestsCommand {
     /// test_code tasks) made from the existing ones, kept only when the original runs on them
     /// normally and deterministically within the deadline, every other accepted solution of
     /// the problem prints the same, and they reject a mutant the tests so far let through.
+    /// Programs with no test at all (POJ-104) first get inputs most programs of their problem
+    /// agree on (`--untested`).
     Grow(Box<GrowArgs>),
 }
 

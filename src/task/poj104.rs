@@ -9,7 +9,8 @@
 //! Every program becomes an untested task of its class's problem (`poj104/<class>`), in C or
 //! C++ as its text shows (see [`language_of`]), so the
 //! set serves `calibrate` (two programs of one class are clones), `augment --unverified` and
-//! `train`; attacks need tests first (`tests grow` on programs of one class that agree).
+//! `train`; attacks need tests first: `tests grow` seeds them from inputs most programs of a
+//! class agree on ([`crate::adequacy::seed`]).
 
 use super::{Task, TaskError, TaskSet};
 use crate::language::{error_count, Language};

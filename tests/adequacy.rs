@@ -443,6 +443,36 @@ fn java_mutants_that_compile_to_the_originals_class_files_are_left_out() {
 }
 
 #[test]
+fn cpp_and_c_mutants_whose_binary_is_the_originals_are_left_out() {
+    let oracle = common::oracle(OracleMode::Fork);
+    // `DEBUG` is 0: at -O1 gcc compiles no code for the block it guards, so edits inside it
+    // vanish from the binary; the edits of the last line do not.
+    for (language, source) in [
+        (Language::Cpp, "#include <cstdio>\nconst int DEBUG = 0;\nint main() {\n    int x = 5;\n    if (DEBUG) {\n        printf(\"%d\\n\", x * 2 + 1);\n    }\n    printf(\"%d\\n\", x + 1);\n}\n"),
+        (Language::C, "#include <stdio.h>\n#define DEBUG 0\nint main(void) {\n    int x = 5;\n    if (DEBUG) {\n        printf(\"%d\\n\", x * 2 + 1);\n    }\n    printf(\"%d\\n\", x + 1);\n    return 0;\n}\n"),
+    ] {
+        let all = equimorph::adequacy::mutants::all_mutants_of(language, source);
+        // `printf(x * 2 + 1, "%d\n")` does not compile as C++ (nor as C with GCC 14): it is
+        // kept, as every mutant that does not compile is.
+        let swap = |m: &equimorph::adequacy::mutants::Mutant| m.edit.contains(", \"%d");
+        let dead = all.iter().filter(|m| m.line == 6 && !swap(m)).count();
+        assert!(dead >= 2, "{all:?}");
+        let (kept, dropped) = without_trivially_equivalent(&oracle, language, source, all.clone());
+        assert_eq!(kept.len() + dropped, all.len());
+        assert!(dropped >= dead, "{language:?}: {kept:?}");
+        assert!(kept.iter().all(|m| m.line != 6 || swap(m)), "{kept:?}");
+        assert!(kept.iter().any(|m| m.line == 8), "live mutants are kept");
+        // A mutant that does not compile is never called equivalent.
+        let broken = vec![equimorph::adequacy::mutants::Mutant {
+            source: source.replace("x + 1);", "x + );"),
+            ..all[0].clone()
+        }];
+        let (kept, dropped) = without_trivially_equivalent(&oracle, language, source, broken);
+        assert_eq!((kept.len(), dropped), (1, 0));
+    }
+}
+
+#[test]
 fn a_task_without_literal_asserts_grows_from_its_docstring_examples() {
     let oracle = common::oracle(OracleMode::Fork);
     // The test code has no literal call; the docstring states three, one of them wrongly.

@@ -7,11 +7,16 @@
 //! Python: code objects compared in everything but line numbers and positions. Java: class
 //! files compiled with `-g:none` (no line numbers, local names or source file) compared byte
 //! for byte, by `CompareClasses.java` run through the warm Java worker. Both comparisons run in
-//! the oracle's sandbox (compiling runs no program code, but the source is the user's).
+//! the oracle's sandbox (compiling runs no program code, but the source is the user's). C and
+//! C++: the binaries of the oracle's run build (`-O1`, no debug information), compiled in its
+//! sandbox, compared byte for byte; they are the binaries the tests then run, taken from the
+//! oracle's build cache, so the comparison costs no extra compile.
 
 use super::mutants::Mutant;
+use crate::oracle::native::Build;
 use crate::oracle::{ExitClass, Oracle};
 use crate::program::Language;
+use rayon::prelude::*;
 use std::time::Duration;
 
 /// Reads `{"original": …, "mutants": […]}` on stdin and prints one character per mutant: `1`
@@ -63,8 +68,9 @@ pub fn without_trivially_equivalent(
         return (mutants, 0);
     }
     let run = match language {
-        // No bytecode to compare: C and C++ mutants are all kept.
-        Language::Cpp | Language::C => return (mutants, 0),
+        Language::Cpp | Language::C => {
+            return without_same_binary(oracle, language, original, mutants)
+        }
         Language::Python => {
             let sources: Vec<&str> = mutants.iter().map(|m| m.source.as_str()).collect();
             let input = serde_json::json!({ "original": original, "mutants": sources });
@@ -87,6 +93,38 @@ pub fn without_trivially_equivalent(
         .into_iter()
         .zip(flags)
         .filter(|(_, same)| !same)
+        .map(|(m, _)| m)
+        .collect();
+    (kept, dropped)
+}
+
+/// [`without_trivially_equivalent`] for C and C++: mutants whose binary is the original's are
+/// dropped. A mutant that does not compile is kept (it is then found invalid, never a verdict).
+fn without_same_binary(
+    oracle: &Oracle,
+    language: Language,
+    original: &str,
+    mutants: Vec<Mutant>,
+) -> (Vec<Mutant>, usize) {
+    let Ok(runner) = oracle.native_runner() else {
+        return (mutants, 0);
+    };
+    let Some(reference) = runner.binary_bytes(language, original, Build::Run) else {
+        return (mutants, 0);
+    };
+    let same: Vec<bool> = mutants
+        .par_iter()
+        .map(|m| {
+            runner
+                .binary_bytes(language, &m.source, Build::Run)
+                .is_some_and(|b| b == reference)
+        })
+        .collect();
+    let dropped = same.iter().filter(|s| **s).count();
+    let kept = mutants
+        .into_iter()
+        .zip(same)
+        .filter(|(_, s)| !s)
         .map(|(m, _)| m)
         .collect();
     (kept, dropped)

@@ -241,6 +241,14 @@ impl NativeRunner {
         }
     }
 
+    /// The bytes of `source`'s binary built as `build` (compiled on first use, then from the
+    /// cache): two programs whose binaries are byte for byte the same behave the same on every
+    /// input. `None`: it does not compile, or the sandbox failed.
+    pub fn binary_bytes(&self, language: Language, source: &str, build: Build) -> Option<Vec<u8>> {
+        let path = self.binary(language, source, build).ok()?;
+        std::fs::read(path).ok()
+    }
+
     /// The binary of `source`, compiled on first use. `Err`: the run's result instead (a
     /// compile error, or a crash of the sandbox, which is not cached).
     fn binary(&self, language: Language, source: &str, build: Build) -> Result<PathBuf, RunResult> {

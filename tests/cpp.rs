@@ -133,6 +133,8 @@ fn c_tasks_get_the_c_capable_transforms_and_every_output_is_equivalent_c() {
         "cpp-auto-type",
         "cpp-typedef-using",
         "cpp-std-qualify",
+        "cpp-std-unqualify",
+        "cpp-block-extract",
     ] {
         assert!(!for_c.contains(&cpp_only), "{cpp_only} writes C++ only");
     }

@@ -85,9 +85,11 @@ const EXPECTED_JAVA: &[&str] = &[
 
 const EXPECTED_CPP: &[&str] = &[
     "cpp-auto-type",
+    "cpp-block-extract",
     "cpp-braces",
     "cpp-comment-edit",
     "cpp-compound-assign",
+    "cpp-const-define",
     "cpp-dead-code",
     "cpp-define-const",
     "cpp-endl",
@@ -100,6 +102,7 @@ const EXPECTED_CPP: &[&str] = &[
     "cpp-main-extract",
     "cpp-operand-swap",
     "cpp-std-qualify",
+    "cpp-std-unqualify",
     "cpp-stdio",
     "cpp-stmt-swap",
     "cpp-switch-if",

@@ -7,6 +7,11 @@
 //! header of the statement that follows. Byte offsets are unchanged, so a tree of the copy
 //! locates every other node in the original; the masked ranges are what it cannot show.
 //!
+//! One other construct tree-sitter-cpp cannot read is masked the same way: an array `new` of
+//! pointers, `new int *[n]` (the grammar takes `*[n]` for a multiplication). Its `*`s become
+//! spaces, `new int  [n]`, which parses as the `new`-expression it is; the range from `new`
+//! to the `[` is masked, so transforms leave the statement alone and rename none of its words.
+//!
 //! This file is compiled into both the guest SDK and the host (which includes it with
 //! `#[path]`), so that both judge the same programs parseable. It uses only `std`.
 
@@ -50,10 +55,11 @@ pub fn header_macros(source: &str) -> BTreeSet<String> {
 }
 
 /// The source with every invocation of a [`header_macros`] macro in code (not in comments,
-/// literals or directives) masked, and the masked ranges; `None` when there is none.
+/// literals or directives) and every array `new` of pointers masked, and the masked ranges;
+/// `None` when there is none.
 pub fn mask(source: &str) -> Option<(String, Vec<Range<usize>>)> {
     let macros = header_macros(source);
-    if macros.is_empty() {
+    if macros.is_empty() && !source.contains("new") {
         return None;
     }
     let bytes = source.as_bytes();
@@ -97,6 +103,18 @@ pub fn mask(source: &str) -> Option<(String, Vec<Range<usize>>)> {
             let Ok(word) = std::str::from_utf8(&bytes[start..i]) else {
                 continue;
             };
+            if word == "new" {
+                if let Some(open) = pointer_array_new(bytes, i) {
+                    for b in &mut out[i..open] {
+                        if *b == b'*' {
+                            *b = b' ';
+                        }
+                    }
+                    ranges.push(start..open);
+                    i = open;
+                }
+                continue;
+            }
             if !macros.contains(word) {
                 continue;
             }
@@ -132,6 +150,35 @@ pub fn mask(source: &str) -> Option<(String, Vec<Range<usize>>)> {
     }
     // Only ASCII bytes were written over whole invocations, which start and end on ASCII.
     String::from_utf8(out).ok().map(|s| (s, ranges))
+}
+
+/// For `new` ending at `i`: the index of the `[` when a type name (words, `::`, spaces) and
+/// then one or more `*` follow, as in `new int *[n]` or `new std::string**[n]`.
+fn pointer_array_new(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut j = i;
+    let mut words = 0;
+    while let Some(&b) = bytes.get(j) {
+        if b.is_ascii_alphanumeric() || b == b'_' {
+            if j == 0 || !(bytes[j - 1].is_ascii_alphanumeric() || bytes[j - 1] == b'_') {
+                words += 1;
+            }
+            j += 1;
+        } else if matches!(b, b' ' | b'\t' | b':') {
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    let mut stars = 0;
+    while let Some(&b) = bytes.get(j) {
+        match b {
+            b'*' => stars += 1,
+            b' ' | b'\t' => {}
+            _ => break,
+        }
+        j += 1;
+    }
+    (words > 0 && stars > 0 && bytes.get(j) == Some(&b'[')).then_some(j)
 }
 
 /// The index after a directive that starts at `i` (its lines joined by `\` included).
@@ -210,5 +257,19 @@ mod tests {
         assert!(masked.contains("\"rep(k, 1)\""));
         assert_eq!(masked.lines().count(), src.lines().count(), "newlines kept");
         assert!(mask("int main() { return 0; }\n").is_none());
+    }
+
+    #[test]
+    fn arrays_of_pointers_made_by_new_are_masked() {
+        let src = "int main() {\n    int m = 3;\n    int **a = new int *[m];\n    std::string **s = new std::string**[2];\n    int *b = new int[m];\n    int c = m * m;\n    // new int *[m] in a comment\n}\n";
+        let (masked, ranges) = mask(src).expect("two arrays of pointers");
+        assert_eq!(masked.len(), src.len());
+        assert_eq!(ranges.len(), 2, "{ranges:?}");
+        assert_eq!(&src[ranges[0].clone()], "new int *");
+        assert!(masked.contains("int **a = new int  [m];"));
+        assert!(masked.contains("new std::string  [2]"));
+        assert!(masked.contains("new int[m]") && masked.contains("m * m"));
+        assert!(masked.contains("// new int *[m] in a comment"));
+        assert!(mask("int main() { int renew = 2; return renew * 3; }\n").is_none());
     }
 }

@@ -719,6 +719,22 @@ mod tests {
     }
 
     #[test]
+    fn arrays_of_pointers_made_by_new_parse_masked_and_are_left_alone() {
+        let src = "#include <cstdio>\nint main() { int m = 2;\n    int **a = new int *[m];\n    for (int i = 0; i < m; i++) a[i] = new int[m];\n    printf(\"%d\\n\", m); }\n";
+        let p = CppParsed::new(src).expect("parses once masked");
+        let decls = p.nodes_of_kind("declaration");
+        let with_new: Vec<bool> = decls
+            .iter()
+            .filter(|d| p.text(**d).contains("new"))
+            .map(|d| p.uses_macro(*d))
+            .collect();
+        assert_eq!(with_new, [true], "{decls:?}");
+        // The bound `[m]` lies outside the mask and is in the tree: a rename may edit it.
+        assert!(!p.blocked_words().contains("m"));
+        assert!(!p.uses_macro(p.nodes_of_kind("for_statement")[0]));
+    }
+
+    #[test]
     fn arithmetic_names_need_one_plain_type() {
         let p = CppParsed::new(
             "long long g;\nint f(int a, int *p) { int b = 1, c[3]; double d; string s; return a; }\nint main() { int a = 2; auto e = 3; const int k = 4; return f(a, &a); }\n",

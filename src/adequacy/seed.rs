@@ -59,6 +59,10 @@ impl Default for SeedOptions {
     }
 }
 
+/// The relative tolerance within which two programs' floating outputs agree (for choosing
+/// inputs only), when the oracle has none.
+const AGREEMENT_TOLERANCE: f64 = 1e-5;
+
 /// What seeding did for one problem.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ProblemSeeding {
@@ -102,9 +106,15 @@ impl Reads {
             r.add_conversions(&format);
         }
         if source.contains("cin") && source.contains(">>") {
+            // The types of the variables declared (an `#include <string>` declares none).
+            let code: String = source
+                .lines()
+                .filter(|l| !l.trim_start().starts_with('#'))
+                .collect::<Vec<_>>()
+                .join("\n");
             r.ints = true;
-            r.floats |= source.contains("double") || source.contains("float");
-            r.words |= source.contains("string") || source.contains("char");
+            r.floats |= declares(&code, "double") || declares(&code, "float");
+            r.words |= declares(&code, "string") || declares_array(&code, "char");
         }
         r.lines |= [
             "gets(", "fgets(", "getline(", "getchar(", "getc(", "cin.get(",
@@ -142,6 +152,28 @@ impl Reads {
             }
         }
     }
+}
+
+/// Whether `code` declares a variable of type `ty`: the word, then a name.
+fn declares(code: &str, ty: &str) -> bool {
+    code.match_indices(ty).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let rest = code.get(at + ty.len()..).unwrap_or("");
+        before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+            && rest.starts_with([' ', '\t'])
+            && rest
+                .trim_start()
+                .starts_with(|c: char| c.is_alphabetic() || c == '_')
+    })
+}
+
+/// Whether `code` declares an array of `ty` (`char s[100]`): a text to read as a word.
+fn declares_array(code: &str, ty: &str) -> bool {
+    code.match_indices(ty).any(|(at, _)| {
+        let rest = code.get(at + ty.len()..).unwrap_or("");
+        let decl = rest.split(';').next().unwrap_or("");
+        rest.starts_with([' ', '\t']) && decl.contains('[') && !decl.contains('(')
+    })
 }
 
 /// The string literals that start the argument lists of `scanf`-family calls in `source`.
@@ -242,7 +274,7 @@ fn draw(reads: Reads, rng: &mut ChaCha8Rng) -> String {
     }
     let kind = kinds.choose(rng).copied().unwrap_or(Item::Int);
     let mut lines: Vec<String> = Vec::new();
-    let shapes = if reads.lines { 9 } else { 8 };
+    let shapes = if reads.lines { 11 } else { 10 };
     match rng.random_range(0..shapes) {
         // A count, then that many values on one line.
         0 => {
@@ -304,6 +336,18 @@ fn draw(reads: Reads, rng: &mut ChaCha8Rng) -> String {
                     .join(" ")
             }));
         }
+        // Rows of two or three values ended by a row of zeros (`0 0`) or of `-1`s.
+        8 | 9 => {
+            let (n, k) = (count(rng), rng.random_range(2..=3));
+            lines.extend((0..n).map(|_| {
+                (0..k)
+                    .map(|_| rng.random_range(1..=20).to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }));
+            let end = if rng.random_bool(0.5) { "0" } else { "-1" };
+            lines.push(vec![end; k].join(" "));
+        }
         // A line of text.
         _ => {
             let n = rng.random_range(1..=6);
@@ -364,9 +408,10 @@ fn output_of(oracle: &Oracle, task: &Task, input: &str, deadline: Duration) -> O
     ends_normally(task, run.class).then_some(run.stdout)
 }
 
-/// The output most programs print, with how many print it, among those that ended normally;
-/// `None` when no output is shared by at least two programs and more than half of those that
-/// ran (or when it is blank).
+/// The output most programs print, with how many print it; `None` when no output is printed
+/// by at least two programs and more than half of all of them (a program that did not end
+/// normally counts against: an input that makes most of them hang or crash is no input of the
+/// problem), or when it is blank.
 fn majority(
     task: &Task,
     outputs: &[Option<String>],
@@ -389,7 +434,8 @@ fn majority(
     }
     let (leader, agree) = best?;
     let printed = outputs.get(leader)?.as_deref()?;
-    (agree >= 2 && agree * 2 > ran.len() && !printed.trim().is_empty()).then_some((leader, agree))
+    (agree >= 2 && agree * 2 > outputs.len() && !printed.trim().is_empty())
+        .then_some((leader, agree))
 }
 
 /// Gives first tests to the untested programs of one problem (`programs`, in load order;
@@ -428,7 +474,18 @@ pub fn seed_problem(
     let seed = options.seed ^ fnv(problem);
     let inputs = draw_inputs(reads, options.candidates, seed);
     report.tried = inputs.len();
-    let tolerance = oracle.config().float_tolerance;
+    // Programs print floating answers with different precision (`%.5f`, `%f`); each one's
+    // tests hold its own outputs, so a tolerance only decides who agrees.
+    let tolerance = oracle
+        .config()
+        .float_tolerance
+        .or(Some(AGREEMENT_TOLERANCE));
+    // What each program prints when it reads nothing: an input on which the majority prints
+    // that was most likely not read at all (words fed to a number reader).
+    let baselines: Vec<Option<String>> = voters
+        .par_iter()
+        .map(|v| output_of(oracle, v, "", options.deadline))
+        .collect();
     // Every program on every input, in parallel (each program compiles once, in the cache).
     let outputs: Vec<Vec<Option<String>>> = inputs
         .par_iter()
@@ -456,6 +513,11 @@ pub fn seed_problem(
     for (k, outs) in outputs.iter().enumerate() {
         let Some(task) = first else { break };
         if let Some((leader, agree)) = majority(task, outs, tolerance) {
+            let answer = outs.get(leader).and_then(|o| o.as_deref());
+            let unread = baselines.get(leader).and_then(|b| b.as_deref());
+            if answer.is_some_and(|a| Some(a) == unread) {
+                continue;
+            }
             let ran = outs.iter().filter(|o| o.is_some()).count();
             candidates.push((k, leader, agree, agree == ran && ran == voters.len()));
         }
@@ -488,8 +550,9 @@ pub fn seed_problem(
         .count();
     if kept.len() < options.min_inputs {
         report.reason = Some(format!(
-            "its programs agree on {} of {} drawn inputs (at least {} needed): what it reads \
-             was not guessed",
+            "its programs agree on {} of {} drawn inputs (at least {} needed): the inputs drawn \
+             are not of the shapes it reads (an end marker such as `END`), or its programs hang \
+             or print differently formatted answers",
             kept.len(),
             inputs.len(),
             options.min_inputs
@@ -640,6 +703,11 @@ mod tests {
             None
         );
         assert_eq!(majority(&task, &[None, s("5"), s("5")], None), Some((1, 2)));
+        assert_eq!(
+            majority(&task, &[None, None, s("5"), s("5")], None),
+            None,
+            "programs that hang count against"
+        );
         assert_eq!(majority(&task, &[s(" \n"), s(" \n")], None), None, "blank");
     }
 }

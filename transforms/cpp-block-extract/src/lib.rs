@@ -62,7 +62,9 @@
 //!   body, of a `switch` body's `case`s, or of a GNU statement expression are not candidates;
 //! - the run is a single declaration or holds only declarations.
 
-use sdk::cpp::{fresh_names, has_continuation, has_raw_string, in_conditional, CppParsed};
+use sdk::cpp::{
+    fresh_names, has_continuation, has_raw_string, in_conditional, CppParsed, LIBC_NAMES,
+};
 use sdk::parse::{children, descendants, named_children};
 use sdk::text::{line_end, shift_lines, starts_line};
 use sdk::{Edits, Rng};
@@ -75,12 +77,6 @@ sdk::declare_cpp_transform! {
     category: "structure",
     rewrite: rewrite,
 }
-
-/// Words of the fresh-name vocabulary that libc or POSIX headers declare at file scope: a
-/// local of that name would hide the function from code a header macro expands to.
-const LIBC_NAMES: &[&str] = &[
-    "alarm", "clock", "floor", "index", "leaf", "round", "signal", "socket",
-];
 
 /// Words a run must not contain (as code, not in strings or comments): they name the
 /// enclosing function, declare locals whose storage a lambda would change, jump, or depend on

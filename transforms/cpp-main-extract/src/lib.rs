@@ -35,7 +35,7 @@
 //! - the body uses a macro that could name `main`'s own scope (`__func__`-style macros are
 //!   not told apart, so any macro use declines).
 
-use sdk::cpp::{fresh_names, in_conditional, CppParsed};
+use sdk::cpp::{fresh_names, in_conditional, CppParsed, LIBC_NAMES};
 use sdk::parse::descendants;
 use sdk::{Edits, Rng};
 
@@ -46,13 +46,6 @@ sdk::declare_cpp_transform! {
     languages: "cpp c",
     rewrite: rewrite,
 }
-
-/// Words of the fresh-name vocabulary that libc or POSIX headers declare at file scope
-/// (`round` in `<math.h>`, `alarm` in `<unistd.h>`, `leaf` in `<search.h>`): a function of
-/// that name would clash with the declaration.
-const LIBC_NAMES: &[&str] = &[
-    "alarm", "clock", "floor", "index", "leaf", "round", "signal", "socket",
-];
 
 fn rewrite(p: &CppParsed, rng: &mut Rng) -> Edits {
     let mut edits = Edits::new();

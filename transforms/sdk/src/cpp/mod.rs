@@ -398,6 +398,14 @@ fn run_with(
     crate::run_parsed(source, rng, CppParsed::new, rewrite)
 }
 
+/// Words of the fresh-name vocabulary that libc or POSIX headers declare at file scope
+/// (`round` in `<math.h>`, `alarm` in `<unistd.h>`, `leaf` in `<search.h>`): a new function of
+/// that name would clash with the declaration, and a new local would hide it from code a header
+/// macro expands to. SPTs that add names claim them first.
+pub const LIBC_NAMES: &[&str] = &[
+    "alarm", "clock", "floor", "index", "leaf", "round", "signal", "socket",
+];
+
 /// Fresh identifiers for a C++ program: none is a word of the program or in [`RESERVED`].
 pub fn fresh_names(parsed: &CppParsed) -> crate::names::FreshNames {
     crate::names::FreshNames::avoiding(&parsed.source, RESERVED)

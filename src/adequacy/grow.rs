@@ -1005,6 +1005,11 @@ fn grow_inner(
             &options,
             &mut growth,
         );
+        // Of the inputs left, larger ones first for the coverage budget: where several reach
+        // something new, the larger tries more values a solution growth never saw may err on
+        // (calls have no input and keep their order).
+        let mut left = left;
+        left.sort_by_key(|k| std::cmp::Reverse(k.test.input.len()));
         let covering = admit_covering(
             oracle,
             &programs,

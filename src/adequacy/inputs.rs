@@ -9,6 +9,7 @@
 //! of [`super::grow`] (the original runs normally and deterministically, other accepted
 //! solutions agree) are what make a kept input trustworthy.
 
+mod commands;
 mod records;
 
 use super::cards::Deck;
@@ -580,6 +581,10 @@ pub struct InputModel {
     seen_inputs: BTreeSet<u64>,
     /// What the records show beyond one line: column ranges, sorted columns, permutations.
     records: records::RecordRules,
+    /// Per word class (lower, upper): whether its words are free text ([`free_text_classes`]).
+    free_text: [bool; 2],
+    /// Where the lines after the first are commands (`1 5`, `3`, `4 2`), their codes.
+    commands: Option<commands::Commands>,
 }
 
 /// A record column whose integers lie within a value of the first line in every input: an
@@ -687,6 +692,35 @@ fn word_class(w: &str) -> usize {
     }
 }
 
+/// Per word class (lower, upper): whether the task's words of that class read as free text, the
+/// strings a problem is about (`listen`, `dbxac`) rather than a closed set of keywords. They do
+/// when every line that holds one holds no number (a command or a name beside its value is a
+/// keyword: `deposit 100`, `alice 3`) and no word of the class is on two lines of one input
+/// (commands repeat line after line: `pop` … `pop`), and each is plain (no numeral of a task of
+/// numerals, no card, no word made of fields).
+fn free_text_classes(inputs: &[Parsed], plain: impl Fn(&str) -> bool) -> [bool; 2] {
+    let mut free = [true; 2];
+    let mut seen = [false; 2];
+    for p in inputs {
+        let mut line_of: BTreeMap<&str, usize> = BTreeMap::new();
+        for (l, line) in p.lines.iter().enumerate() {
+            let numbers = line.iter().any(|t| !matches!(t, Token::Word(_)));
+            for w in words_of(line) {
+                let class = word_class(w);
+                let (Some(f), Some(s)) = (free.get_mut(class), seen.get_mut(class)) else {
+                    continue;
+                };
+                *s = true;
+                let repeated = *line_of.entry(w).or_insert(l) != l;
+                if numbers || repeated || !plain(w) {
+                    *f = false;
+                }
+            }
+        }
+    }
+    [free[0] && seen[0], free[1] && seen[1]]
+}
+
 /// Largest count a resized structure gets (grown tests stay small and cheap).
 const MAX_COUNT: usize = 60;
 
@@ -772,6 +806,8 @@ impl InputModel {
         for p in &parsed_all {
             p.add_pairs(&mut pairs);
         }
+        let free_text = free_text_classes(&parsed_all, plain);
+        let commands = commands::Commands::of(&parsed_all);
         let positions = by_format
             .into_iter()
             .filter(|(_, ws)| ws.len() >= 2)
@@ -800,7 +836,24 @@ impl InputModel {
             pairs,
             seen_inputs,
             records,
+            free_text,
+            commands,
         }
+    }
+
+    /// Whether `w` is a word of a free-text class ([`free_text_classes`]) made of characters
+    /// the task's words of that class show, no shorter or longer than the words seen: an edited
+    /// string (`dbxac` → `dbxcc`) is as valid as the original where the problem reads any
+    /// string, which a closed set of words (commands, names beside numbers) is not.
+    fn free_text_word(&self, w: &str) -> bool {
+        let class = word_class(w);
+        let len = w.chars().count();
+        self.free_text.get(class).copied().unwrap_or(false)
+            && (self.len_lo..=self.len_hi).contains(&len)
+            && self
+                .alphabets
+                .get(class)
+                .is_some_and(|a| w.chars().all(|c| a.contains(&c)))
     }
 
     /// Whether `input` stays within what the existing inputs show: every integer in their
@@ -825,6 +878,7 @@ impl InputModel {
                 Token::Int(v) => (lo..=self.int_hi).contains(v),
                 Token::Word(w) => {
                     self.words.contains(w)
+                        || self.free_text_word(w)
                         || self.cards.as_ref().is_some_and(|d| d.holds(w))
                         || self.shapes.within(w) == Some(true)
                         || self
@@ -851,12 +905,20 @@ impl InputModel {
             p.add_pairs(&mut pairs);
         }
         let orders = ordered_pairs(pairs);
-        for _ in 0..rng.random_range(1..=3) {
-            match rng.random_range(0..10) {
+        // One input in five is broad: one count's structure made large, then many of its values
+        // redrawn within the range the task's tests show, as a judge's random tests are. A
+        // solution growth never saw errs on values no small edit of the sample reaches
+        // (`x mod y = 1` among many cases), and a broad input tries many at once.
+        // Not of cards: a hand cannot outgrow the deck.
+        let broad = !links.is_empty() && self.cards.is_none() && rng.random_ratio(1, 5);
+        let steps = if broad { 1 } else { rng.random_range(1..=3) };
+        for _ in 0..steps {
+            let choice = if broad { 5 } else { rng.random_range(0..10) };
+            match choice {
                 0..=4 => self.change_value(&mut p, &links, rng),
                 5..=7 if !links.is_empty() => {
                     let link = links[rng.random_range(0..links.len())];
-                    self.resize(&mut p, link, rng);
+                    self.resize(&mut p, link, broad, rng);
                     if let Link::LinesAfter { line, .. }
                     | Link::Cases { line, .. }
                     | Link::GridRows { line, .. } = link
@@ -876,6 +938,13 @@ impl InputModel {
                 _ => shuffle_line(&mut p, &links, rng),
             }
         }
+        if broad {
+            let sites: usize = p.lines.iter().map(Vec::len).sum();
+            for _ in 0..(sites / 3).clamp(1, 40) {
+                self.change_value(&mut p, &links, rng);
+            }
+            self.keep_typical(&mut p, &count_places(&links));
+        }
         // Orders first: an index past its bound crashes a solution, and the bound wins where
         // both cannot hold (`l < r` with n = 1).
         let counts = count_places(&links);
@@ -889,8 +958,36 @@ impl InputModel {
         self.records.permute(&mut p);
         self.records.sort(&mut p, &counts);
         self.deal(&mut p, rng);
+        // A command's code edited, or its arguments shuffled before it (`2 4` from `4 2`), is
+        // no command the problem knows: solutions that read lines and ones that read tokens
+        // part there.
+        if let Some(c) = &self.commands {
+            if !c.hold(&p) {
+                return None;
+            }
+            c.keep_floors(&mut p);
+        }
         let out = p.render();
         (out != base).then_some(out)
+    }
+
+    /// Brings every integer of `p` that is not one of `counts` nor in a grid within the range
+    /// [`InputModel::within_observed`] accepts.
+    fn keep_typical(&self, p: &mut Parsed, counts: &BTreeSet<(usize, usize)>) {
+        let lo = if self.int_lo >= 1 { 1 } else { self.int_lo };
+        let grids = p.grids();
+        for (l, line) in p.lines.iter_mut().enumerate() {
+            if grids.iter().any(|g| g.contains(&l)) {
+                continue;
+            }
+            for (k, t) in line.iter_mut().enumerate() {
+                if let Token::Int(v) = t {
+                    if !counts.contains(&(l, k)) {
+                        *v = (*v).clamp(lo, self.int_hi.max(lo));
+                    }
+                }
+            }
+        }
     }
 
     /// Changes one token that is not a count.
@@ -909,12 +1006,18 @@ impl InputModel {
             .enumerate()
             .flat_map(|(l, line)| (0..line.len()).map(move |k| (l, k)))
             .filter(|s| !counts.contains(s))
+            .filter(|&(l, k)| self.commands.is_none() || l == 0 || k > 0)
             .collect();
         if sites.is_empty() {
             return;
         }
         let (l, k) = sites[rng.random_range(0..sites.len())];
-        if let Some(g) = p.grid_of(l) {
+        // Not a grid that holds a count (`58` above rows of two letters): its cells are no
+        // cells.
+        if let Some(g) = p
+            .grid_of(l)
+            .filter(|g| !counts.iter().any(|(c, _)| g.contains(c)))
+        {
             let rows = grids::edit_cell(&p.rows(&g), rng);
             p.set_rows(g, rows);
             return;
@@ -1042,6 +1145,9 @@ impl InputModel {
             1 => v.saturating_sub(1),
             2 => v.saturating_add(rng.random_range(1..=step)),
             3 => v.saturating_sub(rng.random_range(1..=step)),
+            // 1 where the inputs show only positive integers: `1 ≤ x` is the commonest lower
+            // bound, and values the tests never go near (`x mod y = 1`, `y = 1`) sit there.
+            4 if self.int_lo > 1 && rng.random_bool(0.5) => 1,
             4 => self.int_lo,
             5 => self.int_hi,
             // A round number: where divisibility by 10, 100, … changes the answer.
@@ -1126,8 +1232,9 @@ impl InputModel {
 
     /// Changes a count and what it counts together. Earlier mutations may have moved or
     /// removed the count or what it counts (shuffled lines, a resized line): whatever is no
-    /// longer where the link says is left alone (never indexed blindly).
-    fn resize(&self, p: &mut Parsed, link: Link, rng: &mut impl Rng) {
+    /// longer where the link says is left alone (never indexed blindly). `broad`: to between
+    /// half of [`MAX_COUNT`] and all of it (never smaller).
+    fn resize(&self, p: &mut Parsed, link: Link, broad: bool, rng: &mut impl Rng) {
         let (l, k) = link.at();
         let Some(Token::Int(n)) = p.lines.get(l).and_then(|line| line.get(k)) else {
             return;
@@ -1166,6 +1273,7 @@ impl InputModel {
         }
         let upper = n.saturating_mul(2).clamp(8, MAX_COUNT).max(n);
         let new = match rng.random_range(0..5) {
+            _ if broad => rng.random_range(n.max(MAX_COUNT / 2)..=n.max(MAX_COUNT)),
             0 => n.saturating_sub(1).max(1),
             1 => (n + 1).min(upper),
             2 => 1,
@@ -1231,8 +1339,9 @@ impl InputModel {
             Link::LinesAfter { .. } => {
                 let mut block = p.lines.split_off(l + 1);
                 resize_vec(&mut block, new, rng, |line, rng| {
-                    // A count that leads its line (`2 AS KD`) is copied as it is.
-                    let leads = led_by_count(line);
+                    // A count that leads its line (`2 AS KD`), or a command's code, is copied
+                    // as it is.
+                    let leads = led_by_count(line) || self.commands.is_some();
                     line.iter()
                         .enumerate()
                         .map(|(i, t)| {
@@ -1370,6 +1479,78 @@ mod tests {
             }
         }
         assert!(resized > 10);
+    }
+
+    #[test]
+    fn command_lines_keep_their_codes_and_widths() {
+        let base = "8\n1 5\n1 -3\n1 10\n3\n4 2\n3\n2\n3\n";
+        let model = InputModel::of([base]);
+        let codes = model.commands.clone().expect("commands read").widths();
+        assert_eq!(codes, BTreeMap::from([(1, 2), (2, 1), (3, 1), (4, 2)]));
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut made = 0;
+        for _ in 0..300 {
+            let Some(new) = model.mutate(base, &mut rng) else {
+                continue;
+            };
+            made += 1;
+            for line in new.lines().skip(1) {
+                let t: Vec<i64> = line
+                    .split_whitespace()
+                    .map(|t| t.parse().unwrap())
+                    .collect();
+                assert_eq!(codes.get(&t[0]), Some(&t.len()), "{new:?}");
+                // `4 k` only ever shows k ≥ 1.
+                assert!(t[0] != 4 || t[1] >= 1, "{new:?}");
+            }
+        }
+        assert!(made > 100, "{made}");
+        // Counts are no commands (`3` over three numbers), nor are arrays, nor one code.
+        assert!(InputModel::of(["2\n3\n1 2 3\n2\n4 5\n"]).commands.is_none());
+        assert!(InputModel::of(["3\n5 1 4\n2 7 1\n"]).commands.is_none());
+        assert!(InputModel::of(["3\n1 5\n1 6\n1 7\n"]).commands.is_none());
+    }
+
+    #[test]
+    fn free_text_words_are_typical_and_keywords_are_not() {
+        // One string: an edit of it over its letters is as valid as it.
+        let model = InputModel::of(["dbxac\n"]);
+        assert!(model.within_observed("dcxab\n"));
+        assert!(!model.within_observed("dbxaz\n"), "a letter no word shows");
+        assert!(!model.within_observed("dbxacd\n"), "longer than any word");
+        let model = InputModel::of(["5\nlisten\nsilent\nenlist\ngoogle\nelgoog\n"]);
+        assert!(model.within_observed("2\ntsilen\nelgoog\n"));
+        // Words beside numbers, or repeated on lines, are a closed set.
+        let model = InputModel::of(["2\nalice 5\nbob 7\n"]);
+        assert!(!model.within_observed("2\nalicb 5\nbob 7\n"));
+        let model = InputModel::of(["3\npush\npop\npush\n"]);
+        assert!(!model.within_observed("3\npush\npup\npush\n"));
+    }
+
+    #[test]
+    fn broad_inputs_are_large_and_stay_within_the_observed_range() {
+        let base = "3\n10 4\n13 9\n100 13\n";
+        let model = InputModel::of([base]);
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let (mut broad, mut ones) = (0, 0);
+        for _ in 0..300 {
+            let Some(new) = model.mutate(base, &mut rng) else {
+                continue;
+            };
+            let lines: Vec<&str> = new.lines().collect();
+            let n: usize = lines[0].parse().unwrap();
+            assert_eq!(lines.len() - 1, n, "{new:?}");
+            if n >= MAX_COUNT / 2 {
+                broad += 1;
+                assert!(model.within_observed(&new), "{new:?}");
+                ones += usize::from(lines[1..].iter().any(|l| l.split(' ').any(|t| t == "1")));
+            }
+        }
+        assert!(broad > 20, "{broad}");
+        assert!(
+            ones > 0,
+            "1 is drawn where the inputs show only positive values"
+        );
     }
 
     #[test]

@@ -398,6 +398,13 @@ impl NativeRunner {
                 "the compiler's sandbox has no temporary directory".into(),
                 start.elapsed().as_secs_f64(),
             )),
+            _ if out_of_processes(&result.stderr_tail) => Err(RunResult::crash(
+                format!(
+                    "the compiler could not start a process (the machine is out of them): {}",
+                    result.stderr_tail.trim()
+                ),
+                start.elapsed().as_secs_f64(),
+            )),
             _ => failed(if result.stderr_tail.trim().is_empty() {
                 format!(
                     "the compiler failed ({:?}, code {:?})",
@@ -441,6 +448,17 @@ fn refused_include(source: &str) -> Option<String> {
     None
 }
 
+/// Whether a failed compile's diagnostics say the compiler driver could not start one of its
+/// own processes (`g++: fatal error: cannot execute 'cc1plus': vfork: Resource temporarily
+/// unavailable`): the machine's process or thread limit under load, which no program causes,
+/// so it is a fault of the check (retried), never an invalid candidate.
+fn out_of_processes(diagnostics: &str) -> bool {
+    diagnostics.lines().any(|l| {
+        l.contains("Resource temporarily unavailable")
+            && (l.contains("fork") || l.contains("cannot execute") || l.starts_with("bwrap:"))
+    })
+}
+
 /// The result of a run whose program does not compile.
 fn compile_error(diagnostics: String) -> RunResult {
     RunResult {
@@ -457,6 +475,25 @@ fn compile_error(diagnostics: String) -> RunResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compiler_out_of_processes_is_a_fault_not_a_diagnostic() {
+        assert!(out_of_processes(
+            "g++: fatal error: cannot execute '/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus': \
+             vfork: Resource temporarily unavailable\ncompilation terminated.\n"
+        ));
+        assert!(out_of_processes(
+            "bwrap: Creating new namespace failed: Resource temporarily unavailable\n"
+        ));
+        assert!(!out_of_processes(
+            "a.cpp:3:5: error: 'foo' was not declared in this scope\n"
+        ));
+        // A program's own text quoted in a diagnostic is not the driver failing.
+        assert!(!out_of_processes(
+            "a.cpp:1:1: error: expected unqualified-id before string constant\n \
+             \"Resource temporarily unavailable\"\n"
+        ));
+    }
 
     #[test]
     fn includes_by_absolute_path_parent_directory_or_macro_are_refused() {

@@ -193,11 +193,14 @@ impl Parsed {
                 if counts.contains(&(l, k)) || counts.contains(&(l, k + 1)) {
                     continue;
                 }
-                if let [Token::Int(a), Token::Int(b)] = pair {
+                if let [a, b] = pair {
+                    let Some(ord) = order_of(a, b) else {
+                        continue;
+                    };
                     let e = seen.entry((line.len(), k)).or_insert((0, true, true));
                     e.0 += 1;
-                    e.1 &= a <= b;
-                    e.2 &= a < b;
+                    e.1 &= ord.is_le();
+                    e.2 &= ord.is_lt();
                 }
             }
         }
@@ -308,12 +311,14 @@ impl Parsed {
                 if counts.contains(&(l, k)) || counts.contains(&(l, k + 1)) {
                     continue;
                 }
-                if let [Token::Int(a), Token::Int(b)] = &mut line[k..k + 2] {
-                    if *a > *b {
+                if let [a, b] = &mut line[k..k + 2] {
+                    if order_of(a, b).is_some_and(std::cmp::Ordering::is_gt) {
                         std::mem::swap(a, b);
                     }
-                    if strict && *a == *b {
-                        *b = b.saturating_add(1);
+                    if let (true, Token::Int(a), Token::Int(b)) = (strict, a, b) {
+                        if *a == *b {
+                            *b = b.saturating_add(1);
+                        }
                     }
                 }
             }
@@ -333,7 +338,7 @@ impl Parsed {
                     && !counts.contains(&(l, k + 1))
                     && matches!(
                         (orders.get(&(line.len(), k)), pair),
-                        (Some(true), [Token::Int(a), Token::Int(b)]) if a >= b
+                        (Some(true), [a, b]) if order_of(a, b).is_some_and(|o| o.is_ge())
                     )
             })
         })
@@ -690,6 +695,30 @@ fn word_class(w: &str) -> usize {
     } else {
         3
     }
+}
+
+/// How `a` compares with `b` where both are integers, or both words of one shape made of number
+/// fields only (`09:00` and `10:30`, dates), compared field by field: a record's pair of times
+/// (a meeting's start and end) is ordered as a pair of integers is. `None`: not comparable.
+fn order_of(a: &Token, b: &Token) -> Option<std::cmp::Ordering> {
+    fn key(t: &Token) -> Option<(Option<String>, Vec<i64>)> {
+        match t {
+            Token::Int(v) => Some((None, vec![*v])),
+            Token::Word(w) => {
+                let shape = shape_of(w)?;
+                let numeric = shape.split(' ').all(|p| p == "d" || p.starts_with('\''));
+                let fields: Option<Vec<i64>> = w
+                    .split(|c: char| !c.is_ascii_digit())
+                    .filter(|f| !f.is_empty())
+                    .map(|f| f.parse().ok())
+                    .collect();
+                numeric.then_some((Some(shape), fields?))
+            }
+            Token::Float(..) => None,
+        }
+    }
+    let (ka, kb) = (key(a)?, key(b)?);
+    (ka.0 == kb.0).then(|| ka.1.cmp(&kb.1))
 }
 
 /// Per word class (lower, upper): whether the task's words of that class read as free text, the
@@ -1479,6 +1508,34 @@ mod tests {
             }
         }
         assert!(resized > 10);
+    }
+
+    #[test]
+    fn pairs_of_times_ordered_in_every_record_stay_ordered() {
+        let base = "5\n09:00 10:30\n10:00 11:00\n10:30 12:00\n10:15 10:45\n13:00 14:00\n";
+        let model = InputModel::of([base]);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut made = 0;
+        for _ in 0..300 {
+            let Some(new) = model.mutate(base, &mut rng) else {
+                continue;
+            };
+            made += 1;
+            for line in new.lines().skip(1) {
+                let (a, b) = line.split_once(' ').unwrap();
+                assert!(a < b, "{new:?}");
+            }
+        }
+        assert!(made > 100, "{made}");
+        // Fields compare as numbers (`9:00` before `10:30`); words with letters do not compare.
+        assert_eq!(
+            order_of(&Token::Word("9:00".into()), &Token::Word("10:30".into())),
+            Some(std::cmp::Ordering::Less)
+        );
+        assert_eq!(
+            order_of(&Token::Word("e4".into()), &Token::Word("a5".into())),
+            None
+        );
     }
 
     #[test]

@@ -1513,20 +1513,14 @@ mod tests {
     #[test]
     fn pairs_of_times_ordered_in_every_record_stay_ordered() {
         let base = "5\n09:00 10:30\n10:00 11:00\n10:30 12:00\n10:15 10:45\n13:00 14:00\n";
-        let model = InputModel::of([base]);
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let mut made = 0;
-        for _ in 0..300 {
-            let Some(new) = model.mutate(base, &mut rng) else {
-                continue;
-            };
-            made += 1;
+        let inputs = made(base, 300, 5);
+        for new in &inputs {
             for line in new.lines().skip(1) {
                 let (a, b) = line.split_once(' ').unwrap();
                 assert!(a < b, "{new:?}");
             }
         }
-        assert!(made > 100, "{made}");
+        assert!(inputs.len() > 100, "{}", inputs.len());
         // Fields compare as numbers (`9:00` before `10:30`); words with letters do not compare.
         assert_eq!(
             order_of(&Token::Word("9:00".into()), &Token::Word("10:30".into())),
@@ -1544,13 +1538,8 @@ mod tests {
         let model = InputModel::of([base]);
         let codes = model.commands.clone().expect("commands read").widths();
         assert_eq!(codes, BTreeMap::from([(1, 2), (2, 1), (3, 1), (4, 2)]));
-        let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let mut made = 0;
-        for _ in 0..300 {
-            let Some(new) = model.mutate(base, &mut rng) else {
-                continue;
-            };
-            made += 1;
+        let inputs = made(base, 300, 3);
+        for new in &inputs {
             for line in new.lines().skip(1) {
                 let t: Vec<i64> = line
                     .split_whitespace()
@@ -1561,7 +1550,7 @@ mod tests {
                 assert!(t[0] != 4 || t[1] >= 1, "{new:?}");
             }
         }
-        assert!(made > 100, "{made}");
+        assert!(inputs.len() > 100, "{}", inputs.len());
         // Counts are no commands (`3` over three numbers), nor are arrays, nor one code.
         assert!(InputModel::of(["2\n3\n1 2 3\n2\n4 5\n"]).commands.is_none());
         assert!(InputModel::of(["3\n5 1 4\n2 7 1\n"]).commands.is_none());
@@ -1588,12 +1577,8 @@ mod tests {
     fn broad_inputs_are_large_and_stay_within_the_observed_range() {
         let base = "3\n10 4\n13 9\n100 13\n";
         let model = InputModel::of([base]);
-        let mut rng = ChaCha8Rng::seed_from_u64(4);
         let (mut broad, mut ones) = (0, 0);
-        for _ in 0..300 {
-            let Some(new) = model.mutate(base, &mut rng) else {
-                continue;
-            };
+        for new in made(base, 300, 4) {
             let lines: Vec<&str> = new.lines().collect();
             let n: usize = lines[0].parse().unwrap();
             assert_eq!(lines.len() - 1, n, "{new:?}");

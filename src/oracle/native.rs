@@ -452,10 +452,20 @@ fn refused_include(source: &str) -> Option<String> {
 /// own processes (`g++: fatal error: cannot execute 'cc1plus': vfork: Resource temporarily
 /// unavailable`): the machine's process or thread limit under load, which no program causes,
 /// so it is a fault of the check (retried), never an invalid candidate.
+///
+/// Only a line the driver or the launcher writes counts (it starts with `g++:`, `gcc-12:`,
+/// `collect2:` or `bwrap:`): a diagnostic that quotes the program's own text starts with its
+/// file name or a line number, so no program can pass its compile error off as a fault.
 fn out_of_processes(diagnostics: &str) -> bool {
     diagnostics.lines().any(|l| {
-        l.contains("Resource temporarily unavailable")
-            && (l.contains("fork") || l.contains("cannot execute") || l.starts_with("bwrap:"))
+        let head = l.split(':').next().unwrap_or_default();
+        // The driver names itself as invoked (`g++-12`, `/usr/bin/gcc`).
+        let name = head.rsplit('/').next().unwrap_or_default();
+        let tool = !head.contains(' ')
+            && ["g++", "gcc", "c++", "cc", "collect2", "bwrap"]
+                .iter()
+                .any(|t| name.starts_with(t));
+        tool && l.contains("Resource temporarily unavailable")
     })
 }
 
@@ -490,8 +500,8 @@ mod tests {
         ));
         // A program's own text quoted in a diagnostic is not the driver failing.
         assert!(!out_of_processes(
-            "a.cpp:1:1: error: expected unqualified-id before string constant\n \
-             \"Resource temporarily unavailable\"\n"
+            "<stdin>:1:1: error: g++: vfork: Resource temporarily unavailable\n\
+             \x20   1 | g++: fatal error: vfork: Resource temporarily unavailable\n"
         ));
     }
 

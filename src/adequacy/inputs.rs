@@ -70,6 +70,16 @@ impl Token {
     }
 }
 
+/// The integers of `line`, when it holds nothing else.
+fn ints(line: &[Token]) -> Option<Vec<i64>> {
+    line.iter()
+        .map(|t| match t {
+            Token::Int(v) => Some(*v),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A count in an input and what it counts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Link {
@@ -893,7 +903,7 @@ impl InputModel {
     /// numeral up to the largest they show, or a grid row of the characters their grids hold.
     /// Such an input most likely lies within the problem's constraints.
     pub fn within_observed(&self, input: &str) -> bool {
-        let lo = if self.int_lo >= 1 { 1 } else { self.int_lo };
+        let lo = self.typical_floor();
         let p = Parsed::of(input);
         let grids = p.grids();
         p.lines.iter().enumerate().all(|(l, line)| {
@@ -1000,10 +1010,20 @@ impl InputModel {
         (out != base).then_some(out)
     }
 
+    /// The smallest integer [`InputModel::within_observed`] accepts: the smallest seen, or 1
+    /// when only positive ones are seen.
+    fn typical_floor(&self) -> i64 {
+        if self.int_lo >= 1 {
+            1
+        } else {
+            self.int_lo
+        }
+    }
+
     /// Brings every integer of `p` that is not one of `counts` nor in a grid within the range
     /// [`InputModel::within_observed`] accepts.
     fn keep_typical(&self, p: &mut Parsed, counts: &BTreeSet<(usize, usize)>) {
-        let lo = if self.int_lo >= 1 { 1 } else { self.int_lo };
+        let lo = self.typical_floor();
         let grids = p.grids();
         for (l, line) in p.lines.iter_mut().enumerate() {
             if grids.iter().any(|g| g.contains(&l)) {

@@ -4,7 +4,7 @@
 //! knows, and solutions that read lines and ones that read tokens part on it; an argument that
 //! every command of its code shows positive (`k ≥ 1`) stays positive.
 
-use super::{Link, Parsed, Token};
+use super::{ints, Link, Parsed, Token};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Largest value read as a command's code.
@@ -37,14 +37,8 @@ impl Commands {
                 if line.is_empty() {
                     continue;
                 }
-                let values: Option<Vec<i64>> = line
-                    .iter()
-                    .map(|t| match t {
-                        Token::Int(v) => Some(*v),
-                        _ => None,
-                    })
-                    .collect();
-                let (code, args) = values.as_deref()?.split_first()?;
+                let values = ints(line)?;
+                let (code, args) = values.split_first()?;
                 if !(0..=MAX_CODE).contains(code) || counted.contains(&l) {
                     return None;
                 }
@@ -72,9 +66,11 @@ impl Commands {
             .skip(1)
             .filter(|l| !l.is_empty())
             .all(|line| {
-                matches!(line.first(), Some(Token::Int(c))
-                    if self.codes.get(c).is_some_and(|code| code.width == line.len()))
-                    && line.iter().all(|t| matches!(t, Token::Int(_)))
+                ints(line).is_some_and(|v| {
+                    v.first()
+                        .and_then(|c| self.codes.get(c))
+                        .is_some_and(|code| code.width == v.len())
+                })
             })
     }
 

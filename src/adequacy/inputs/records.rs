@@ -196,14 +196,7 @@ impl RecordRules {
             return;
         };
         for line in p.lines.iter_mut().skip(1) {
-            let ints: Option<Vec<i64>> = line
-                .iter()
-                .map(|t| match t {
-                    Token::Int(v) => Some(*v),
-                    _ => None,
-                })
-                .collect();
-            let Some(values) = ints.filter(|v| v.len() >= 2) else {
+            let Some(values) = super::ints(line).filter(|v| v.len() >= 2) else {
                 continue;
             };
             if is_permutation(line, base) {

@@ -288,14 +288,15 @@ fn known_bounds(shape: &str, fields: &[Field]) -> Vec<Option<(i64, i64)>> {
             set(2, (0, 59));
             set(4, (0, 59));
         }
-        "d '- d '- d" | "d '/ d '/ d" if widest(0) == 4 && widest(2) <= 2 && widest(4) <= 2 => {
+        _ if is_date(shape, fields) => {
             // A year has no bound a format gives, and problems bound it (`1900 ≤ y ≤ 2100`)
-            // where calendars change: it stays within the years seen.
+            // where calendars change: it stays within the years seen. A day past its month's
+            // last is brought back by [`Shapes::edit`].
             if let Some(year) = fields.first() {
                 set(0, (year.lo, year.hi));
             }
             set(2, (1, 12));
-            set(4, (1, 28));
+            set(4, (1, 31));
         }
         "d '. d '. d '. d" => {
             for i in [0, 2, 4, 6] {
@@ -315,6 +316,25 @@ fn known_bounds(shape: &str, fields: &[Field]) -> Vec<Option<(i64, i64)>> {
         _ => {}
     }
     out
+}
+
+/// Whether words of `shape` with `fields` are dates, year first (`2024-01-05`, `2024/1/5`).
+fn is_date(shape: &str, fields: &[Field]) -> bool {
+    let widest = |i: usize| fields.get(i).map_or(0, Field::widest);
+    matches!(shape, "d '- d '- d" | "d '/ d '/ d")
+        && widest(0) == 4
+        && widest(2) <= 2
+        && widest(4) <= 2
+}
+
+/// The days of month `m` of year `y` (Gregorian).
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 /// The shapes of the words the inputs show, with what each field of each shape holds.
@@ -371,7 +391,36 @@ impl Shapes {
                 pieces[i] = new;
             }
         }
+        if is_date(&shape, fields) {
+            keep_valid_day(&mut pieces, fields, rng);
+        }
         Some(pieces.iter().map(Piece::text).collect())
+    }
+}
+
+/// Brings a date's day within its month (`2023-02-30` → `2023-02-28`), and one time in four
+/// makes it the month's last, where leap years and month lengths show (`2024-02-29`).
+fn keep_valid_day(pieces: &mut [Piece], fields: &[Field], rng: &mut impl Rng) {
+    let number = |p: Option<&Piece>| match p {
+        Some(Piece::Digits(s)) => s.parse::<i64>().ok(),
+        _ => None,
+    };
+    let (Some(y), Some(m), Some(d), Some(field)) = (
+        number(pieces.first()),
+        number(pieces.get(2)),
+        number(pieces.get(4)),
+        fields.get(4),
+    ) else {
+        return;
+    };
+    let last = days_in_month(y, m);
+    let day = if rng.random_ratio(1, 4) {
+        last
+    } else {
+        d.min(last)
+    };
+    if let Some(slot) = pieces.get_mut(4) {
+        *slot = Piece::Digits(field.write_number(day));
     }
 }
 
@@ -428,6 +477,23 @@ mod tests {
         assert!(made.contains("a1"));
         assert_eq!(s.within("a1"), Some(true));
         assert_eq!(s.within("f1"), Some(false));
+    }
+
+    #[test]
+    fn dates_stay_valid_and_reach_month_ends() {
+        let s = shapes(&["2024-01-05", "2024-03-17"]);
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let made: BTreeSet<String> = (0..600)
+            .filter_map(|_| s.edit("2024-01-05", &mut rng))
+            .collect();
+        for w in &made {
+            let v: Vec<i64> = w.split('-').map(|x| x.parse().unwrap()).collect();
+            assert!(w.len() == 10 && (1..=12).contains(&v[1]), "{w}");
+            assert!((1..=days_in_month(v[0], v[1])).contains(&v[2]), "{w}");
+        }
+        assert!(made.contains("2024-02-29"), "a leap day is reached");
+        assert!(made.iter().any(|w| w.ends_with("-31")));
+        assert_eq!((days_in_month(1900, 2), days_in_month(2000, 2)), (28, 29));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! solutions agree) are what make a kept input trustworthy.
 
 mod commands;
+mod graphs;
 mod records;
 
 use super::cards::Deck;
@@ -224,6 +225,11 @@ impl Parsed {
         ordered_pairs(seen)
     }
 
+    /// Token `at.1` of line `at.0`.
+    fn token_mut(&mut self, at: (usize, usize)) -> Option<&mut Token> {
+        self.lines.get_mut(at.0)?.get_mut(at.1)
+    }
+
     /// The first line's tokens, as integers where they are.
     fn header(&self) -> Vec<Option<i64>> {
         let first = self.lines.first().map(Vec::as_slice).unwrap_or_default();
@@ -294,10 +300,7 @@ impl Parsed {
                 let Some(Some(h)) = header.get(ix.place).copied() else {
                     continue;
                 };
-                let lo = if ix.zero { 0 } else { 1 };
-                // An unseen top is left out, unless that leaves nothing (`n` = 1).
-                let hi = if ix.top || h - 1 < lo { h } else { h - 1 };
-                if lo <= hi {
+                if let Some((lo, hi)) = ix.bounds(h) {
                     *v = (*v).clamp(lo, hi);
                 }
             }
@@ -600,6 +603,8 @@ pub struct InputModel {
     free_text: [bool; 2],
     /// Where the lines after the first are commands (`1 5`, `3`, `4 2`), their codes.
     commands: Option<commands::Commands>,
+    /// What the inputs' edge lists show: trees, graphs without loops or repeated edges.
+    graphs: graphs::GraphRules,
 }
 
 /// A record column whose integers lie within a value of the first line in every input: an
@@ -613,6 +618,16 @@ struct Index {
     /// unseen end is left out, so that either way of counting stays within.
     zero: bool,
     top: bool,
+}
+
+impl Index {
+    /// The values the column may hold where the value it indexes is `h`: from 0 or 1 as seen,
+    /// up to `h` (an unseen top is left out, unless that leaves nothing: `n` = 1).
+    fn bounds(&self, h: i64) -> Option<(i64, i64)> {
+        let lo = if self.zero { 0 } else { 1 };
+        let hi = if self.top || h - 1 < lo { h } else { h - 1 };
+        (lo <= hi).then_some((lo, hi))
+    }
 }
 
 /// The words that share a column with a word in the task's inputs: token `k` of the lines
@@ -847,6 +862,7 @@ impl InputModel {
         }
         let free_text = free_text_classes(&parsed_all, plain);
         let commands = commands::Commands::of(&parsed_all);
+        let graphs = graphs::GraphRules::of(&parsed_all, &indices, commands.is_some());
         let positions = by_format
             .into_iter()
             .filter(|(_, ws)| ws.len() >= 2)
@@ -877,6 +893,7 @@ impl InputModel {
             records,
             free_text,
             commands,
+            graphs,
         }
     }
 
@@ -944,15 +961,36 @@ impl InputModel {
             p.add_pairs(&mut pairs);
         }
         let orders = ordered_pairs(pairs);
+        let trees = self.graphs.trees_of(&p);
         // One input in five is broad: one count's structure made large, then many of its values
         // redrawn within the range the task's tests show, as a judge's random tests are. A
         // solution growth never saw errs on values no small edit of the sample reaches
         // (`x mod y = 1` among many cases), and a broad input tries many at once.
         // Not of cards: a hand cannot outgrow the deck.
-        let broad = !links.is_empty() && self.cards.is_none() && rng.random_ratio(1, 5);
+        let broad = (!links.is_empty() || !trees.is_empty())
+            && self.cards.is_none()
+            && rng.random_ratio(1, 5);
+        // A broad input of a tree makes the tree large (its edges are rebuilt below); a tree
+        // whose count is also a link's (a value per vertex) is resized by the link.
+        let tree = match trees.len() {
+            0 => None,
+            n => trees.get(rng.random_range(0..n)),
+        };
+        let big_tree = tree.filter(|t| {
+            broad
+                && (links.is_empty() || rng.random_bool(0.5))
+                && !links.iter().any(|l| l.at() == t.at())
+        });
+        if let Some(slot) = big_tree.and_then(|t| p.token_mut(t.at())) {
+            *slot = Token::Int(rng.random_range(MAX_COUNT as i64 / 2..=MAX_COUNT as i64));
+        }
         let steps = if broad { 1 } else { rng.random_range(1..=3) };
         for _ in 0..steps {
-            let choice = if broad { 5 } else { rng.random_range(0..10) };
+            let choice = match () {
+                _ if big_tree.is_some() => 10,
+                _ if broad => 5,
+                _ => rng.random_range(0..10),
+            };
             match choice {
                 0..=4 => self.change_value(&mut p, &links, rng),
                 5..=7 if !links.is_empty() => {
@@ -974,6 +1012,7 @@ impl InputModel {
                         }));
                     }
                 }
+                10 => {}
                 _ => shuffle_line(&mut p, &links, rng),
             }
         }
@@ -982,7 +1021,9 @@ impl InputModel {
             for _ in 0..(sites / 3).clamp(1, 40) {
                 self.change_value(&mut p, &links, rng);
             }
-            self.keep_typical(&mut p, &count_places(&links));
+            let mut counts = count_places(&links);
+            counts.extend(trees.iter().map(graphs::Tree::at));
+            self.keep_typical(&mut p, &counts);
         }
         // Orders first: an index past its bound crashes a solution, and the bound wins where
         // both cannot hold (`l < r` with n = 1).
@@ -990,6 +1031,12 @@ impl InputModel {
         self.records.clamp(&mut p, &counts);
         p.keep_order(&orders, &counts);
         p.keep_indices(&self.indices);
+        // Trees and simple graphs after the indices (a clamped end may close a cycle or make a
+        // loop), their new edges put in order.
+        if !self.graphs.repair(&mut p, &trees, &self.indices, rng) {
+            return None;
+        }
+        p.keep_order(&orders, &counts);
         // Where both cannot hold (an edge `u < v` among n = 1 vertices), no input is made.
         if p.breaks_strict_order(&orders, &counts) {
             return None;
@@ -1846,6 +1893,73 @@ mod tests {
             }
         }
         assert!(made > 50, "{made}");
+    }
+
+    /// Whether the `n − 1` lines from `first` of `lines` join `1..=n` into a tree.
+    fn joins_into_tree(lines: &[Vec<i64>], first: usize, n: i64) -> bool {
+        let edges = &lines[first..];
+        let mut parent: Vec<usize> = (0..=n as usize).collect();
+        fn root(p: &mut [usize], x: usize) -> usize {
+            if p[x] == x {
+                x
+            } else {
+                let r = root(p, p[x]);
+                p[x] = r;
+                r
+            }
+        }
+        edges.len() as i64 == n - 1
+            && edges.iter().all(|e| {
+                let (a, b) = (e[0] as usize, e[1] as usize);
+                if !(1..=n).contains(&e[0]) || !(1..=n).contains(&e[1]) {
+                    return false;
+                }
+                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                parent[ra] = rb;
+                ra != rb
+            })
+    }
+
+    fn numbers(input: &str) -> Vec<Vec<i64>> {
+        input
+            .lines()
+            .map(|l| l.split(' ').map(|x| x.parse().unwrap()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_tree_stays_a_tree_and_grows() {
+        let (mut sizes, mut big) = (BTreeSet::new(), 0);
+        for new in made("5\n1 2\n1 3\n3 4\n3 5\n", 400, 21) {
+            let lines = numbers(&new);
+            let n = lines[0][0];
+            assert!(joins_into_tree(&lines, 1, n), "{new}");
+            sizes.insert(n);
+            big += usize::from(n >= 30);
+        }
+        assert!(sizes.len() >= 4 && big >= 10, "{sizes:?} {big}");
+        // `n m` over the edges: m follows n; weights ride along with the edges.
+        for new in made("4 3\n1 2 7\n2 3 1\n2 4 9\n", 300, 22) {
+            let lines = numbers(&new);
+            assert_eq!(lines[0][1], lines[0][0] - 1, "{new}");
+            assert!(joins_into_tree(&lines, 1, lines[0][0]), "{new}");
+            assert!(lines[1..].iter().all(|e| e.len() == 3), "{new}");
+        }
+    }
+
+    #[test]
+    fn a_simple_graph_gets_no_loop_or_repeated_edge() {
+        let mut more = 0;
+        for new in made("4 4\n1 2\n2 3\n3 4\n1 4\n", 400, 23) {
+            let lines = numbers(&new);
+            let mut pairs = BTreeSet::new();
+            for e in &lines[1..] {
+                assert_ne!(e[0], e[1], "{new}");
+                assert!(pairs.insert((e[0].min(e[1]), e[0].max(e[1]))), "{new}");
+            }
+            more += usize::from(lines.len() > 5);
+        }
+        assert!(more > 10, "{more}");
     }
 
     #[test]

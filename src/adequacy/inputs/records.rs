@@ -92,7 +92,9 @@ impl RecordRules {
         let mut base: Option<Option<i64>> = None;
         // Permutation lines of three numbers or more, and whether one of them is not sorted: a
         // sample's `1 2 3 4 5` alone is most likely an array that happens to be one.
-        let (mut wide_permutations, mut shuffled) = (0, false);
+        // One shuffled line of four numbers or more is evidence enough (a hand-written array
+        // is rarely exactly `1..=n`; the next permutation of `3 1 4 2`, the cycles of `2 4 1 3`).
+        let (mut wide_permutations, mut shuffled, mut long_shuffled) = (0, false, false);
         for p in inputs {
             let counts = super::count_places(&p.links());
             let widths = record_widths(p);
@@ -120,9 +122,11 @@ impl RecordRules {
                     };
                     if b.is_some() && line.len() >= 3 {
                         wide_permutations += 1;
-                        shuffled |= line
+                        let unsorted = line
                             .windows(2)
                             .any(|w| matches!(w, [Token::Int(x), Token::Int(y)] if x > y));
+                        shuffled |= unsorted;
+                        long_shuffled |= unsorted && line.len() >= 4;
                     }
                 }
             }
@@ -169,7 +173,7 @@ impl RecordRules {
             sorted,
             permutation_base: base
                 .flatten()
-                .filter(|_| wide_permutations >= 2 && shuffled),
+                .filter(|_| (wide_permutations >= 2 && shuffled) || long_shuffled),
         }
     }
 
@@ -275,10 +279,12 @@ mod tests {
         let mut p = Parsed::of("1\n4\n7 2 2 9\n");
         r.permute(&mut p);
         assert_eq!(p.render(), "1\n4\n3 1 2 4\n");
-        // Lines that are not all permutations: nothing is assumed; nor from sorted ones alone,
-        // nor from one line.
+        // One shuffled line of four or more is evidence; one of three, or sorted ones, or lines
+        // that are not all permutations are not.
+        assert_eq!(rules(&["5\n3 1 4 5 2\n"]).permutation_base, Some(1));
+        assert_eq!(rules(&["3\n3 1 2\n"]).permutation_base, None);
         assert_eq!(rules(&["2\n3 1 2\n5 5 1\n"]).permutation_base, None);
         assert_eq!(rules(&["2\n1 2 3\n1 2 3 4\n"]).permutation_base, None);
-        assert_eq!(rules(&["5\n3 1 4 5 2\n"]).permutation_base, None);
+        assert_eq!(rules(&["2\n3 1 2 4\n5 5 1 2\n"]).permutation_base, None);
     }
 }

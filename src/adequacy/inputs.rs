@@ -605,6 +605,8 @@ pub struct InputModel {
     commands: Option<commands::Commands>,
     /// What the inputs' edge lists show: trees, graphs without loops or repeated edges.
     graphs: graphs::GraphRules,
+    /// The tokens of the first line that count the next line's tokens in one of the inputs.
+    first_line_counts: BTreeSet<usize>,
 }
 
 /// A record column whose integers lie within a value of the first line in every input: an
@@ -863,6 +865,14 @@ impl InputModel {
         let free_text = free_text_classes(&parsed_all, plain);
         let commands = commands::Commands::of(&parsed_all);
         let graphs = graphs::GraphRules::of(&parsed_all, &indices, commands.is_some());
+        let first_line_counts = parsed_all
+            .iter()
+            .flat_map(Parsed::links)
+            .filter_map(|l| match l {
+                Link::TokensOnNext { line: 0, tok } => Some(tok),
+                _ => None,
+            })
+            .collect();
         let positions = by_format
             .into_iter()
             .filter(|(_, ws)| ws.len() >= 2)
@@ -894,6 +904,7 @@ impl InputModel {
             free_text,
             commands,
             graphs,
+            first_line_counts,
         }
     }
 
@@ -956,6 +967,7 @@ impl InputModel {
         // The counts are read once, from the base: a count of 1 left by a resize must keep
         // its meaning (one token, not one line).
         let mut links = p.links();
+        self.settle_first_line(&mut links);
         let mut pairs = self.pairs.clone();
         if !self.seen_inputs.contains(&fingerprint(base)) {
             p.add_pairs(&mut pairs);
@@ -1055,6 +1067,20 @@ impl InputModel {
         }
         let out = p.render();
         (out != base).then_some(out)
+    }
+
+    /// Where two tokens of a base's first line each count the next line's tokens (`8 8` over
+    /// eight numbers: `n` and a `K` equal to it by chance), keeps only the count the task's
+    /// inputs show there: resizing by `K` would leave `n` behind (`7 8` over eight numbers).
+    fn settle_first_line(&self, links: &mut Vec<Link>) {
+        let counts_next = |l: &Link| matches!(l, Link::TokensOnNext { line: 0, .. });
+        if links.iter().filter(|l| counts_next(l)).count() < 2 {
+            return;
+        }
+        let shown = |l: &Link| self.first_line_counts.contains(&l.at().1);
+        if links.iter().any(|l| counts_next(l) && shown(l)) {
+            links.retain(|l| !counts_next(l) || shown(l));
+        }
     }
 
     /// The smallest integer [`InputModel::within_observed`] accepts: the smallest seen, or 1
@@ -1893,6 +1919,24 @@ mod tests {
             }
         }
         assert!(made > 50, "{made}");
+    }
+
+    #[test]
+    fn a_value_equal_to_the_count_by_chance_is_no_count() {
+        // The task shows `n K` with n counting the array; a grown base has K = n.
+        let model = InputModel::of(["7 6\n1 5 3 3 7 -1 2\n"]);
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let (mut made, mut k_changed) = (0, 0);
+        for _ in 0..400 {
+            let Some(new) = model.mutate("8 8\n1 5 3 3 7 -1 2 4\n", &mut rng) else {
+                continue;
+            };
+            let lines = numbers(&new);
+            assert_eq!(lines[0][0] as usize, lines[1].len(), "{new}");
+            made += 1;
+            k_changed += usize::from(lines[0][1] != 8);
+        }
+        assert!(made > 100 && k_changed > 10, "{made} {k_changed}");
     }
 
     /// Whether the `n − 1` lines from `first` of `lines` join `1..=n` into a tree.

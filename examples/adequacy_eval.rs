@@ -189,6 +189,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 &oracle, s.language, &s.source, &sample, hidden, &grown, label,
             );
             held = (held.0 + r.0, held.1 + r.1, held.2 + r.2);
+            eprintln!("held out: {} {} of {} rejected", s.id, r.2, r.1);
             // The problem's grown tests, every grown task's (as `tests grow --holdout` judges).
             let mut keys = std::collections::HashSet::new();
             let union: Vec<TestCase> = group

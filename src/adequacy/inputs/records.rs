@@ -20,10 +20,13 @@ pub(super) struct RecordRules {
     /// records sorted by chance is rare; a sample's author sorting them is not, so a solution
     /// that sorts them itself is then only tested on sorted lists).
     sorted: BTreeMap<usize, Vec<usize>>,
-    /// Where every line of two integers or more after the first is a permutation (of
-    /// `base..base + width`), two of them of three numbers or more and one of those unsorted,
-    /// that base.
+    /// Where every line of three integers or more after the first is a permutation (of
+    /// `base..base + width`), two of them and one of those unsorted (or one unsorted of four or
+    /// more), that base.
     permutation_base: Option<i64>,
+    /// Whether the lines of two integers are permutations too (none of them is not): else
+    /// they are pairs (queries `l r`, swaps `i j`) beside the permutation, left as they are.
+    pairs_permuted: bool,
 }
 
 /// The widths of the lines after the first that two lines or more of `p` have: its records.
@@ -95,6 +98,7 @@ impl RecordRules {
         // One shuffled line of four numbers or more is evidence enough (a hand-written array
         // is rarely exactly `1..=n`; the next permutation of `3 1 4 2`, the cycles of `2 4 1 3`).
         let (mut wide_permutations, mut shuffled, mut long_shuffled) = (0, false, false);
+        let mut pairs: Vec<&Vec<Token>> = Vec::new();
         for p in inputs {
             let counts = super::count_places(&p.links());
             let widths = record_widths(p);
@@ -113,14 +117,16 @@ impl RecordRules {
                     }
                 }
                 let ints = line.len() >= 2 && line.iter().all(|t| matches!(t, Token::Int(_)));
-                if ints {
+                if ints && line.len() == 2 {
+                    pairs.push(line);
+                } else if ints {
                     let b = [1, 0].into_iter().find(|&b| is_permutation(line, b));
                     base = match base {
                         None => Some(b),
                         Some(prev) if prev == b => Some(b),
                         Some(_) => Some(None),
                     };
-                    if b.is_some() && line.len() >= 3 {
+                    if b.is_some() {
                         wide_permutations += 1;
                         let unsorted = line
                             .windows(2)
@@ -156,6 +162,9 @@ impl RecordRules {
                 }
             }
         }
+        let permutation_base = base
+            .flatten()
+            .filter(|_| (wide_permutations >= 2 && shuffled) || long_shuffled);
         let mut sorted: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for ((w, k), (comparisons, never_falls, rises)) in order {
             if comparisons >= 4 && never_falls && rises {
@@ -171,9 +180,9 @@ impl RecordRules {
                 })
                 .collect(),
             sorted,
-            permutation_base: base
-                .flatten()
-                .filter(|_| (wide_permutations >= 2 && shuffled) || long_shuffled),
+            permutation_base,
+            pairs_permuted: permutation_base
+                .is_some_and(|b| pairs.iter().all(|l| is_permutation(l, b))),
         }
     }
 
@@ -200,7 +209,8 @@ impl RecordRules {
             return;
         };
         for line in p.lines.iter_mut().skip(1) {
-            let Some(values) = super::ints(line).filter(|v| v.len() >= 2) else {
+            let wide_enough = |v: &Vec<i64>| v.len() >= 3 || (v.len() == 2 && self.pairs_permuted);
+            let Some(values) = super::ints(line).filter(wide_enough) else {
                 continue;
             };
             if is_permutation(line, base) {
@@ -270,6 +280,19 @@ mod tests {
         assert_eq!(p.render(), "3 2\n0 5\n2 4\n10 1\n");
         // Four records in a row are no evidence of an order.
         assert!(rules(&["4\n1 5\n2 4\n3 9\n5 1\n"]).sorted.is_empty());
+    }
+
+    #[test]
+    fn pairs_beside_a_permutation_are_left_as_they_are() {
+        // A permutation, then swaps `i j` of places.
+        let r = rules(&["5\n3 1 5 2 4\n2\n1 3\n2 5\n"]);
+        assert_eq!((r.permutation_base, r.pairs_permuted), (Some(1), false));
+        let mut p = Parsed::of("5\n2 1 5 1 4\n2\n2 3\n3 5\n");
+        r.permute(&mut p);
+        assert_eq!(p.render(), "5\n3 1 5 2 4\n2\n2 3\n3 5\n");
+        // Pairs that are permutations themselves are kept so.
+        let r = rules(&["3\n4\n2 4 1 3\n2\n2 1\n3\n3 1 2\n"]);
+        assert!(r.pairs_permuted);
     }
 
     #[test]

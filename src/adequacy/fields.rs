@@ -204,9 +204,11 @@ impl Field {
                 let top = self.hi.max(floor);
                 // Beyond what is seen: twice as far up, or up to a known format's bound.
                 let far = known.map_or(top.saturating_mul(2).max(top), |(_, hi)| hi.max(floor));
-                let new = match rng.random_range(0..8) {
+                let new = match rng.random_range(0..9) {
                     0 => floor,
                     1 => top,
+                    // A format's own last value (`23` o'clock, minute `59`, the next century).
+                    8 => known.map_or(top, |(_, hi)| hi.max(floor)),
                     2 => v.saturating_add(1),
                     3 => v.saturating_sub(1),
                     4 => rng.random_range(floor..=far),
@@ -289,11 +291,15 @@ fn known_bounds(shape: &str, fields: &[Field]) -> Vec<Option<(i64, i64)>> {
             set(4, (0, 59));
         }
         _ if is_date(shape, fields) => {
-            // A year has no bound a format gives, and problems bound it (`1900 ≤ y ≤ 2100`)
-            // where calendars change: it stays within the years seen. A day past its month's
-            // last is brought back by [`Shapes::edit`].
+            // A year has no bound a format gives, and problems bound it (`1900 ≤ y ≤ 2100`,
+            // `1600 ≤ y ≤ 2400`) where calendars change: it stays within the centuries around
+            // the years seen (2000 and 2100 around 2019–2021), which reach the leap rules of
+            // centuries, not past them. A day past its month's last is brought back by
+            // [`Shapes::edit`].
             if let Some(year) = fields.first() {
-                set(0, (year.lo, year.hi));
+                let below = (year.lo.div_euclid(100) * 100).max(1);
+                let above = (year.hi.div_euclid(100) + 1) * 100;
+                set(0, (below, above));
             }
             set(2, (1, 12));
             set(4, (1, 31));
@@ -492,6 +498,10 @@ mod tests {
             assert!((1..=days_in_month(v[0], v[1])).contains(&v[2]), "{w}");
         }
         assert!(made.contains("2024-02-29"), "a leap day is reached");
+        // The centuries around the years seen, and nothing past them.
+        let years: BTreeSet<i64> = made.iter().map(|w| w[..4].parse().unwrap()).collect();
+        assert!(years.contains(&2000) && years.contains(&2100), "{years:?}");
+        assert!(years.iter().all(|y| (2000..=2100).contains(y)), "{years:?}");
         assert!(made.iter().any(|w| w.ends_with("-31")));
         assert_eq!((days_in_month(1900, 2), days_in_month(2000, 2)), (28, 29));
     }

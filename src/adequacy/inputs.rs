@@ -934,6 +934,7 @@ impl InputModel {
         let lo = self.typical_floor();
         let p = Parsed::of(input);
         let grids = p.grids();
+        let sizes = self.sizes(&p);
         p.lines.iter().enumerate().all(|(l, line)| {
             // A grid's rows: its characters are the grids' (markers are kept one each).
             if grids.iter().any(|g| g.contains(&l)) {
@@ -941,8 +942,13 @@ impl InputModel {
                     .iter()
                     .all(|t| t.render().chars().all(|c| self.grid_chars.contains(&c)));
             }
-            line.iter().all(|t| match t {
-                Token::Int(v) => (lo..=self.int_hi).contains(v),
+            line.iter().enumerate().all(|(k, t)| match t {
+                Token::Int(v) => {
+                    (lo..=self.int_hi).contains(v)
+                        || sizes
+                            .get(&(l, k))
+                            .is_some_and(|&(a, b)| (a..=b).contains(v))
+                }
                 Token::Word(w) => {
                     self.words.contains(w)
                         || self.free_text_word(w)
@@ -955,6 +961,38 @@ impl InputModel {
                 Token::Float(..) => true,
             })
         })
+    }
+
+    /// The places of `p` that hold a size or an index into one, with the values typical there:
+    /// a count (of tokens, lines, cases, a tree's vertices) up to [`MAX_COUNT`], as broad inputs
+    /// make them, and an index column's value or a tree's vertex within what it indexes. A
+    /// tree of 40 vertices is as valid as the sample's of 6 where the values are no more than
+    /// sizes and the places they name.
+    fn sizes(&self, p: &Parsed) -> BTreeMap<(usize, usize), (i64, i64)> {
+        let size = (self.typical_floor().max(1), MAX_COUNT as i64);
+        let mut out: BTreeMap<(usize, usize), (i64, i64)> = count_places(&p.links())
+            .into_iter()
+            .map(|at| (at, size))
+            .collect();
+        for (at, vertices) in self.graphs.tree_places(p) {
+            out.insert(at, vertices.unwrap_or(size));
+        }
+        let header = p.header();
+        for (l, line) in p.lines.iter().enumerate().skip(1) {
+            for k in 0..line.len() {
+                let Some(ix) = self.indices.get(&(line.len(), k)) else {
+                    continue;
+                };
+                let h = header.get(ix.place).copied().flatten();
+                if let Some(bounds) = h
+                    .filter(|&h| h <= MAX_COUNT as i64)
+                    .and_then(|h| ix.bounds(h))
+                {
+                    out.entry((l, k)).or_insert(bounds);
+                }
+            }
+        }
+        out
     }
 
     /// A new input made from `base` by one to three mutations; `None` when `base` has nothing
@@ -1989,6 +2027,21 @@ mod tests {
             assert!(joins_into_tree(&lines, 1, lines[0][0]), "{new}");
             assert!(lines[1..].iter().all(|e| e.len() == 3), "{new}");
         }
+    }
+
+    #[test]
+    fn sizes_and_what_they_index_are_typical_up_to_the_largest_count() {
+        let model = InputModel::of(["6\n1 2\n2 3\n2 4\n4 5\n1 6\n"]);
+        let path: String = (1..30).map(|v| format!("{v} {}\n", v + 1)).collect();
+        assert!(model.within_observed(&format!("30\n{path}")));
+        // A vertex past the count is not, nor a count past the largest made.
+        assert!(!model.within_observed("3\n1 2\n2 9\n"));
+        let long: String = (1..70).map(|v| format!("{v} {}\n", v + 1)).collect();
+        assert!(!model.within_observed(&format!("70\n{long}")));
+        // An array's length is a size; its values stay within those seen.
+        let model = InputModel::of(["3\n4 9 2\n"]);
+        assert!(model.within_observed(&format!("40\n{}\n", vec!["4"; 40].join(" "))));
+        assert!(!model.within_observed(&format!("40\n{}\n", vec!["40"; 40].join(" "))));
     }
 
     #[test]

@@ -236,6 +236,21 @@ impl GraphRules {
         }
     }
 
+    /// The places of the trees of `p` (where the task's inputs are trees): each vertex count
+    /// (`None`) and each edge's ends, with the vertices they may name.
+    pub(super) fn tree_places(&self, p: &Parsed) -> Vec<((usize, usize), Option<(i64, i64)>)> {
+        let mut out = Vec::new();
+        for t in self.trees_of(p) {
+            out.push((t.at(), None));
+            let vertices = (t.base, t.base + t.n as i64 - 1);
+            for l in t.first..t.first + t.n - 1 {
+                out.push(((l, 0), Some(vertices)));
+                out.push(((l, 1), Some(vertices)));
+            }
+        }
+        out
+    }
+
     /// Makes `p`, a mutation of an input holding `trees`, hold trees there again and keep
     /// its edge lines simple where the task's are. False when that cannot be (a count that is
     /// no longer a number, a graph too small for its edges): no input is made then.

@@ -285,8 +285,9 @@ fn java_coverage_is_read_from_probes_and_tells_the_branches_apart() {
 fn tests_that_reach_new_branches_or_answers_are_kept_when_every_mutant_is_dead() {
     let oracle = common::oracle(OracleMode::Fork);
     // The sample rejects every mutant of the first solution and its sibling, so mutants alone
-    // grow nothing; rule 5 keeps inputs that give new answers, within the range the sample
-    // shows (1..=9): a third solution that drops the last element is then rejected.
+    // grow nothing; rule 5 keeps inputs that give new answers, with values within the range the
+    // sample shows (1..=9) and a count up to the largest a broad input makes (60): a third
+    // solution that drops the last element is then rejected.
     let tasks = two_solutions(
         "last",
         TestCase::stdin("4\n3 1 9 2\n", Some("9\n".into())),
@@ -300,8 +301,10 @@ fn tests_that_reach_new_branches_or_answers_are_kept_when_every_mutant_is_dead()
     let kept: Vec<&TestCase> = grown.tests.iter().filter(|t| t.grown).collect();
     assert_eq!(kept.len(), report.added);
     for t in &kept {
-        for v in t.input.split_whitespace() {
-            let v: i64 = v.parse().unwrap();
+        let mut tokens = t.input.split_whitespace().map(|v| v.parse::<i64>().unwrap());
+        let n = tokens.next().unwrap();
+        assert!((1..=60).contains(&n), "a count past 60: {:?}", t.input);
+        for v in tokens {
             assert!(
                 (1..=9).contains(&v),
                 "a covering test left the range: {:?}",

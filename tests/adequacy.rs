@@ -301,7 +301,10 @@ fn tests_that_reach_new_branches_or_answers_are_kept_when_every_mutant_is_dead()
     let kept: Vec<&TestCase> = grown.tests.iter().filter(|t| t.grown).collect();
     assert_eq!(kept.len(), report.added);
     for t in &kept {
-        let mut tokens = t.input.split_whitespace().map(|v| v.parse::<i64>().unwrap());
+        let mut tokens = t
+            .input
+            .split_whitespace()
+            .map(|v| v.parse::<i64>().unwrap());
         let n = tokens.next().unwrap();
         assert!((1..=60).contains(&n), "a count past 60: {:?}", t.input);
         for v in tokens {

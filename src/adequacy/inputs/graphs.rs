@@ -12,6 +12,9 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// (line, token) of an input.
+type Place = (usize, usize);
+
 /// A tree in one input: a vertex count `n` and, from line `first` on, its `n − 1` edges.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Tree {
@@ -34,7 +37,7 @@ pub(super) struct Tree {
 
 impl Tree {
     /// The line and token of its vertex count.
-    pub(super) fn at(&self) -> (usize, usize) {
+    pub(super) fn at(&self) -> Place {
         (self.line, self.tok)
     }
 }
@@ -238,7 +241,7 @@ impl GraphRules {
 
     /// The places of the trees of `p` (where the task's inputs are trees): each vertex count
     /// (`None`) and each edge's ends, with the vertices they may name.
-    pub(super) fn tree_places(&self, p: &Parsed) -> Vec<((usize, usize), Option<(i64, i64)>)> {
+    pub(super) fn tree_places(&self, p: &Parsed) -> Vec<(Place, Option<(i64, i64)>)> {
         let mut out = Vec::new();
         for t in self.trees_of(p) {
             out.push((t.at(), None));

@@ -321,7 +321,8 @@ impl GraphRules {
     }
 }
 
-/// Rebuilds tree `t` of `p` for the vertex count `p` now holds (within 2..=[`MAX_COUNT`]):
+/// Rebuilds tree `t` of `p` for the vertex count `p` now holds (within 2..=[`MAX_COUNT`], or
+/// the tree's own count where that is larger):
 /// the edges that still join two parts are kept, and random ones join what is left.
 fn rebuild(p: &mut Parsed, t: &Tree, rng: &mut impl Rng) -> bool {
     let token = |p: &Parsed, k: usize| match p.lines.get(t.line).and_then(|l| l.get(k)) {
@@ -331,7 +332,8 @@ fn rebuild(p: &mut Parsed, t: &Tree, rng: &mut impl Rng) -> bool {
     let Some(n) = token(p, t.tok) else {
         return false;
     };
-    let n = n.clamp(2, MAX_COUNT as i64) as usize;
+    // No larger than broad inputs make, unless the tree already was.
+    let n = n.clamp(2, MAX_COUNT.max(t.n) as i64) as usize;
     // The edges' lines now: as many as the edge count says, or as the tree had.
     let count = match t.edges_tok {
         Some(k) => match token(p, k) {

@@ -30,6 +30,10 @@ fn round_down(v: i64, rng: &mut impl Rng) -> i64 {
     v / unit * unit
 }
 
+/// Two indices into an input: (line, token), or (tokens on a record line, token) for a
+/// record column.
+type Place = (usize, usize);
+
 /// Whether two tokens are of the same kind (integer, decimal, word).
 fn same_type(a: &Token, b: &Token) -> bool {
     std::mem::discriminant(a) == std::mem::discriminant(b)

@@ -7,13 +7,10 @@
 //! tree's edges are rebuilt for its (possibly edited) vertex count, keeping the edits that
 //! still fit, and a loop or repeat is redrawn between other vertices.
 
-use super::{Index, Parsed, Token, MAX_COUNT};
+use super::{Index, Parsed, Place, Token, MAX_COUNT};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// (line, token) of an input.
-type Place = (usize, usize);
 
 /// A tree in one input: a vertex count `n` and, from line `first` on, its `n − 1` edges.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -4,11 +4,8 @@
 //! disagree (a third one crashes on `K` = 10^18 where the statement says `K ≤ 200`, or on
 //! arrivals that the statement promises non-decreasing).
 
-use super::{Parsed, Token};
+use super::{Parsed, Place, Token};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// (tokens on a record line, token index).
-type Place = (usize, usize);
 
 /// The record rules of a task's inputs (see the module's doc).
 #[derive(Debug, Clone, Default)]

@@ -114,7 +114,34 @@ enum Link {
     },
 }
 
+/// What a [`Link`] counts, without where it is: a base's reading of a first-line count is
+/// compared with the task's by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum LinkKind {
+    TokensOnNext,
+    LinesAfter,
+    LengthOfNext,
+    GridWidth,
+    TokensAfter,
+    Cases,
+    GridRows,
+    Width,
+}
+
 impl Link {
+    fn kind(self) -> LinkKind {
+        match self {
+            Link::TokensOnNext { .. } => LinkKind::TokensOnNext,
+            Link::LinesAfter { .. } => LinkKind::LinesAfter,
+            Link::LengthOfNext { .. } => LinkKind::LengthOfNext,
+            Link::GridWidth { .. } => LinkKind::GridWidth,
+            Link::TokensAfter { .. } => LinkKind::TokensAfter,
+            Link::Cases { .. } => LinkKind::Cases,
+            Link::GridRows { .. } => LinkKind::GridRows,
+            Link::Width { .. } => LinkKind::Width,
+        }
+    }
+
     fn at(self) -> (usize, usize) {
         match self {
             Link::TokensOnNext { line, tok }
@@ -429,6 +456,39 @@ impl Parsed {
             .count()
     }
 
+    /// Token `tok` of `line` read as a count of `kind`, when what follows it fits that reading
+    /// (only the kinds a first line's count is read as: tokens of the next line, lines after
+    /// it, rows' width, cases; a lone case is all the lines after it).
+    fn read_as(&self, kind: LinkKind, line: usize, tok: usize) -> Option<Link> {
+        let n = match self.lines.get(line)?.get(tok)? {
+            Token::Int(v) => usize::try_from(*v).ok().filter(|&n| n >= 1)?,
+            _ => return None,
+        };
+        let after = self.lines.len() - line - 1;
+        match kind {
+            LinkKind::TokensOnNext => {
+                (self.lines.get(line + 1)?.len() == n).then_some(Link::TokensOnNext { line, tok })
+            }
+            LinkKind::LinesAfter => (after == n).then_some(Link::LinesAfter { line, tok }),
+            LinkKind::Width => {
+                let rows = self.rows_of_width(line, n);
+                (rows >= 1 && line + 1 + rows == self.lines.len()).then_some(Link::Width {
+                    line,
+                    tok,
+                    rows,
+                })
+            }
+            LinkKind::Cases => {
+                let per = match n {
+                    1 => Some(after).filter(|&a| a >= 2),
+                    _ => self.cases_after(line, n),
+                }?;
+                Some(Link::Cases { line, tok, per })
+            }
+            _ => None,
+        }
+    }
+
     /// The counts found in this input.
     fn links(&self) -> Vec<Link> {
         let grids = self.grids();
@@ -594,6 +654,9 @@ pub struct InputModel {
     positions: BTreeMap<(usize, usize), Vec<BTreeSet<char>>>,
     /// For each plain word: the words its columns hold.
     columns: BTreeMap<String, Column>,
+    /// For each word that leads a line: the kinds of the tokens after it on its lines
+    /// ([`after_lead`]); a command's arguments are of its own kinds (`E aab`, `D a2b1`).
+    leads: BTreeMap<String, BTreeSet<Vec<Option<usize>>>>,
     /// Record columns that index into a header value (see [`Parsed::index_columns`]).
     indices: BTreeMap<(usize, usize), Index>,
     /// The adjacent integer pairs of the inputs' records, pooled with a base's own when it is
@@ -609,8 +672,14 @@ pub struct InputModel {
     commands: Option<commands::Commands>,
     /// What the inputs' edge lists show: trees, graphs without loops or repeated edges.
     graphs: graphs::GraphRules,
-    /// The tokens of the first line that count the next line's tokens in one of the inputs.
-    first_line_counts: BTreeSet<usize>,
+    /// Per token of the first line, what it counts in the inputs (a grown base is read the
+    /// same way where it fits: `1\n1` counts one token, not one line, when the task's `3` counts
+    /// the three tokens after it).
+    first_line_kinds: BTreeMap<usize, BTreeSet<LinkKind>>,
+    /// The token counts of the lines after the first that count the next line's tokens
+    /// (`n k` over n numbers in each case); a line of another width does not count a next
+    /// line of its own width (`2 10` over `0 2` are two records).
+    counting_widths: BTreeSet<usize>,
 }
 
 /// A record column whose integers lie within a value of the first line in every input: an
@@ -710,6 +779,17 @@ fn words_of(line: &[Token]) -> Vec<&str> {
     line.iter()
         .filter_map(|t| match t {
             Token::Word(w) => Some(w.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The kinds of the tokens after a line's first: a word's class, `None` for a number.
+fn after_lead(line: &[Token]) -> Vec<Option<usize>> {
+    line.iter()
+        .skip(1)
+        .map(|t| match t {
+            Token::Word(w) => Some(word_class(w)),
             _ => None,
         })
         .collect()
@@ -860,6 +940,12 @@ impl InputModel {
         for p in &parsed_all {
             p.add_columns(plain, &mut columns);
         }
+        let mut leads: BTreeMap<String, BTreeSet<Vec<Option<usize>>>> = BTreeMap::new();
+        for line in parsed_all.iter().flat_map(|p| &p.lines) {
+            if let Some(Token::Word(w)) = line.first() {
+                leads.entry(w.clone()).or_default().insert(after_lead(line));
+            }
+        }
         let indices = Parsed::index_columns(&parsed_all);
         let records = records::RecordRules::of(&parsed_all);
         let mut pairs = PairStats::new();
@@ -869,14 +955,29 @@ impl InputModel {
         let free_text = free_text_classes(&parsed_all, plain);
         let commands = commands::Commands::of(&parsed_all);
         let graphs = graphs::GraphRules::of(&parsed_all, &indices, commands.is_some());
-        let first_line_counts = parsed_all
-            .iter()
-            .flat_map(Parsed::links)
-            .filter_map(|l| match l {
-                Link::TokensOnNext { line: 0, tok } => Some(tok),
-                _ => None,
-            })
-            .collect();
+        let mut first_line_kinds: BTreeMap<usize, BTreeSet<LinkKind>> = BTreeMap::new();
+        let mut counting_widths = BTreeSet::new();
+        for p in &parsed_all {
+            for link in p.links() {
+                match link {
+                    // Only a count over a line of another width is evidence: records of
+                    // one width count each other by chance (`2 5` over `7 9`).
+                    Link::TokensOnNext { line, .. } if line >= 1 => {
+                        let width = p.lines.get(line).map_or(0, Vec::len);
+                        if p.lines.get(line + 1).map(Vec::len) != Some(width) {
+                            counting_widths.insert(width);
+                        }
+                    }
+                    _ if link.at().0 == 0 => {
+                        first_line_kinds
+                            .entry(link.at().1)
+                            .or_default()
+                            .insert(link.kind());
+                    }
+                    _ => {}
+                }
+            }
+        }
         let positions = by_format
             .into_iter()
             .filter(|(_, ws)| ws.len() >= 2)
@@ -901,6 +1002,7 @@ impl InputModel {
             grid_chars,
             positions,
             columns,
+            leads,
             indices,
             pairs,
             seen_inputs,
@@ -908,7 +1010,8 @@ impl InputModel {
             free_text,
             commands,
             graphs,
-            first_line_counts,
+            first_line_kinds,
+            counting_widths,
         }
     }
 
@@ -974,7 +1077,7 @@ impl InputModel {
     /// sizes and the places they name.
     fn sizes(&self, p: &Parsed) -> BTreeMap<(usize, usize), (i64, i64)> {
         let size = (self.typical_floor().max(1), MAX_COUNT as i64);
-        let mut out: BTreeMap<(usize, usize), (i64, i64)> = count_places(&p.links())
+        let mut out: BTreeMap<(usize, usize), (i64, i64)> = count_places(&self.links_of(p))
             .into_iter()
             .map(|at| (at, size))
             .collect();
@@ -1008,8 +1111,7 @@ impl InputModel {
         }
         // The counts are read once, from the base: a count of 1 left by a resize must keep
         // its meaning (one token, not one line).
-        let mut links = p.links();
-        self.settle_first_line(&mut links);
+        let mut links = self.links_of(&p);
         let mut pairs = self.pairs.clone();
         if !self.seen_inputs.contains(&fingerprint(base)) {
             p.add_pairs(&mut pairs);
@@ -1111,17 +1213,52 @@ impl InputModel {
         (out != base).then_some(out)
     }
 
-    /// Where two tokens of a base's first line each count the next line's tokens (`8 8` over
-    /// eight numbers: `n` and a `K` equal to it by chance), keeps only the count the task's
-    /// inputs show there: resizing by `K` would leave `n` behind (`7 8` over eight numbers).
-    fn settle_first_line(&self, links: &mut Vec<Link>) {
+    /// The counts of `p`, read as the task's inputs read them where `p` allows it.
+    fn links_of(&self, p: &Parsed) -> Vec<Link> {
+        let mut links = p.links();
+        self.settle_first_line(p, &mut links);
+        // A record line counting a next line of its own width (`2 10` over `0 2`), where no
+        // input of the task has a count on a line of that width after its first.
+        links.retain(|l| match *l {
+            Link::TokensOnNext { line, .. } if line >= 1 => {
+                let width = p.lines.get(line).map_or(0, Vec::len);
+                width < 2
+                    || p.lines.get(line + 1).map(Vec::len) != Some(width)
+                    || self.counting_widths.contains(&width)
+            }
+            _ => true,
+        });
+        links
+    }
+
+    /// Reads a base's first line as the task's inputs read theirs. Where two tokens each count
+    /// the next line's tokens (`8 8` over eight numbers: `n` and a `K` equal to it by chance),
+    /// keeps only the one the task shows: resizing by `K` would leave `n` behind (`7 8` over
+    /// eight numbers). A count read as another kind than the task shows at its place is read
+    /// as the shown one where it fits (`3 2` over two edges counts their lines, not their width).
+    fn settle_first_line(&self, p: &Parsed, links: &mut Vec<Link>) {
+        let shown = |l: &Link| {
+            self.first_line_kinds
+                .get(&l.at().1)
+                .is_some_and(|kinds| kinds.contains(&l.kind()))
+        };
         let counts_next = |l: &Link| matches!(l, Link::TokensOnNext { line: 0, .. });
-        if links.iter().filter(|l| counts_next(l)).count() < 2 {
-            return;
-        }
-        let shown = |l: &Link| self.first_line_counts.contains(&l.at().1);
-        if links.iter().any(|l| counts_next(l) && shown(l)) {
+        if links.iter().filter(|l| counts_next(l)).count() >= 2
+            && links.iter().any(|l| counts_next(l) && shown(l))
+        {
             links.retain(|l| !counts_next(l) || shown(l));
+        }
+        for link in links.iter_mut().filter(|l| l.at().0 == 0) {
+            let Some(kinds) = self.first_line_kinds.get(&link.at().1) else {
+                continue;
+            };
+            if kinds.contains(&link.kind()) {
+                continue;
+            }
+            let (line, tok) = link.at();
+            if let Some(as_shown) = kinds.iter().find_map(|&k| p.read_as(k, line, tok)) {
+                *link = as_shown;
+            }
         }
     }
 
@@ -1276,13 +1413,31 @@ impl InputModel {
     /// For a plain word at token `k` of line `l`: another word its column holds in the
     /// task's inputs ([`Columns`]), always when a word repeats in such a column (a closed set
     /// such as `deposit`/`withdraw`, whose edited spellings are no command), half the time
-    /// otherwise. `None`: edit the word itself.
+    /// otherwise. Only a word of its own class, and a line's first word only for one seen
+    /// before words of the kinds that follow it: a column of `E aab` and `D a2b1` lines holds
+    /// a string to encode and a code to decode, and neither is valid in the other's place.
+    /// `None`: edit the word itself.
     fn column_mate(&self, p: &Parsed, l: usize, k: usize, rng: &mut impl Rng) -> Option<String> {
         let Some(Token::Word(own)) = p.lines.get(l)?.get(k) else {
             return None;
         };
         let column = self.columns.get(own)?;
-        let others: Vec<&String> = column.mates.iter().filter(|w| *w != own).collect();
+        let class = word_class(own);
+        // A line's leading word is swapped only for one that leads such lines (`D` for `E`
+        // only where `D` is seen before a word of this line's kinds).
+        let line = p.lines.get(l)?;
+        let fits = |w: &String| {
+            k > 0
+                || self
+                    .leads
+                    .get(w)
+                    .is_some_and(|kinds| kinds.contains(&after_lead(line)))
+        };
+        let others: Vec<&String> = column
+            .mates
+            .iter()
+            .filter(|w| *w != own && word_class(w) == class && fits(w))
+            .collect();
         if others.is_empty() {
             // A closed column with one word: the word stays.
             return column.closed.then(|| own.clone());
@@ -1555,7 +1710,12 @@ impl InputModel {
                 .as_ref()
                 .and_then(|d| d.edit(w, &[], rng))
                 .map_or_else(|| t.clone(), Token::Word),
-            Token::Word(w) if self.shapes.within(w).is_none() && numerals::read(w).is_none() => {
+            // A plain word is copied as it is (`D` is a command, not 500, unless the task's
+            // words are numerals).
+            Token::Word(w)
+                if self.shapes.within(w).is_none()
+                    && (self.numerals.is_none() || numerals::read(w).is_none()) =>
+            {
                 t.clone()
             }
             Token::Word(w) => Token::Word(self.new_word(w, true, rng)),
@@ -1604,10 +1764,14 @@ fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
         return;
     }
     let counted: Vec<usize> = links.iter().map(|l| l.at().0).collect();
-    // Only a line of one kind of token: a record (`bob withdraw 50`) has an order.
+    // Only a line of one kind of token: a record (`bob withdraw 50`, `D a2b1`) has an order.
+    let alike = |a: &Token, b: &Token| match (a, b) {
+        (Token::Word(x), Token::Word(y)) => word_class(x) == word_class(y),
+        _ => same_type(a, b),
+    };
     let lines: Vec<usize> = (0..p.lines.len())
         .filter(|&l| p.lines[l].len() >= 2 && !counted.contains(&l))
-        .filter(|&l| p.lines[l].windows(2).all(|w| same_type(&w[0], &w[1])))
+        .filter(|&l| p.lines[l].windows(2).all(|w| alike(&w[0], &w[1])))
         .collect();
     if lines.is_empty() {
         return;
@@ -1690,6 +1854,21 @@ mod tests {
         assert!(InputModel::of(["2\n3\n1 2 3\n2\n4 5\n"]).commands.is_none());
         assert!(InputModel::of(["3\n5 1 4\n2 7 1\n"]).commands.is_none());
         assert!(InputModel::of(["3\n1 5\n1 6\n1 7\n"]).commands.is_none());
+    }
+
+    #[test]
+    fn a_column_word_takes_only_the_place_of_words_of_its_class() {
+        // Strings to encode and codes to decode share a column; neither goes in the other's.
+        let base = "3\nE aaabccdddd\nD x2y1x10\nE zz\n";
+        let inputs = made(base, 300, 4);
+        for new in &inputs {
+            for line in new.lines().skip(1) {
+                let (cmd, word) = line.split_once(' ').expect("two tokens");
+                let code = word.chars().any(|c| c.is_ascii_digit());
+                assert_eq!(cmd == "D", code, "{new:?}");
+            }
+        }
+        assert!(inputs.len() > 100, "{}", inputs.len());
     }
 
     #[test]
@@ -1979,6 +2158,50 @@ mod tests {
             k_changed += usize::from(lines[0][1] != 8);
         }
         assert!(made > 100 && k_changed > 10, "{made} {k_changed}");
+    }
+
+    #[test]
+    fn a_base_counts_what_the_tasks_first_line_counts_where_it_fits() {
+        // The task's `3` counts the next line's tokens; a grown `1\n1` fits that reading too.
+        let model = InputModel::of(["3\n4 1 2\n"]);
+        // The task's `m` counts the edges after it; `3 2` over two edges is no matrix's width.
+        let edges = InputModel::of(["4 3\n1 2\n2 3\n2 4\n"]);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (mut tokens, mut lines) = (0, 0);
+        for _ in 0..300 {
+            if let Some(new) = model.mutate("1\n1\n", &mut rng) {
+                let l = numbers(&new);
+                assert_eq!((l.len(), l[0][0] as usize), (2, l[1].len()), "{new}");
+                tokens += usize::from(l[1].len() != 1);
+            }
+            if let Some(new) = edges.mutate("3 2\n1 2\n2 3\n", &mut rng) {
+                let l = numbers(&new);
+                assert_eq!(l[0][1] as usize, l.len() - 1, "{new}");
+                assert!(l[1..].iter().all(|r| r.len() == 2), "{new}");
+                lines += usize::from(l.len() != 3);
+            }
+        }
+        assert!(tokens > 10 && lines > 10, "{tokens} {lines}");
+    }
+
+    #[test]
+    fn a_record_counts_no_record_after_it_unless_the_task_shows_it() {
+        // A threshold over records, one of which reads as a count of the next (`2 5`).
+        let records = InputModel::of(["5\n1 4\n2 5\n7 9\n"]);
+        let base = Parsed::of("7\n2 10\n0 2\n");
+        assert!(base
+            .links()
+            .contains(&Link::TokensOnNext { line: 1, tok: 0 }));
+        assert!(!records
+            .links_of(&base)
+            .iter()
+            .any(|l| matches!(l, Link::TokensOnNext { line: 1, .. })));
+        // Cases of `n k` over n numbers: a case of two numbers is counted.
+        let cases = InputModel::of(["2\n3 1\n5 6 7\n1 9\n4\n"]);
+        let base = Parsed::of("2\n2 1\n5 6\n1 9\n4\n");
+        assert!(cases
+            .links_of(&base)
+            .contains(&Link::TokensOnNext { line: 1, tok: 0 }));
     }
 
     /// Whether the `n − 1` lines from `first` of `lines` join `1..=n` into a tree.

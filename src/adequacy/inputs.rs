@@ -1747,7 +1747,8 @@ fn resize_vec<T: Clone, R: Rng>(
     }
 }
 
-/// Shuffles the tokens of a line that holds several of one kind, or the lines a count counts.
+/// Shuffles the tokens of a line that holds several of one kind (or makes an array's numbers
+/// equal or sorted), or the lines a count counts.
 fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
     use rand::seq::SliceRandom;
     let blocks: Vec<usize> = links
@@ -1776,8 +1777,27 @@ fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
     if lines.is_empty() {
         return;
     }
-    if let Some(line) = p.lines.get_mut(lines[rng.random_range(0..lines.len())]) {
-        line.shuffle(rng);
+    let Some(line) = p.lines.get_mut(lines[rng.random_range(0..lines.len())]) else {
+        return;
+    };
+    // An array of three numbers or more is sometimes made what judges' tests always try and
+    // an edit seldom reaches: all equal (no pair differs), sorted, or sorted backwards.
+    let array = line.len() >= 3 && line.iter().all(|t| matches!(t, Token::Int(_)));
+    match rng.random_range(0..10) {
+        0 | 1 if array => {
+            if let Some(v) = line.get(rng.random_range(0..line.len())).cloned() {
+                line.iter_mut().for_each(|t| *t = v.clone());
+            }
+        }
+        2 | 3 if array => line.sort_by_key(|t| match t {
+            Token::Int(v) => *v,
+            _ => 0,
+        }),
+        4 if array => line.sort_by_key(|t| match t {
+            Token::Int(v) => std::cmp::Reverse(*v),
+            _ => std::cmp::Reverse(0),
+        }),
+        _ => line.shuffle(rng),
     }
 }
 
@@ -1854,6 +1874,26 @@ mod tests {
         assert!(InputModel::of(["2\n3\n1 2 3\n2\n4 5\n"]).commands.is_none());
         assert!(InputModel::of(["3\n5 1 4\n2 7 1\n"]).commands.is_none());
         assert!(InputModel::of(["3\n1 5\n1 6\n1 7\n"]).commands.is_none());
+    }
+
+    #[test]
+    fn arrays_are_sometimes_all_equal_or_sorted() {
+        let (mut equal, mut sorted, mut backwards) = (0, 0, 0);
+        for new in made("6\n3 10 5 25 2 8\n", 400, 6) {
+            let lines = numbers(&new);
+            let xs = &lines[1];
+            assert_eq!(lines[0][0] as usize, xs.len(), "{new}");
+            if xs.len() < 3 {
+                continue;
+            }
+            equal += usize::from(xs.iter().all(|x| *x == xs[0]));
+            sorted += usize::from(xs.windows(2).all(|w| w[0] < w[1]));
+            backwards += usize::from(xs.windows(2).all(|w| w[0] > w[1]));
+        }
+        assert!(
+            equal > 5 && sorted > 5 && backwards > 2,
+            "{equal} {sorted} {backwards}"
+        );
     }
 
     #[test]

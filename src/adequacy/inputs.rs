@@ -224,33 +224,34 @@ impl Parsed {
         out
     }
 
-    /// Adds this input's adjacent integer pairs on record lines (after the first) to `seen`:
-    /// per (tokens on the line, `k`), how many lines have one and whether token `k` was
-    /// never above, and always below, token `k + 1`.
+    /// Adds this input's pairs of integers on record lines (after the first, see
+    /// [`pair_places`]) to `seen`: per (tokens on the line, `k`, `j`), how many lines have
+    /// one and whether token `k` was never above, and always below, token `j`.
     fn add_pairs(&self, seen: &mut PairStats) {
         let counts = count_places(&self.links());
         // The first line is a header (`n m` over edges), not a record.
         for (l, line) in self.lines.iter().enumerate().skip(1) {
-            for (k, pair) in line.windows(2).enumerate() {
-                if counts.contains(&(l, k)) || counts.contains(&(l, k + 1)) {
+            for (k, j) in pair_places(line.len()) {
+                if counts.contains(&(l, k)) || counts.contains(&(l, j)) {
                     continue;
                 }
-                if let [a, b] = pair {
-                    let Some(ord) = order_of(a, b) else {
-                        continue;
-                    };
-                    let e = seen.entry((line.len(), k)).or_insert((0, true, true));
-                    e.0 += 1;
-                    e.1 &= ord.is_le();
-                    e.2 &= ord.is_lt();
-                }
+                let (Some(a), Some(b)) = (line.get(k), line.get(j)) else {
+                    continue;
+                };
+                let Some(ord) = order_of(a, b) else {
+                    continue;
+                };
+                let e = seen.entry((line.len(), k, j)).or_insert((0, true, true));
+                e.0 += 1;
+                e.1 &= ord.is_le();
+                e.2 &= ord.is_lt();
             }
         }
     }
 
     /// The ordered pairs of this input's records (see [`ordered_pairs`]).
     #[cfg(test)]
-    fn orders(&self) -> BTreeMap<(usize, usize), bool> {
+    fn orders(&self) -> BTreeMap<PairPlace, bool> {
         let mut seen = PairStats::new();
         self.add_pairs(&mut seen);
         ordered_pairs(seen)
@@ -341,26 +342,24 @@ impl Parsed {
     /// Puts each ordered pair of `orders` back in order where a mutation reversed it (the
     /// two values swap places), and parts a strictly ordered pair a mutation made equal;
     /// never a pair holding one of `counts` (a count leads its line: `1 7`).
-    fn keep_order(
-        &mut self,
-        orders: &BTreeMap<(usize, usize), bool>,
-        counts: &BTreeSet<(usize, usize)>,
-    ) {
+    fn keep_order(&mut self, orders: &BTreeMap<PairPlace, bool>, counts: &BTreeSet<Place>) {
         for (l, line) in self.lines.iter_mut().enumerate().skip(1) {
-            let width = line.len();
-            for k in 0..width.saturating_sub(1) {
-                let Some(&strict) = orders.get(&(width, k)) else {
+            for (k, j) in pair_places(line.len()) {
+                let Some(&strict) = orders.get(&(line.len(), k, j)) else {
                     continue;
                 };
-                if counts.contains(&(l, k)) || counts.contains(&(l, k + 1)) {
+                if counts.contains(&(l, k)) || counts.contains(&(l, j)) {
                     continue;
                 }
-                if let [a, b] = &mut line[k..k + 2] {
-                    if order_of(a, b).is_some_and(std::cmp::Ordering::is_gt) {
-                        std::mem::swap(a, b);
-                    }
-                    if let (true, Token::Int(a), Token::Int(b)) = (strict, a, b) {
-                        if *a == *b {
+                let (Some(a), Some(b)) = (line.get(k), line.get(j)) else {
+                    continue;
+                };
+                if order_of(a, b).is_some_and(std::cmp::Ordering::is_gt) {
+                    line.swap(k, j);
+                }
+                if let (true, Some(Token::Int(a))) = (strict, line.get(k).cloned()) {
+                    if let Some(Token::Int(b)) = line.get_mut(j) {
+                        if a == *b {
                             *b = b.saturating_add(1);
                         }
                     }
@@ -373,17 +372,16 @@ impl Parsed {
     /// `counts`, is not.
     fn breaks_strict_order(
         &self,
-        orders: &BTreeMap<(usize, usize), bool>,
-        counts: &BTreeSet<(usize, usize)>,
+        orders: &BTreeMap<PairPlace, bool>,
+        counts: &BTreeSet<Place>,
     ) -> bool {
         self.lines.iter().enumerate().skip(1).any(|(l, line)| {
-            line.windows(2).enumerate().any(|(k, pair)| {
+            pair_places(line.len()).any(|(k, j)| {
                 !counts.contains(&(l, k))
-                    && !counts.contains(&(l, k + 1))
-                    && matches!(
-                        (orders.get(&(line.len(), k)), pair),
-                        (Some(true), [a, b]) if order_of(a, b).is_some_and(|o| o.is_ge())
-                    )
+                    && !counts.contains(&(l, j))
+                    && orders.get(&(line.len(), k, j)) == Some(&true)
+                    && matches!((line.get(k), line.get(j)),
+                        (Some(a), Some(b)) if order_of(a, b).is_some_and(|o| o.is_ge()))
             })
         })
     }
@@ -740,9 +738,26 @@ impl Parsed {
     }
 }
 
-/// Per (tokens on a record line, `k`): lines seen with integers at `k` and `k + 1`, whether
-/// token `k` was never above token `k + 1`, and whether it was always below.
-type PairStats = BTreeMap<(usize, usize), (usize, bool, bool)>;
+/// Two tokens of a record line: (tokens on the line, `k`, `j`), `k < j`.
+type PairPlace = (usize, usize, usize);
+
+/// Per pair of a record line's tokens: lines seen with integers at `k` and `j`, whether token
+/// `k` was never above token `j`, and whether it was always below.
+type PairStats = BTreeMap<PairPlace, (usize, bool, bool)>;
+
+/// The pairs of tokens of a line of `width` whose order a record may keep: neighbours (`l r`),
+/// and on a line of two halves of two numbers or more the same place in each half (the
+/// corners of a rectangle `x1 y1 x2 y2`, with `x1 < x2` and `y1 < y2`).
+fn pair_places(width: usize) -> impl Iterator<Item = (usize, usize)> {
+    let half = if width >= 4 && width % 2 == 0 {
+        width / 2
+    } else {
+        0
+    };
+    (0..width.saturating_sub(1))
+        .map(|k| (k, k + 1))
+        .chain((0..half).map(move |k| (k, k + half)))
+}
 
 /// The (line, token) places of `links`' counts.
 fn count_places(links: &[Link]) -> BTreeSet<(usize, usize)> {
@@ -759,9 +774,10 @@ fn fingerprint(input: &str) -> u64 {
 }
 
 /// The ordered pairs of `seen`: two lines or more with that many tokens and token `k` never
-/// above token `k + 1` (an interval `l r`, a query's range), with whether it is always below
-/// (`l < r` in every record: an empty interval is most likely outside the constraints).
-fn ordered_pairs(seen: PairStats) -> BTreeMap<(usize, usize), bool> {
+/// above token `j` (an interval `l r`, a query's range, a rectangle's corners), with whether it
+/// is always below (`l < r` in every record: an empty interval is most likely outside the
+/// constraints).
+fn ordered_pairs(seen: PairStats) -> BTreeMap<PairPlace, bool> {
     seen.into_iter()
         .filter(|(_, (lines, ordered, _))| *lines >= 2 && *ordered)
         .map(|(key, (_, _, strict))| (key, strict))
@@ -2146,6 +2162,14 @@ mod tests {
         })));
         // One record shows no order: its values are edited freely.
         assert!(Parsed::of("1\n1 3\n").orders().is_empty());
+        // Rectangles `x1 y1 x2 y2`: each corner's coordinate below the other's.
+        let tarps = made("3\n0 0 4 3\n2 1 6 5\n-3 -2 1 1\n", 300, 12);
+        for new in &tarps {
+            for r in numbers(new).iter().skip(1) {
+                assert!(r[0] < r[2] && r[1] < r[3], "{new}");
+            }
+        }
+        assert!(tarps.len() > 100, "{}", tarps.len());
     }
 
     #[test]

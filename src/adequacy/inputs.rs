@@ -749,7 +749,7 @@ type PairStats = BTreeMap<PairPlace, (usize, bool, bool)>;
 /// and on a line of two halves of two numbers or more the same place in each half (the
 /// corners of a rectangle `x1 y1 x2 y2`, with `x1 < x2` and `y1 < y2`).
 fn pair_places(width: usize) -> impl Iterator<Item = (usize, usize)> {
-    let half = if width >= 4 && width % 2 == 0 {
+    let half = if width >= 4 && width.is_multiple_of(2) {
         width / 2
     } else {
         0

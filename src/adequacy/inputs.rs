@@ -657,7 +657,7 @@ pub struct InputModel {
     leads: BTreeMap<String, BTreeSet<Vec<Option<usize>>>>,
     /// Record columns that index into a header value (see [`Parsed::index_columns`]).
     indices: BTreeMap<(usize, usize), Index>,
-    /// The adjacent integer pairs of the inputs' records, pooled with a base's own when it is
+    /// The integer pairs of the inputs' records ([`pair_places`]), pooled with a base's own when it is
     /// mutated: a grown base with one record still keeps the order the task's inputs show.
     pairs: PairStats,
     /// The fingerprints of the inputs the model was made from (their pairs are counted once).

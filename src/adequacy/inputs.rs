@@ -1805,14 +1805,15 @@ fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
                 line.iter_mut().for_each(|t| *t = v.clone());
             }
         }
-        2 | 3 if array => line.sort_by_key(|t| match t {
-            Token::Int(v) => *v,
-            _ => 0,
-        }),
-        4 if array => line.sort_by_key(|t| match t {
-            Token::Int(v) => std::cmp::Reverse(*v),
-            _ => std::cmp::Reverse(0),
-        }),
+        roll @ 2..=4 if array => {
+            line.sort_by_key(|t| match t {
+                Token::Int(v) => *v,
+                _ => 0,
+            });
+            if roll == 4 {
+                line.reverse();
+            }
+        }
         _ => line.shuffle(rng),
     }
 }

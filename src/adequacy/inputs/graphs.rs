@@ -25,9 +25,6 @@ pub(super) struct Tree {
     n: usize,
     /// Tokens on an edge's line (`u v`, `u v w`).
     width: usize,
-    /// The token of `line` that counts the edges (`n m`, `m = n − 1`), where nothing follows
-    /// the edges (otherwise an `n − 1` there is most likely something else: `n q`).
-    edges_tok: Option<usize>,
     /// The smallest vertex: 0 or 1.
     base: i64,
 }
@@ -143,18 +140,23 @@ fn tree_at(p: &Parsed, l: usize, line: &[Token]) -> Option<Tree> {
             let Some(base) = [1, 0].into_iter().find(|&b| is_tree(edges, n, b)) else {
                 continue;
             };
+            // `n m` over the `m = n − 1` edges and nothing after them: a graph that happens to
+            // be a tree here (a directed graph's sample without a cycle). A tree problem gives
+            // `n` alone; an `n − 1` with lines after the edges is something else (`n q`).
             let last = first + n - 1 == p.lines.len();
-            let edges_tok = line
+            let counts_edges = line
                 .iter()
                 .enumerate()
-                .position(|(k, t)| last && k != tok && *t == Token::Int(n as i64 - 1));
+                .any(|(k, t)| last && k != tok && *t == Token::Int(n as i64 - 1));
+            if counts_edges {
+                return None;
+            }
             return Some(Tree {
                 line: l,
                 tok,
                 first,
                 n,
                 width,
-                edges_tok,
                 base,
             });
         }
@@ -331,14 +333,8 @@ fn rebuild(p: &mut Parsed, t: &Tree, rng: &mut impl Rng) -> bool {
     };
     // No larger than broad inputs make, unless the tree already was.
     let n = n.clamp(2, MAX_COUNT.max(t.n) as i64) as usize;
-    // The edges' lines now: as many as the edge count says, or as the tree had.
-    let count = match t.edges_tok {
-        Some(k) => match token(p, k) {
-            Some(m) => usize::try_from(m).unwrap_or(0),
-            None => return false,
-        },
-        None => t.n - 1,
-    };
+    // The edges' lines now: as many as the tree had.
+    let count = t.n - 1;
     // A line of one value per vertex is resized with the count, or the input is no tree's.
     if t.first == t.line + 2 && p.lines.get(t.line + 1).map(Vec::len) != Some(n) {
         return false;
@@ -381,9 +377,6 @@ fn rebuild(p: &mut Parsed, t: &Tree, rng: &mut impl Rng) -> bool {
         if let Some(tok) = l.get_mut(t.tok) {
             *tok = Token::Int(n as i64);
         }
-        if let Some(tok) = t.edges_tok.and_then(|k| l.get_mut(k)) {
-            *tok = Token::Int(n as i64 - 1);
-        }
     }
     true
 }
@@ -398,12 +391,11 @@ mod tests {
         let t = trees(&p);
         assert_eq!(t.len(), 1);
         assert_eq!((t[0].line, t[0].first, t[0].n, t[0].base), (0, 1, 5, 1));
-        // `n m` over the edges only: m counts them; under `n q` with queries after, nothing
-        // counts them.
-        let t = trees(&Parsed::of("4 3\n0 1\n1 2\n1 3\n"));
-        assert_eq!((t[0].edges_tok, t[0].base), (Some(1), 0));
+        // `n m` over the edges only: a graph (its edges may close a cycle elsewhere); under
+        // `n q` with queries after, a tree.
+        assert!(trees(&Parsed::of("4 3\n0 1\n1 2\n1 3\n")).is_empty());
         let t = trees(&Parsed::of("4 3\n1 2\n1 3\n3 4\n2 4\n1 1\n4 4\n"));
-        assert_eq!(t[0].edges_tok, None);
+        assert_eq!((t[0].n, t[0].base), (4, 1));
         // Values per vertex, then the edges; cases of trees.
         let t = trees(&Parsed::of("3\n5 1 7\n1 2\n2 3\n"));
         assert_eq!(t[0].first, 2);

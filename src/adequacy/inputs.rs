@@ -92,6 +92,9 @@ enum Link {
     TokensOnNext { line: usize, tok: usize },
     /// Token `tok` of `line` is the number of lines after it.
     LinesAfter { line: usize, tok: usize },
+    /// Token `tok` of `line` is the number of lines after the next one, whose tokens another
+    /// token of `line` counts (`n q` over n values, then q queries).
+    QueriesAfter { line: usize, tok: usize },
     /// Token `tok` of `line` is the length of the next line's only word.
     LengthOfNext { line: usize, tok: usize },
     /// Token `tok` of `line` is the width of the grid that starts on the next line.
@@ -120,6 +123,7 @@ enum Link {
 enum LinkKind {
     TokensOnNext,
     LinesAfter,
+    QueriesAfter,
     LengthOfNext,
     GridWidth,
     TokensAfter,
@@ -133,6 +137,7 @@ impl Link {
         match self {
             Link::TokensOnNext { .. } => LinkKind::TokensOnNext,
             Link::LinesAfter { .. } => LinkKind::LinesAfter,
+            Link::QueriesAfter { .. } => LinkKind::QueriesAfter,
             Link::LengthOfNext { .. } => LinkKind::LengthOfNext,
             Link::GridWidth { .. } => LinkKind::GridWidth,
             Link::TokensAfter { .. } => LinkKind::TokensAfter,
@@ -146,6 +151,7 @@ impl Link {
         match self {
             Link::TokensOnNext { line, tok }
             | Link::LinesAfter { line, tok }
+            | Link::QueriesAfter { line, tok }
             | Link::LengthOfNext { line, tok }
             | Link::GridWidth { line, tok }
             | Link::TokensAfter { line, tok }
@@ -485,6 +491,7 @@ impl Parsed {
                 (self.lines.get(line + 1)?.len() == n).then_some(Link::TokensOnNext { line, tok })
             }
             LinkKind::LinesAfter => (after == n).then_some(Link::LinesAfter { line, tok }),
+            LinkKind::QueriesAfter => (after == n + 1).then_some(Link::QueriesAfter { line, tok }),
             LinkKind::Width => {
                 let rows = self.rows_of_width(line, n);
                 (rows >= 1 && line + 1 + rows == self.lines.len()).then_some(Link::Width {
@@ -515,11 +522,24 @@ impl Parsed {
             .iter()
             .filter(|line| led_by_count(line) && line.len() >= 3)
             .count();
+        // Widths of lines (after the first) that some line of does not start with the count of
+        // what follows it: lines of such a width are records (`2 1 3` among `1 4 10`: a code
+        // and two values), and a first value equal to their length is no count.
+        let unled = unled_widths(self);
         // The rows of a matrix whose width a header gives hold values, not counts (`9 4 4 8`
         // over a row of four is no count of it).
         let mut matrix_rows = 0..0;
         for (l, line) in self.lines.iter().enumerate() {
             if matrix_rows.contains(&l) {
+                continue;
+            }
+            // A line the line before counts the tokens of holds values, not counts: `4` over
+            // `3 1 4 1`, `5 3` over `3 -1 4 2 5` (no header of a width 2 over rows of two).
+            let counted = line.len() >= 2
+                && out
+                    .iter()
+                    .any(|x| matches!(x, Link::TokensOnNext { line, .. } if *line + 1 == l));
+            if counted {
                 continue;
             }
             for (k, t) in line.iter().enumerate() {
@@ -529,16 +549,11 @@ impl Parsed {
                     continue;
                 }
                 // A line that starts with the count of what follows on it: `2 AS KD`
-                // (`1 x` only before a word: `1 5` is more often two numbers; not on a line
-                // the line before counts: `4` over `3 1 4 1` is four numbers).
+                // (`1 x` only before a word: `1 5` is more often two numbers).
                 let rest_words = line.iter().skip(1).any(|t| matches!(t, Token::Word(_)));
-                let counted = l > 0
-                    && out
-                        .iter()
-                        .any(|x| matches!(x, Link::TokensOnNext { line, .. } if *line + 1 == l));
                 if k == 0
-                    && !counted
                     && line.len() == n + 1
+                    && !unled.contains(&line.len())
                     && (n >= 2 || rest_words || leading >= 2)
                 {
                     // What follows on the line is what it counts, not counts.
@@ -560,13 +575,21 @@ impl Parsed {
                 // The width of the rows after a header (`3 2` over rows of two numbers): not
                 // its first number (rows come first: `2 5` over two pairs counts the pairs);
                 // the rows run to the end of the input or their number is on the header too.
+                // A line of the rows' own width after the first is one of them (`2 1 3` over
+                // `2 2 5`, `1 4 10`: records), unless it also counts them.
                 if k >= 1 && n >= 2 {
                     let rows = self.rows_of_width(l, n);
                     let to_end = l + 1 + rows == self.lines.len();
+                    let counts_rows = |j: usize, t: &Token| {
+                        matches!(t, Token::Int(r) if usize::try_from(*r) == Ok(rows)) && j != k
+                    };
                     let counted = line
                         .iter()
                         .any(|t| matches!(t, Token::Int(r) if usize::try_from(*r) == Ok(rows)));
-                    if rows >= 2 && (to_end || counted) {
+                    let a_row = l >= 1
+                        && line.len() == n
+                        && !line.iter().enumerate().any(|(j, t)| counts_rows(j, t));
+                    if rows >= 2 && (to_end || counted) && !a_row {
                         matrix_rows = l + 1..l + 1 + rows;
                         out.push(Link::Width {
                             line: l,
@@ -609,6 +632,14 @@ impl Parsed {
                         matches!(x, Link::TokensOnNext { line, .. }
                             if self.lines.get(*line).is_some_and(|c| c.len() == 1))
                     });
+                // `n q` over n values, then q lines: q counts the lines after the values.
+                let values_counted = out.iter().any(
+                    |x| matches!(x, Link::TokensOnNext { line, tok } if *line == l && *tok != k),
+                );
+                if short && k >= 1 && values_counted && n + 1 == after {
+                    out.push(Link::QueriesAfter { line: l, tok: k });
+                    continue;
+                }
                 if short
                     && n == after
                     && (n >= 2 || line.len() == 1)
@@ -685,6 +716,8 @@ pub struct InputModel {
     free_text: [bool; 2],
     /// Where the lines after the first are commands (`1 5`, `3`, `4 2`), their codes.
     commands: Option<commands::Commands>,
+    /// Where queries and updates follow an array, their codes.
+    op_codes: commands::OpCodes,
     /// What the inputs' edge lists show: trees, graphs without loops or repeated edges.
     graphs: graphs::GraphRules,
     /// Per token of the first line, what it counts in the inputs (a grown base is read the
@@ -695,6 +728,13 @@ pub struct InputModel {
     /// (`n k` over n numbers in each case); a line of another width does not count a next
     /// line of its own width (`2 10` over `0 2` are two records).
     counting_widths: BTreeSet<usize>,
+    /// Tokens of the first line that hold a value of 2 or more in some input of the task and
+    /// count nothing in any (`e` of `K e` over K rows): a grown base's count there is one by
+    /// chance (`2 2` over rows of two is no width 2).
+    first_line_values: BTreeSet<usize>,
+    /// Widths of lines that some input of the task shows not led by a count (see
+    /// [`unled_widths`]): a grown base's line of such a width is a record wherever it is led.
+    unled_widths: BTreeSet<usize>,
 }
 
 /// A record column whose integers lie within a value of the first line in every input: an
@@ -805,6 +845,17 @@ fn ordered_pairs(seen: PairStats) -> BTreeMap<PairPlace, bool> {
 fn led_by_count(line: &[Token]) -> bool {
     matches!(line.first(), Some(Token::Int(n))
         if usize::try_from(*n).is_ok_and(|n| n + 1 == line.len()))
+}
+
+/// The widths (two tokens or more) of the lines after the first of `p` that are not all led by
+/// the count of what follows them (see [`Parsed::links`]).
+fn unled_widths(p: &Parsed) -> BTreeSet<usize> {
+    p.lines
+        .iter()
+        .skip(1)
+        .filter(|line| line.len() >= 2 && !led_by_count(line))
+        .map(Vec::len)
+        .collect()
 }
 
 /// The words of `line`, in order.
@@ -979,19 +1030,36 @@ impl InputModel {
                 leads.entry(w.clone()).or_default().insert(after_lead(line));
             }
         }
-        let indices = Parsed::index_columns(&parsed_all);
+        let mut indices = Parsed::index_columns(&parsed_all);
+        let commands = commands::Commands::of(&parsed_all);
+        let op_codes = match commands {
+            Some(_) => commands::OpCodes::default(),
+            None => commands::OpCodes::of(&parsed_all, graphs::all_trees(&parsed_all)),
+        };
+        // Coded lines' indices are each code's own (an update's `x` is no index where a
+        // query's `r` is, in one column).
+        indices.retain(|&(w, _), _| !op_codes.covers(w));
         let records = records::RecordRules::of(&parsed_all);
         let mut pairs = PairStats::new();
         for p in &parsed_all {
             p.add_pairs(&mut pairs);
         }
         let free_text = free_text_classes(&parsed_all, plain);
-        let commands = commands::Commands::of(&parsed_all);
         let graphs = graphs::GraphRules::of(&parsed_all, &indices, commands.is_some());
         let mut first_line_kinds: BTreeMap<usize, BTreeSet<LinkKind>> = BTreeMap::new();
         let mut counting_widths = BTreeSet::new();
+        let unled_widths: BTreeSet<usize> = parsed_all.iter().flat_map(unled_widths).collect();
+        let mut first_line_values = BTreeSet::new();
         for p in &parsed_all {
-            for link in p.links() {
+            let links = p.links();
+            let first = p.lines.first().map(Vec::as_slice).unwrap_or_default();
+            for (k, t) in first.iter().enumerate() {
+                let counts = links.iter().any(|l| l.at() == (0, k));
+                if matches!(t, Token::Int(v) if *v >= 2) && !counts {
+                    first_line_values.insert(k);
+                }
+            }
+            for link in links {
                 match link {
                     // Only a count over a line of another width is evidence: records of
                     // one width count each other by chance (`2 5` over `7 9`).
@@ -1042,9 +1110,12 @@ impl InputModel {
             records,
             free_text,
             commands,
+            op_codes,
             graphs,
             first_line_kinds,
             counting_widths,
+            first_line_values,
+            unled_widths,
         }
     }
 
@@ -1185,10 +1256,14 @@ impl InputModel {
                 5..=7 if !links.is_empty() => {
                     let link = links[rng.random_range(0..links.len())];
                     self.resize(&mut p, link, broad, rng);
-                    if let Link::LinesAfter { line, .. }
-                    | Link::Cases { line, .. }
-                    | Link::GridRows { line, .. } = link
-                    {
+                    let remade = match link {
+                        Link::LinesAfter { line, .. }
+                        | Link::Cases { line, .. }
+                        | Link::GridRows { line, .. } => Some(line),
+                        Link::QueriesAfter { line, .. } => Some(line + 1),
+                        _ => None,
+                    };
+                    if let Some(line) = remade {
                         // The lines after it were remade: counts found there are gone. Other
                         // stale counts (on a line a resize shortened, or moved by a shuffle)
                         // are found out by `resize` itself.
@@ -1220,6 +1295,13 @@ impl InputModel {
         self.records.clamp(&mut p, &counts);
         p.keep_order(&orders, &counts);
         p.keep_indices(&self.indices);
+        let values: BTreeSet<usize> = links
+            .iter()
+            .filter_map(|l| match l {
+                Link::TokensOnNext { line, .. } => Some(line + 1),
+                _ => None,
+            })
+            .collect();
         // Trees and simple graphs after the indices (a clamped end may close a cycle or make a
         // loop), their new edges put in order.
         if !self.graphs.repair(&mut p, &trees, &self.indices, rng) {
@@ -1242,6 +1324,7 @@ impl InputModel {
             }
             c.keep_floors(&mut p);
         }
+        self.op_codes.keep(&mut p, &values, rng);
         let out = p.render();
         (out != base).then_some(out)
     }
@@ -1259,6 +1342,10 @@ impl InputModel {
                     || p.lines.get(line + 1).map(Vec::len) != Some(width)
                     || self.counting_widths.contains(&width)
             }
+            Link::TokensAfter { line, .. } => p
+                .lines
+                .get(line)
+                .is_none_or(|l| !self.unled_widths.contains(&l.len())),
             _ => true,
         });
         links
@@ -1275,6 +1362,12 @@ impl InputModel {
                 .get(&l.at().1)
                 .is_some_and(|kinds| kinds.contains(&l.kind()))
         };
+        links.retain(|l| {
+            let (line, tok) = l.at();
+            line > 0
+                || self.first_line_kinds.contains_key(&tok)
+                || !self.first_line_values.contains(&tok)
+        });
         let counts_next = |l: &Link| matches!(l, Link::TokensOnNext { line: 0, .. });
         if links.iter().filter(|l| counts_next(l)).count() >= 2
             && links.iter().any(|l| counts_next(l) && shown(l))
@@ -1364,6 +1457,16 @@ impl InputModel {
             p.lines.get(l).and_then(|line| line.get(k)),
             Some(Token::Int(_) | Token::Float(..))
         );
+        // Sometimes a group of a record copied onto another (`0 0 0 0` from `0 0 4 4`: a
+        // segment that is a point, two equal corners, the same segment twice): judges test
+        // degenerate shapes, and single edits rarely make all of a point equal.
+        if number && !counts.iter().any(|&(c, _)| c == l) && rng.random_bool(0.15) {
+            if let Some(line) = p.lines.get_mut(l) {
+                if copy_group(line, rng) {
+                    return;
+                }
+            }
+        }
         if number && rng.random_bool(0.2) {
             if let Some(line) = p.lines.get_mut(l) {
                 let twins: Vec<Token> = (0..line.len())
@@ -1598,6 +1701,7 @@ impl InputModel {
             Link::TokensOnNext { .. } => p.lines.get(l + 1).map(Vec::len),
             Link::TokensAfter { .. } => p.lines.get(l).map(|x| x.len().saturating_sub(1)),
             Link::LinesAfter { .. } => p.lines.len().checked_sub(l + 1),
+            Link::QueriesAfter { .. } => p.lines.len().checked_sub(l + 2),
             Link::GridRows { .. } => p
                 .grid_of(l + 1)
                 .filter(|g| g.start == l + 1)
@@ -1688,8 +1792,16 @@ impl InputModel {
                 resize_vec(&mut cases, new, rng, |c, _| c.clone());
                 p.lines.extend(cases.into_iter().flatten());
             }
-            Link::LinesAfter { .. } => {
-                let mut block = p.lines.split_off(l + 1);
+            Link::LinesAfter { .. } | Link::QueriesAfter { .. } => {
+                let start = if matches!(link, Link::QueriesAfter { .. }) {
+                    l + 2
+                } else {
+                    l + 1
+                };
+                let Some(mut block) = (start <= p.lines.len()).then(|| p.lines.split_off(start))
+                else {
+                    return;
+                };
                 resize_vec(&mut block, new, rng, |line, rng| {
                     // A count that leads its line (`2 AS KD`), or a command's code, is copied
                     // as it is.
@@ -1780,6 +1892,32 @@ fn resize_vec<T: Clone, R: Rng>(
     }
 }
 
+/// Copies one group of `line`'s numbers onto another of the same size (groups of two tokens
+/// or more that split the line evenly, two groups or more): false where the line is not of
+/// numbers only or has no such groups.
+fn copy_group(line: &mut [Token], rng: &mut impl Rng) -> bool {
+    let w = line.len();
+    if w < 4
+        || !line
+            .iter()
+            .all(|t| matches!(t, Token::Int(_) | Token::Float(..)))
+    {
+        return false;
+    }
+    let sizes: Vec<usize> = (2..=w / 2).filter(|d| w % d == 0).collect();
+    let Some(&d) = sizes.get(rng.random_range(0..sizes.len().max(1))) else {
+        return false;
+    };
+    let groups = w / d;
+    let from = rng.random_range(0..groups);
+    let to = (from + rng.random_range(1..groups)) % groups;
+    let group: Vec<Token> = line.iter().skip(from * d).take(d).cloned().collect();
+    for (slot, t) in line.iter_mut().skip(to * d).zip(group) {
+        *slot = t;
+    }
+    true
+}
+
 /// Shuffles the tokens of a line that holds several of one kind (or makes an array's numbers
 /// equal or sorted), or the lines a count counts.
 fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
@@ -1788,6 +1926,7 @@ fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
         .iter()
         .filter_map(|l| match l {
             Link::LinesAfter { line, .. } => Some(*line),
+            Link::QueriesAfter { line, .. } => Some(*line + 1),
             _ => None,
         })
         .collect();
@@ -1908,6 +2047,19 @@ mod tests {
         assert!(InputModel::of(["2\n3\n1 2 3\n2\n4 5\n"]).commands.is_none());
         assert!(InputModel::of(["3\n5 1 4\n2 7 1\n"]).commands.is_none());
         assert!(InputModel::of(["3\n1 5\n1 6\n1 7\n"]).commands.is_none());
+    }
+
+    #[test]
+    fn points_of_a_record_sometimes_coincide() {
+        // Segments `x1 y1 x2 y2`: some grown inputs hold a point segment.
+        let base = "3\n0 0 4 4\n1 3 2 1\n2 0 2 5\n";
+        let point = |l: &str| {
+            let v: Vec<&str> = l.split(' ').collect();
+            v.len() == 4 && v[0] == v[2] && v[1] == v[3]
+        };
+        let made = made(base, 300, 31);
+        let points = made.iter().filter(|m| m.lines().skip(1).any(point)).count();
+        assert!(points >= 30, "{points}");
     }
 
     #[test]

@@ -164,6 +164,14 @@ fn tree_at(p: &Parsed, l: usize, line: &[Token]) -> Option<Tree> {
     None
 }
 
+/// Whether every input holds a tree (see [`trees`]), one of them of three vertices or more.
+pub(super) fn all_trees(inputs: &[Parsed]) -> bool {
+    let found: Vec<Vec<Tree>> = inputs.iter().map(trees).collect();
+    !found.is_empty()
+        && found.iter().all(|t| !t.is_empty())
+        && found.iter().flatten().any(|t| t.n >= 3)
+}
+
 /// Record lines whose first two integers index one value of the first line (see
 /// [`Index`]) and that the task shows without loops, or without a repeated pair.
 #[derive(Debug, Clone, Copy)]
@@ -189,10 +197,7 @@ impl GraphRules {
         indices: &BTreeMap<(usize, usize), Index>,
         commands: bool,
     ) -> GraphRules {
-        let found: Vec<Vec<Tree>> = inputs.iter().map(trees).collect();
-        let trees = !found.is_empty()
-            && found.iter().all(|t| !t.is_empty())
-            && found.iter().flatten().any(|t| t.n >= 3);
+        let trees = all_trees(inputs);
         // width → (lines, a loop seen, a repeat seen)
         let mut seen: BTreeMap<usize, (usize, bool, bool)> = BTreeMap::new();
         for p in inputs.iter().filter(|_| !commands) {

@@ -656,7 +656,12 @@ impl Parsed {
                     {
                         matrix_rows = l + 1..self.lines.len();
                     }
-                } else if next.is_some_and(|nx| nx.len() == n && (n >= 2 || short)) {
+                } else if next.is_some_and(|nx| {
+                    // A `1` beside another value over one word is no count of words (`1 1`, a
+                    // start cell, over the moves `RRDDLLUU`).
+                    let one_word = matches!(nx.as_slice(), [Token::Word(_)]);
+                    nx.len() == n && (n >= 2 || (short && !(line.len() >= 2 && one_word)))
+                }) {
                     out.push(Link::TokensOnNext { line: l, tok: k });
                 } else if let Some([Token::Word(w)]) = next.map(Vec::as_slice) {
                     if w.chars().count() == n {
@@ -2047,6 +2052,18 @@ mod tests {
         assert!(InputModel::of(["2\n3\n1 2 3\n2\n4 5\n"]).commands.is_none());
         assert!(InputModel::of(["3\n5 1 4\n2 7 1\n"]).commands.is_none());
         assert!(InputModel::of(["3\n1 5\n1 6\n1 7\n"]).commands.is_none());
+    }
+
+    #[test]
+    fn a_one_beside_a_value_over_one_word_counts_nothing() {
+        let base = "3 4\n....\n.#..\n....\n1 1\nRRDDLLUU\n";
+        for new in made(base, 200, 32) {
+            assert_eq!(
+                new.lines().last().map(|l| l.split(' ').count()),
+                Some(1),
+                "{new}"
+            );
+        }
     }
 
     #[test]

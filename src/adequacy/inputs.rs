@@ -1612,6 +1612,10 @@ impl InputModel {
             5 => self.int_hi,
             // A round number: where divisibility by 10, 100, … changes the answer.
             6 => round_down(rng.random_range(lo..=hi), rng),
+            // The other sign where the task shows negative numbers: far values of the other
+            // sign that `lo..=hi` does not reach around a large `v` (no clamp: its size is
+            // one the task shows).
+            7 if self.int_lo < 0 => return v.saturating_neg(),
             _ => rng.random_range(lo..=hi),
         };
         candidate.clamp(lo.min(v), hi.max(v))
@@ -1637,6 +1641,20 @@ impl InputModel {
                 }
             }
             return w.to_string();
+        }
+        // A number too long for an integer changes its sign where the task shows negative
+        // numbers: a huge negative term flips a sum's sign, which small ones never do.
+        let digits = w.strip_prefix('-').unwrap_or(w);
+        if self.int_lo < 0
+            && !keep_length
+            && digits.len() > 18
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && rng.random_ratio(1, 4)
+        {
+            return match w.strip_prefix('-') {
+                Some(positive) => positive.to_string(),
+                None => format!("-{w}"),
+            };
         }
         // A word made of fields keeps its shape (and its length where that is counted).
         if let Some(new) = self.shapes.edit(w, rng) {
@@ -2064,6 +2082,18 @@ mod tests {
                 "{new}"
             );
         }
+    }
+
+    #[test]
+    fn huge_numbers_change_sign_where_negatives_are_shown() {
+        let base = "3\n123456789012345678901234567890\n-5\n1000000007\n";
+        let made = made(base, 200, 33);
+        let negative = |m: &String| m.lines().any(|l| l.starts_with("-123456789"));
+        assert!(made.iter().filter(|m| negative(m)).count() >= 5);
+        assert!(made.iter().any(|m| m.lines().any(|l| l == "-1000000007")));
+        // Not where every number is positive.
+        let made = super::tests::made("2\n123456789012345678901234567890\n5\n", 200, 33);
+        assert!(!made.iter().any(|m| m.contains('-')));
     }
 
     #[test]

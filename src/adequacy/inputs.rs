@@ -1927,7 +1927,7 @@ fn copy_group(line: &mut [Token], rng: &mut impl Rng) -> bool {
     {
         return false;
     }
-    let sizes: Vec<usize> = (2..=w / 2).filter(|d| w % d == 0).collect();
+    let sizes: Vec<usize> = (2..=w / 2).filter(|d| w.is_multiple_of(*d)).collect();
     let Some(&d) = sizes.get(rng.random_range(0..sizes.len().max(1))) else {
         return false;
     };

@@ -1474,8 +1474,10 @@ impl InputModel {
         }
         if number && rng.random_bool(0.2) {
             if let Some(line) = p.lines.get_mut(l) {
+                // A first-line value may take a count's (`k = n`: every element its own part,
+                // the edge of `1 ≤ k ≤ n`); elsewhere a count's value is no record's.
                 let twins: Vec<Token> = (0..line.len())
-                    .filter(|&j| j != k && !counts.contains(&(l, j)))
+                    .filter(|&j| j != k && (l == 0 || !counts.contains(&(l, j))))
                     .filter_map(|j| line.get(j).cloned())
                     .filter(|t| line.get(k).is_some_and(|own| same_type(t, own)))
                     .collect();
@@ -2094,6 +2096,16 @@ mod tests {
         // Not where every number is positive.
         let made = super::tests::made("2\n123456789012345678901234567890\n5\n", 200, 33);
         assert!(!made.iter().any(|m| m.contains('-')));
+    }
+
+    #[test]
+    fn a_first_line_value_sometimes_takes_its_counts_value() {
+        let made = made("5 2\n7 2 5 10 8\n", 300, 34);
+        let equal = made.iter().filter(|m| {
+            let first: Vec<&str> = m.lines().next().unwrap_or("").split(' ').collect();
+            first.len() == 2 && first[0] == first[1]
+        });
+        assert!(equal.count() >= 10);
     }
 
     #[test]

@@ -535,11 +535,12 @@ impl Parsed {
             }
             // A line the line before counts the tokens of holds values, not counts: `4` over
             // `3 1 4 1`, `5 3` over `3 -1 4 2 5` (no header of a width 2 over rows of two).
-            let counted = line.len() >= 2
+            // Two tokens are too few to tell (`2` over a case's `n m`): only no count-led line.
+            let counted = l > 0
                 && out
                     .iter()
                     .any(|x| matches!(x, Link::TokensOnNext { line, .. } if *line + 1 == l));
-            if counted {
+            if counted && line.len() >= 3 {
                 continue;
             }
             for (k, t) in line.iter().enumerate() {
@@ -552,6 +553,7 @@ impl Parsed {
                 // (`1 x` only before a word: `1 5` is more often two numbers).
                 let rest_words = line.iter().skip(1).any(|t| matches!(t, Token::Word(_)));
                 if k == 0
+                    && !counted
                     && line.len() == n + 1
                     && !unled.contains(&line.len())
                     && (n >= 2 || rest_words || leading >= 2)

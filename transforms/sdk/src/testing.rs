@@ -126,10 +126,10 @@ fn cpp_pch(language: &[&str]) -> Option<PathBuf> {
     let mut key = std::hash::DefaultHasher::new();
     (&version, &flags, &text).hash(&mut key);
     // Per user, and never a directory another user made (it could hold any header).
-    let uid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").ok()?);
+    let uid = owner(Path::new("/proc/self"))?;
     let root = std::env::temp_dir().join(format!("equimorph-sdk-pch-{uid}-{:016x}", key.finish()));
     std::fs::create_dir_all(&root).ok()?;
-    if std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&root).ok()?) != uid {
+    if owner(&root)? != uid {
         return None;
     }
     let bits = root.join("bits");
@@ -155,6 +155,22 @@ fn cpp_pch(language: &[&str]) -> Option<PathBuf> {
         return None;
     }
     Some(root)
+}
+
+/// The user id that owns `path`; none off Unix (the guests' own wasm target builds this module
+/// too, and there no precompiled header is made).
+fn owner(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        std::fs::metadata(path)
+            .ok()
+            .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 static CPP_PCH: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();

@@ -106,9 +106,11 @@ fn the_native_oracle_judges_compile_errors_and_undefined_behaviour() {
     assert!(stats.compiles >= 4 && stats.errors >= 2, "{stats:?}");
 }
 
+/// One seed per (task, transform) pair, seeds 0 and 1 in turn: 34 tasks × 26 transforms is
+/// 884 compiled checks (the guest tests already run every site of every C++ fixture natively).
 #[test]
 fn every_cpp_transform_on_every_cpp_task_is_equivalent() {
-    common::assert_every_transform_equivalent(Language::Cpp, &cpp_tasks(), 2, 15, 2);
+    common::assert_every_transform_equivalent(Language::Cpp, &cpp_tasks(), 2, 1, 15, 1);
 }
 
 fn c_tasks() -> equimorph::task::TaskSet {
@@ -142,7 +144,7 @@ fn c_tasks_get_the_c_capable_transforms_and_every_output_is_equivalent_c() {
         set.uncovered_languages(&tasks.tasks).is_empty(),
         "C is covered"
     );
-    common::assert_every_transform_equivalent(Language::C, &tasks, 2, 12, 1);
+    common::assert_every_transform_equivalent(Language::C, &tasks, 2, 2, 12, 1);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use equimorph::oracle::{Oracle, OracleConfig, OracleMode};
 use equimorph::task::{Task, TaskSet};
 use equimorph::transform::{Limits, TransformRuntime, TransformSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -237,8 +238,29 @@ pub fn plain_run(task: &Task, program: &str) -> Vec<(String, bool)> {
     out
 }
 
+/// The original's [`plain_run`], once per test binary for each task (tests check many variants
+/// of one task against it).
+fn original_run(task: &Task) -> Vec<(String, bool)> {
+    /// A task's id, source, and test inputs (and test code).
+    type Key = (String, String, Vec<String>);
+    type Runs = std::sync::Mutex<HashMap<Key, Vec<(String, bool)>>>;
+    static RUNS: std::sync::LazyLock<Runs> = std::sync::LazyLock::new(Default::default);
+    let inputs = task.tests.iter().map(|t| t.input.clone());
+    let key = (
+        task.id.clone(),
+        task.source.clone(),
+        inputs.chain(task.test_code.clone()).collect(),
+    );
+    if let Some(run) = RUNS.lock().unwrap().get(&key) {
+        return run.clone();
+    }
+    let run = plain_run(task, &task.source);
+    RUNS.lock().unwrap().insert(key, run.clone());
+    run
+}
+
 pub fn assert_behaves_like_original(task: &Task, variant: &str) {
-    let want = plain_run(task, &task.source);
+    let want = original_run(task);
     let got = plain_run(task, variant);
     assert_eq!(got, want, "task {}: variant differs:\n{variant}", task.id);
     for (t, (stdout, _)) in task.tests.iter().zip(&got) {
@@ -347,8 +369,9 @@ pub fn assert_nothing_left(name: &str, settle: Duration) {
 /// Held while a failing decision is judged again, so that rechecks run one at a time.
 static CALM: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Applies every built-in transform of `language` at seeds `0..seeds` to every task of
-/// `tasks` and checks each output with the real oracle: it parses, compiles and behaves like
+/// Applies every built-in transform of `language` to every task of `tasks`, at the first
+/// `per_pair` of the seeds `0..seeds` that rewrite each (task, transform) pair (counted from a
+/// seed that moves across pairs, so every seed is used), and checks each output with the real oracle: it parses, compiles and behaves like
 /// the original on the task's tests (a failing decision is judged once more, alone, so that a
 /// time limit hit on a busy machine is not taken for a change). Each transform must apply to
 /// `min_tasks` tasks or more.
@@ -356,6 +379,7 @@ pub fn assert_every_transform_equivalent(
     language: equimorph::program::Language,
     tasks: &equimorph::task::TaskSet,
     seeds: u64,
+    per_pair: u64,
     min_transforms: usize,
     min_tasks: usize,
 ) {
@@ -374,51 +398,62 @@ pub fn assert_every_transform_equivalent(
         .par_iter()
         .map(|t| oracle.validate(t).reference.expect("reference"))
         .collect();
-    let jobs: Vec<(usize, usize, u64)> = (0..tasks.tasks.len())
-        .flat_map(|i| (0..chosen.len()).flat_map(move |t| (0..seeds).map(move |s| (i, t, s))))
+    let (oracle, references) = (&oracle, &references);
+    let pairs: Vec<(usize, usize)> = (0..tasks.tasks.len())
+        .flat_map(|i| (0..chosen.len()).map(move |t| (i, t)))
         .collect();
-    let outcomes: Vec<(String, Option<String>)> = jobs
+    let outcomes: Vec<(String, usize, Option<String>)> = pairs
         .par_iter()
-        .filter_map(|&(i, t, seed)| {
+        .flat_map_iter(|&(i, t)| {
             let task = &tasks.tasks[i];
             let tr = chosen[t];
-            let out = tr
-                .apply(&task.source, seed)
-                .unwrap_or_else(|e| panic!("{} on {}: {e}", tr.name, task.id))?;
-            let text = match classify_as(language, &task.source, out) {
-                Classified::Valid(text) => text,
-                other => panic!("{} seed {seed} on {}: {other:?}", tr.name, task.id),
-            };
-            let mut d = oracle
-                .check(task, &references[i], &text)
-                .expect("sandbox works");
-            if !d.equivalent {
-                // Judged once more, alone and uncached: a run or compile that only ran out of
-                // time because the machine was busy does not fail twice; a real change does.
-                let calm = CALM.lock().unwrap_or_else(|p| p.into_inner());
-                let fresh = self::oracle(OracleMode::Fork);
-                d = fresh
+            // The seeds in turn from one that moves across pairs, until `per_pair` apply.
+            let outputs: Vec<(u64, String)> = (0..seeds)
+                .map(|k| (i as u64 + t as u64 + k) % seeds)
+                .filter_map(|seed| {
+                    let out = tr
+                        .apply(&task.source, seed)
+                        .unwrap_or_else(|e| panic!("{} on {}: {e}", tr.name, task.id))?;
+                    match classify_as(language, &task.source, out) {
+                        Classified::Valid(text) => Some((seed, text)),
+                        other => panic!("{} seed {seed} on {}: {other:?}", tr.name, task.id),
+                    }
+                })
+                .take(per_pair as usize)
+                .collect();
+            outputs.into_iter().map(move |(seed, text)| {
+                let mut d = oracle
                     .check(task, &references[i], &text)
                     .expect("sandbox works");
-                drop(calm);
-            }
-            let problem = if let Some(why) = d.invalid {
-                Some(format!(
-                    "{} seed {seed} on {}: does not compile: {why}\n{text}",
-                    tr.name, task.id
-                ))
-            } else if !d.equivalent {
-                Some(format!(
-                    "{} seed {seed} broke {}: {:?}\n{text}",
-                    tr.name, task.id, d.failure
-                ))
-            } else {
-                None
-            };
-            Some((tr.name.clone(), problem))
+                if !d.equivalent {
+                    // Judged once more, alone and uncached: a run or compile that only ran out
+                    // of time because the machine was busy does not fail twice; a real change
+                    // does.
+                    let calm = CALM.lock().unwrap_or_else(|p| p.into_inner());
+                    let fresh = self::oracle(OracleMode::Fork);
+                    d = fresh
+                        .check(task, &references[i], &text)
+                        .expect("sandbox works");
+                    drop(calm);
+                }
+                let problem = if let Some(why) = d.invalid {
+                    Some(format!(
+                        "{} seed {seed} on {}: does not compile: {why}\n{text}",
+                        tr.name, task.id
+                    ))
+                } else if !d.equivalent {
+                    Some(format!(
+                        "{} seed {seed} broke {}: {:?}\n{text}",
+                        tr.name, task.id, d.failure
+                    ))
+                } else {
+                    None
+                };
+                (tr.name.clone(), i, problem)
+            })
         })
         .collect();
-    let problems: Vec<&String> = outcomes.iter().filter_map(|(_, p)| p.as_ref()).collect();
+    let problems: Vec<&String> = outcomes.iter().filter_map(|(_, _, p)| p.as_ref()).collect();
     assert!(
         problems.is_empty(),
         "{} problem(s):\n{}",
@@ -430,12 +465,21 @@ pub fn assert_every_transform_equivalent(
             .collect::<Vec<_>>()
             .join("\n\n")
     );
-    for t in &chosen {
-        let n = outcomes.iter().filter(|(name, _)| *name == t.name).count();
-        assert!(
-            n >= min_tasks,
-            "{} applied to only {n} {language} tasks",
-            t.name
-        );
-    }
+    let rare: Vec<String> = chosen
+        .iter()
+        .map(|t| {
+            let tasks = outcomes
+                .iter()
+                .filter(|(name, _, _)| *name == t.name)
+                .map(|(_, i, _)| i)
+                .collect::<std::collections::BTreeSet<_>>();
+            (t.name.as_str(), tasks.len())
+        })
+        .filter(|&(_, n)| n < min_tasks)
+        .map(|(name, n)| format!("{name}: {n}"))
+        .collect();
+    assert!(
+        rare.is_empty(),
+        "applied to fewer than {min_tasks} {language} tasks: {rare:?}"
+    );
 }

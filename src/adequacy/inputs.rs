@@ -511,6 +511,17 @@ impl Parsed {
         }
     }
 
+    /// Whether the lines after `line` are `n` rows of `n` numbers each (a square matrix).
+    fn square_after(&self, line: usize, n: usize) -> bool {
+        let rows = self.lines.get(line + 1..).unwrap_or_default();
+        rows.len() == n
+            && rows.iter().all(|r| {
+                r.len() == n
+                    && r.iter()
+                        .all(|t| matches!(t, Token::Int(_) | Token::Float(..)))
+            })
+    }
+
     /// The counts found in this input.
     fn links(&self) -> Vec<Link> {
         let grids = self.grids();
@@ -742,6 +753,11 @@ pub struct InputModel {
     /// Widths of lines that some input of the task shows not led by a count (see
     /// [`unled_widths`]): a grown base's line of such a width is a record wherever it is led.
     unled_widths: BTreeSet<usize>,
+    /// Tokens of the first line that count the lines after it, each of as many numbers, in
+    /// every input where they count lines, at two sizes or more: a square matrix's side,
+    /// resized in rows and columns together (`2` over `1 2`, `3 4`; `3` over three rows of
+    /// three).
+    square_sides: BTreeSet<usize>,
 }
 
 /// A record column whose integers lie within a value of the first line in every input: an
@@ -1057,8 +1073,22 @@ impl InputModel {
         let mut counting_widths = BTreeSet::new();
         let unled_widths: BTreeSet<usize> = parsed_all.iter().flat_map(unled_widths).collect();
         let mut first_line_values = BTreeSet::new();
+        // Per first-line token counting lines: whether its lines were all its own width, and
+        // the sizes seen.
+        let mut sides: BTreeMap<usize, (bool, BTreeSet<usize>)> = BTreeMap::new();
         for p in &parsed_all {
             let links = p.links();
+            for link in &links {
+                if let &Link::LinesAfter { line: 0, tok } = link {
+                    let n = match p.lines.first().and_then(|f| f.get(tok)) {
+                        Some(Token::Int(v)) => usize::try_from(*v).unwrap_or(0),
+                        _ => 0,
+                    };
+                    let entry = sides.entry(tok).or_insert((true, BTreeSet::new()));
+                    entry.0 &= n >= 2 && p.square_after(0, n);
+                    entry.1.insert(n);
+                }
+            }
             let first = p.lines.first().map(Vec::as_slice).unwrap_or_default();
             for (k, t) in first.iter().enumerate() {
                 let counts = links.iter().any(|l| l.at() == (0, k));
@@ -1086,6 +1116,11 @@ impl InputModel {
                 }
             }
         }
+        let square_sides = sides
+            .into_iter()
+            .filter(|(_, (square, sizes))| *square && sizes.len() >= 2)
+            .map(|(tok, _)| tok)
+            .collect();
         let positions = by_format
             .into_iter()
             .filter(|(_, ws)| ws.len() >= 2)
@@ -1123,6 +1158,7 @@ impl InputModel {
             counting_widths,
             first_line_values,
             unled_widths,
+            square_sides,
         }
     }
 
@@ -1825,6 +1861,9 @@ impl InputModel {
                 } else {
                     l + 1
                 };
+                // A square matrix's side: its rows take the new width too.
+                let square = matches!(link, Link::LinesAfter { line: 0, tok } if self.square_sides.contains(&tok))
+                    && p.square_after(l, n);
                 let Some(mut block) = (start <= p.lines.len()).then(|| p.lines.split_off(start))
                 else {
                     return;
@@ -1844,6 +1883,11 @@ impl InputModel {
                         })
                         .collect()
                 });
+                if square {
+                    for row in &mut block {
+                        resize_vec(row, new, rng, |t, rng| self.mutated_token(t, rng));
+                    }
+                }
                 p.lines.extend(block);
             }
             Link::LengthOfNext { .. } => {
@@ -2274,6 +2318,31 @@ mod tests {
         (0..count)
             .filter_map(|_| model.mutate(base, &mut rng))
             .collect()
+    }
+
+    #[test]
+    fn a_square_matrix_is_resized_in_rows_and_columns_together() {
+        let inputs = ["3\n1 2 3\n4 5 6\n7 8 9\n", "2\n5 1\n0 4\n"];
+        let model = InputModel::of(inputs);
+        assert_eq!(model.square_sides, BTreeSet::from([0]));
+        let mut rng = ChaCha8Rng::seed_from_u64(21);
+        let mut resized = 0;
+        for _ in 0..300 {
+            let Some(new) = model.mutate(inputs[0], &mut rng) else {
+                continue;
+            };
+            let lines: Vec<Vec<&str>> = new.lines().map(|l| l.split(' ').collect()).collect();
+            let n: usize = lines[0][0].parse().unwrap();
+            assert_eq!(lines.len(), n + 1, "{new:?}");
+            assert!(lines[1..].iter().all(|r| r.len() == n), "{new:?}");
+            resized += usize::from(n != 3);
+        }
+        assert!(resized > 20, "{resized}");
+        // Records that happen to be as wide as their count, at one size only, keep their width.
+        let records = InputModel::of(["3\n1 2 3\n4 5 6\n7 8 9\n"]);
+        assert!(records.square_sides.is_empty());
+        let mixed = InputModel::of(["3\n1 2 3\n4 5 6\n7 8 9\n", "2\n1 2 3\n4 5 6\n"]);
+        assert!(mixed.square_sides.is_empty());
     }
 
     #[test]

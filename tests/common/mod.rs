@@ -371,8 +371,8 @@ static CALM: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Applies every built-in transform of `language` to every task of `tasks`, at the first
 /// `per_pair` of the seeds `0..seeds` that rewrite each (task, transform) pair (counted from a
-/// seed that moves across pairs, so every seed is used), and checks each output with the real oracle: it parses, compiles and behaves like
-/// the original on the task's tests (a failing decision is judged once more, alone, so that a
+/// seed that moves across pairs, so every seed is used), and checks each output with the real
+/// oracle: it parses, compiles and behaves like the original on the task's tests (a failing decision is judged once more, alone, so that a
 /// time limit hit on a busy machine is not taken for a change). Each transform must apply to
 /// `min_tasks` tasks or more.
 pub fn assert_every_transform_equivalent(
@@ -468,12 +468,12 @@ pub fn assert_every_transform_equivalent(
     let rare: Vec<String> = chosen
         .iter()
         .map(|t| {
-            let tasks = outcomes
+            let applied = outcomes
                 .iter()
                 .filter(|(name, _, _)| *name == t.name)
                 .map(|(_, i, _)| i)
                 .collect::<std::collections::BTreeSet<_>>();
-            (t.name.as_str(), tasks.len())
+            (t.name.as_str(), applied.len())
         })
         .filter(|&(_, n)| n < min_tasks)
         .map(|(name, n)| format!("{name}: {n}"))

@@ -344,3 +344,50 @@ fn ranked_application_applies_far_fewer_pairs_and_gives_the_same_bytes_on_any_th
         );
     }
 }
+
+#[test]
+fn a_candidate_the_detector_reads_as_one_scored_before_takes_its_score_without_a_query() {
+    use equimorph::detector::{Classic, Detector};
+    let det = tiny_detector();
+    // The tokenizer drops indentation and case: those two texts are one input to the model.
+    let keys = det
+        .input_keys(&[
+            "def f(x):\n    return x\n",
+            "def f(x):\n  return X\n",
+            "def f(y):\n    return y\n",
+        ])
+        .unwrap();
+    assert!(keys[0].is_some());
+    assert_eq!(keys[0], keys[1]);
+    assert_ne!(keys[0], keys[2]);
+    // A measure that cannot tell gives no keys: every text is scored.
+    assert_eq!(
+        Classic::Jaccard.input_keys(&["a", "a"]).unwrap(),
+        vec![None, None]
+    );
+
+    let transforms: Vec<_> = common::default_set().iter().cloned().collect();
+    let mut reused = 0;
+    for task in common::fixture_tasks().tasks.iter().take(3) {
+        let runs: Vec<SearchResult> = [1, 2]
+            .into_iter()
+            .map(|threads| on_threads(threads, || search(&transforms, &det, task, guided(5))))
+            .collect();
+        assert_eq!(outcome(&runs[0]), outcome(&runs[1]), "{}", task.id);
+        let r = &runs[0];
+        reused += r.counts.reused;
+        // Re-indenting the original changes nothing the model reads: M = 1, as the original.
+        if let Some(m) = r.single_step.get("indent-width") {
+            assert_eq!(*m, 1.0, "{}", task.id);
+        }
+        let exact = det.score(&task.source, &[r.best.text.as_str()]).unwrap()[0];
+        assert!((r.best.similarity - exact).abs() < 1e-5, "{}", task.id);
+        let oracle = common::oracle(OracleMode::Fork);
+        let reference = oracle.validate(task).reference.expect("fixture ok");
+        let classic = Searcher::new(&transforms, &Classic::Jaccard, &oracle, guided(5))
+            .run(task, &reference)
+            .unwrap();
+        assert_eq!(classic.counts.reused, 0, "{}", task.id);
+    }
+    assert!(reused > 0, "no candidate took an earlier score");
+}

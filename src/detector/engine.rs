@@ -56,6 +56,17 @@ impl Feed {
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
+
+    /// A hash of what the model reads (ids and token types).
+    pub fn key(&self) -> super::InputKey {
+        let mut h = blake3::Hasher::new();
+        for v in self.ids.iter().chain(&self.types) {
+            h.update(&v.to_le_bytes());
+        }
+        // The split between ids and types.
+        h.update(&(self.ids.len() as u64).to_le_bytes());
+        super::InputKey(*h.finalize().as_bytes())
+    }
 }
 
 /// Time and counts spent in the engine.

@@ -126,6 +126,11 @@ pub fn check_scores(scores: &[f32], expected: usize) -> Result<(), DetectorError
     Ok(())
 }
 
+/// What a detector reads of one text (a hash of its model input): two texts with the same key
+/// get the same score against any anchor, so a search scores such a text once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct InputKey(pub [u8; 32]);
+
 /// A clone detector.
 pub trait Detector: Send + Sync {
     /// Display name.
@@ -187,6 +192,13 @@ pub trait Detector: Send + Sync {
     /// The most tokens the detector reads (its window); longer texts are truncated.
     fn window(&self) -> Option<usize> {
         None
+    }
+
+    /// Each text's [`InputKey`], where the detector can tell that two different texts reach it
+    /// as one input (a tokenizer that drops whitespace and case, a window that cuts the
+    /// rest); `None` where it cannot, and then every text is scored.
+    fn input_keys(&self, texts: &[&str]) -> Result<Vec<Option<InputKey>>, DetectorError> {
+        Ok(vec![None; texts.len()])
     }
 }
 

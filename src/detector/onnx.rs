@@ -9,7 +9,7 @@
 use super::batcher::{Batcher, BatcherSettings};
 use super::engine::{plan, BatchShapes, Engine, Feed, Pooling};
 use super::model::{environment, runtime_library, ModelDir, ModelKind, ORT_VERSION};
-use super::{Detector, DetectorError, DetectorStats, Device};
+use super::{Detector, DetectorError, DetectorStats, Device, InputKey};
 use crate::program::ProgramHash;
 use ndarray::{Array2, Axis};
 use ort::session::Session;
@@ -374,8 +374,19 @@ impl OnnxDetector {
         out.map_err(|e| DetectorError::Inference(format!("tokenizer: {e}")))
     }
 
-    /// The model's input for each text, from the cache or tokenized (in parallel) and cached.
+    /// The model's input for each text, from the cache or tokenized (in parallel) and cached;
+    /// truncated inputs are counted in the detector's stats.
     pub fn feeds(&self, texts: &[&str]) -> Result<Vec<Arc<Feed>>, DetectorError> {
+        let feeds = self.cached_feeds(texts)?;
+        let cut = feeds.iter().filter(|f| f.truncated).count();
+        self.tokens
+            .truncated
+            .fetch_add(cut as u64, Ordering::Relaxed);
+        Ok(feeds)
+    }
+
+    /// [`Self::feeds`] without counting (the input keys read them before scoring does).
+    fn cached_feeds(&self, texts: &[&str]) -> Result<Vec<Arc<Feed>>, DetectorError> {
         let hashes: Vec<ProgramHash> = texts.iter().map(|t| ProgramHash::of(t)).collect();
         let mut out: Vec<Option<Arc<Feed>>> = {
             let cache = self.tokens.feeds.lock().unwrap_or_else(|p| p.into_inner());
@@ -401,12 +412,7 @@ impl OnnxDetector {
                 }
             }
         }
-        let feeds: Vec<Arc<Feed>> = out.into_iter().flatten().collect();
-        let cut = feeds.iter().filter(|f| f.truncated).count();
-        self.tokens
-            .truncated
-            .fetch_add(cut as u64, Ordering::Relaxed);
-        Ok(feeds)
+        Ok(out.into_iter().flatten().collect())
     }
 
     /// Rows of `output` for `feeds`: through the shared batcher (fixed shapes) or batched
@@ -654,6 +660,19 @@ impl Detector for OnnxDetector {
 
     fn window(&self) -> Option<usize> {
         Some(self.model.config.max_length)
+    }
+
+    /// Embedding and siamese models read each text alone: its (truncated) tokens are the key.
+    /// A cross-encoder reads the pair, cut to fit together, so it gives no key.
+    fn input_keys(&self, texts: &[&str]) -> Result<Vec<Option<InputKey>>, DetectorError> {
+        if self.model.config.kind == ModelKind::CrossEncoder {
+            return Ok(vec![None; texts.len()]);
+        }
+        Ok(self
+            .cached_feeds(texts)?
+            .iter()
+            .map(|f| Some(f.key()))
+            .collect())
     }
 
     fn symmetric(&self) -> bool {

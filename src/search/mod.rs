@@ -24,7 +24,7 @@
 pub mod bandit;
 pub mod diversity;
 
-use crate::detector::{classic, tokens_of, Detector, DetectorError};
+use crate::detector::{classic, tokens_of, Detector, DetectorError, InputKey};
 use crate::oracle::{Oracle, OracleFault, Reference};
 use crate::program::{classify_as, Classified, Language, ProgramHash};
 pub use crate::program::{Candidate, Step};
@@ -35,7 +35,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -175,6 +175,10 @@ pub struct Counts {
     /// the new best also reach the detector (`scored`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cheap_scored: u64,
+    /// Candidates that took the score of one scored before in this search, without a query:
+    /// the detector reads both as one input (see [`crate::detector::InputKey`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reused: u64,
     /// Candidates checked by the oracle (cache hits included).
     pub oracle_checked: u64,
     /// Candidates the oracle accepted.
@@ -258,6 +262,17 @@ pub struct SearchResult {
     /// What the symbolic check did to the winner (`--verify symbolic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symbolic: Option<crate::adequacy::symbolic::SymbolicRecord>,
+    /// Scores this search has had, by what the detector (and the cheap scorer) read.
+    #[serde(skip)]
+    known: KnownScores,
+}
+
+/// The scores one task's search has had from the detector and from the cheap scorer, by
+/// [`InputKey`]. Kept per task, so what a candidate takes never depends on other tasks.
+#[derive(Debug, Clone, Default)]
+struct KnownScores {
+    exact: HashMap<InputKey, f32>,
+    cheap: HashMap<InputKey, f32>,
 }
 
 /// Failed transform applications: transform name → kind of failure → count.
@@ -602,6 +617,7 @@ impl<'a> Searcher<'a> {
             truncated: false,
             window_waived: false,
             symbolic: None,
+            known: KnownScores::default(),
         };
         (origin, result)
     }
@@ -749,7 +765,9 @@ impl<'a> Searcher<'a> {
     }
 
     /// Sets the M of `nodes` by `scorer` (their cheap M, see [`Searcher::with_scorer`]), or
-    /// by the detector when `None` (their M), and counts the queries.
+    /// by the detector when `None` (their M), and counts the queries. A node the scorer reads
+    /// as it read one scored before in this search (or as the original, M = 1) takes that
+    /// score without a query.
     fn score_by(
         &self,
         scorer: Option<&dyn Detector>,
@@ -761,21 +779,63 @@ impl<'a> Searcher<'a> {
             return Ok(());
         }
         let t0 = Instant::now();
+        let detector = scorer.unwrap_or(self.detector);
+        let known = match scorer {
+            Some(_) => &mut r.known.cheap,
+            None => &mut r.known.exact,
+        };
+        if known.is_empty() {
+            // What reads as the original is a clone of it by definition, as `Detector::score` says.
+            if let Some(Some(k)) = detector.input_keys(&[task.source.as_str()])?.pop() {
+                known.insert(k, 1.0);
+            }
+        }
         let texts: Vec<&str> = nodes.iter().map(|n| n.text.as_str()).collect();
-        let ms = scorer
-            .unwrap_or(self.detector)
-            .score(&task.source, &texts)?;
-        for (n, m) in nodes.iter_mut().zip(ms) {
+        let keys = detector.input_keys(&texts)?;
+        // Each key not known yet is queried once (its first node); every other node copies.
+        let mut asked: HashSet<InputKey> = HashSet::new();
+        let query: Vec<usize> = (0..nodes.len())
+            .filter(|&i| match keys.get(i).copied().flatten() {
+                Some(k) => !known.contains_key(&k) && asked.insert(k),
+                None => true,
+            })
+            .collect();
+        let wanted: Vec<&str> = query.iter().map(|&i| texts[i]).collect();
+        let ms = detector.score(&task.source, &wanted)?;
+        let mut got: Vec<Option<f32>> = vec![None; nodes.len()];
+        for (&i, m) in query.iter().zip(ms) {
+            got[i] = Some(m);
+            if let Some(Some(k)) = keys.get(i) {
+                known.insert(*k, m);
+            }
+        }
+        let mut reused = 0;
+        for (i, n) in nodes.iter_mut().enumerate() {
+            let m = match got[i] {
+                Some(m) => m,
+                None => {
+                    reused += 1;
+                    keys.get(i)
+                        .copied()
+                        .flatten()
+                        .and_then(|k| known.get(&k).copied())
+                        .ok_or_else(|| {
+                            DetectorError::BadScores("a reused score is missing".into())
+                        })?
+                }
+            };
             match scorer {
                 Some(_) => n.cheap = Some(m),
                 None => n.similarity = m,
             }
         }
-        let count = match scorer {
-            Some(_) => &mut r.counts.cheap_scored,
-            None => &mut r.counts.scored,
-        };
-        *count += nodes.len() as u64;
+        match scorer {
+            Some(_) => r.counts.cheap_scored += query.len() as u64,
+            None => {
+                r.counts.scored += query.len() as u64;
+                r.counts.reused += reused;
+            }
+        }
         r.seconds.detector += t0.elapsed().as_secs_f64();
         Ok(())
     }

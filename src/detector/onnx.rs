@@ -134,7 +134,13 @@ fn session(
     let build = || -> ort::Result<Session> {
         let builder = Session::builder(env)?;
         let mut builder = match device {
-            Device::Cpu => builder.with_intra_threads(threads.max(1))?,
+            // No spinning: between calls, ONNX Runtime's idle threads would spin on the cores
+            // that apply transforms and run tests. `make run` on 2 cores, side by side: 307 →
+            // 259 s wall, transforms 68 → 45 s, oracle 27 → 16 s, the same results. (Back-to-back
+            // inference alone, nothing else running, is 5–10 % slower a sequence without it.)
+            Device::Cpu => builder
+                .with_intra_threads(threads.max(1))?
+                .with_intra_op_spinning(false)?,
             // On a GPU the CPU threads only launch kernels: one thread, and no spinning (idle
             // spinning threads would take the cores that tokenize, transform and test).
             // Deterministic kernels: a sequence's vector must not vary from run to run.

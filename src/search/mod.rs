@@ -1102,6 +1102,8 @@ impl<'a> Searcher<'a> {
             }
         }
         r.seconds.total = start.elapsed().as_secs_f64();
+        // The scores by input key serve this search only.
+        r.known = KnownScores::default();
         Ok(r)
     }
 
@@ -1230,6 +1232,8 @@ impl<'a> Searcher<'a> {
             }
         }
         r.seconds.total = start.elapsed().as_secs_f64();
+        // The scores by input key serve this search only.
+        r.known = KnownScores::default();
         Ok(r)
     }
 }

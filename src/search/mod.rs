@@ -809,21 +809,15 @@ impl<'a> Searcher<'a> {
                 known.insert(*k, m);
             }
         }
-        let mut reused = 0;
         for (i, n) in nodes.iter_mut().enumerate() {
-            let m = match got[i] {
-                Some(m) => m,
-                None => {
-                    reused += 1;
+            let m = got[i]
+                .or_else(|| {
                     keys.get(i)
                         .copied()
                         .flatten()
                         .and_then(|k| known.get(&k).copied())
-                        .ok_or_else(|| {
-                            DetectorError::BadScores("a reused score is missing".into())
-                        })?
-                }
-            };
+                })
+                .ok_or_else(|| DetectorError::BadScores("a reused score is missing".into()))?;
             match scorer {
                 Some(_) => n.cheap = Some(m),
                 None => n.similarity = m,
@@ -833,7 +827,7 @@ impl<'a> Searcher<'a> {
             Some(_) => r.counts.cheap_scored += query.len() as u64,
             None => {
                 r.counts.scored += query.len() as u64;
-                r.counts.reused += reused;
+                r.counts.reused += (nodes.len() - query.len()) as u64;
             }
         }
         r.seconds.detector += t0.elapsed().as_secs_f64();

@@ -7,7 +7,7 @@
 //! tree's edges are rebuilt for its (possibly edited) vertex count, keeping the edits that
 //! still fit, and a loop or repeat is redrawn between other vertices.
 
-use super::{Index, PairPlace, Parsed, Place, Token, MAX_COUNT};
+use super::{Index, Parsed, Place, Token, MAX_COUNT};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use std::collections::{BTreeMap, BTreeSet};
@@ -187,9 +187,6 @@ pub(super) struct GraphRules {
     trees: bool,
     /// Per width of an edge line: what its lines never show.
     simple: BTreeMap<usize, Simple>,
-    /// Widths of the lines that are a graph's edges (see [`edge_widths`]): their ends keep no
-    /// order the sample shows.
-    edges: BTreeSet<usize>,
 }
 
 impl GraphRules {
@@ -233,28 +230,7 @@ impl GraphRules {
                 (w, rule)
             })
             .collect();
-        let edges = if trees || commands {
-            BTreeSet::new()
-        } else {
-            edge_widths(inputs, indices)
-        };
-        GraphRules {
-            trees,
-            simple,
-            edges,
-        }
-    }
-
-    /// `orders` less the pairs that hold an edge's end: a sample whose edges all go from a
-    /// lower vertex to a higher one (`1 2`, `2 3`, `1 3`) shows no rule, only a graph without
-    /// a cycle, and kept in that order every grown graph is acyclic and every edge walked one
-    /// way (a directed graph's cycle check, an undirected one's missing reverse edge, untested).
-    pub(super) fn free_edges<V>(
-        &self,
-        mut orders: BTreeMap<PairPlace, V>,
-    ) -> BTreeMap<PairPlace, V> {
-        orders.retain(|&(w, k, _), _| !(self.edges.contains(&w) && k <= 1));
-        orders
+        GraphRules { trees, simple }
     }
 
     /// The trees of `base` that [`GraphRules::repair`] keeps trees (none where the task's
@@ -347,42 +323,6 @@ impl GraphRules {
         }
         true
     }
-}
-
-/// The widths of the lines that are a graph's edges in every input that has them: lines after
-/// the first whose first two integers index one value `n` of the first line, as many as another
-/// value of the first line (`n m` over `m` edges), three or more in all, and no line of `n`
-/// tokens (`n q` over an array of `n` and `q` ranges `l r` is no graph: a range is ordered).
-fn edge_widths(inputs: &[Parsed], indices: &BTreeMap<(usize, usize), Index>) -> BTreeSet<usize> {
-    // width → (lines in all, holds in every input)
-    let mut seen: BTreeMap<usize, (usize, bool)> = BTreeMap::new();
-    for p in inputs {
-        let header = p.header();
-        let mut lines: BTreeMap<usize, usize> = BTreeMap::new();
-        for line in p.lines.iter().skip(1) {
-            *lines.entry(line.len()).or_default() += 1;
-        }
-        for (&w, &count) in &lines {
-            let (Some(a), Some(b)) = (indices.get(&(w, 0)), indices.get(&(w, 1))) else {
-                continue;
-            };
-            let n = header.get(a.place).copied().flatten();
-            let counted = header
-                .iter()
-                .enumerate()
-                .any(|(j, h)| j != a.place && *h == Some(count as i64));
-            let per_vertex = n
-                .and_then(|n| usize::try_from(n).ok())
-                .is_some_and(|n| n != w && lines.contains_key(&n));
-            let e = seen.entry(w).or_insert((0, true));
-            e.0 += count;
-            e.1 &= a.place == b.place && counted && !per_vertex;
-        }
-    }
-    seen.into_iter()
-        .filter(|(_, (lines, holds))| *lines >= 3 && *holds)
-        .map(|(w, _)| w)
-        .collect()
 }
 
 /// Rebuilds tree `t` of `p` for the vertex count `p` now holds (within 2..=[`MAX_COUNT`], or

@@ -1,8 +1,8 @@
 //! `equimorph attack`: search every task for the least similar equivalent program.
 
 use super::common::{
-    interrupt_flag, load_dataset, print, stop_point, Bar, DatasetArgs, DetectorArgs, OracleOptions,
-    Stderr, TransformOptions, VerifyArgs, WindowArgs,
+    interrupt_flag, load_dataset, print, stop_point, Bar, DetectorSettings, LoadOptions,
+    OracleSettings, Stderr, TransformOptions, VerifyArgs, WindowArgs,
 };
 use anyhow::{bail, Result};
 use clap::Args;
@@ -31,7 +31,7 @@ pub struct AttackArgs {
     #[arg(long, value_enum)]
     pub(super) format: Option<TaskFormat>,
     #[command(flatten)]
-    pub(super) dataset: DatasetArgs,
+    pub(super) dataset: LoadOptions,
     /// guided (the default: a beam that scores only the candidates a bandit over transforms
     /// predicts to pay), beam (Algorithm 1: every candidate scored), greedy (beam 1) or random
     /// (a random walk).
@@ -134,11 +134,11 @@ pub struct AttackArgs {
     #[arg(long)]
     pub(super) quiet: bool,
     #[command(flatten)]
-    pub(super) detector: DetectorArgs,
+    pub(super) detector: DetectorSettings,
     #[command(flatten)]
     pub(super) transforms: TransformOptions,
     #[command(flatten)]
-    pub(super) oracle: OracleOptions,
+    pub(super) oracle: OracleSettings,
 }
 
 /// What an attack stopped before its first task has done.
@@ -168,12 +168,11 @@ pub fn run(args: AttackArgs) -> Result<ExitCode> {
     let settings = run_settings(&args, &search, &transforms)?;
     let (run_dir, opened) = RunDir::open(&args.out, JobKind::Attack, settings, args.force_new)?;
     let detector = args.detector.open()?;
-    let scorer = match scorer_settings(&args.scorer, &args.detector.settings(), args.keep_verified)?
-    {
+    let scorer = match scorer_settings(&args.scorer, &args.detector, args.keep_verified)? {
         Some(s) => Some(s.open()?),
         None => None,
     };
-    let oracle = args.oracle.oracle()?;
+    let oracle = args.oracle.start(&Stderr)?;
     stop_point(&stop, "starting the sandbox", NOTHING_ATTACKED)?;
     let symbolic = args.verify.checker()?;
     let job = AttackJob {
@@ -228,10 +227,10 @@ fn run_settings(
 ) -> Result<RunSettings> {
     let mut settings = RunInputs {
         tasks: &args.tasks,
-        filters: &args.dataset.options(),
-        detector: Some(&args.detector.settings()),
+        filters: &args.dataset,
+        detector: Some(&args.detector),
         transforms: Some(transforms),
-        oracle: &args.oracle.settings(),
+        oracle: &args.oracle,
     }
     .record()?;
     record_attack(
@@ -241,7 +240,7 @@ fn run_settings(
         args.keep_verified,
         args.shard,
     );
-    let scorer = scorer_settings(&args.scorer, &args.detector.settings(), args.keep_verified)?;
+    let scorer = scorer_settings(&args.scorer, &args.detector, args.keep_verified)?;
     // Recorded only when one ranks: runs made without one resume as they were.
     if let Some(s) = scorer {
         settings.set("scorer", s.spec);

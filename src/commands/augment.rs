@@ -1,8 +1,8 @@
 //! `equimorph augment`: K distinct verified variants of every task (training data).
 
 use super::common::{
-    interrupt_flag, load_dataset, print, stop_point, Bar, DatasetArgs, DetectorArgs, HardShareArgs,
-    OracleOptions, PrecisionArg, Stderr, StepsArgs, TransformOptions, VerifyArgs, WindowArgs,
+    interrupt_flag, load_dataset, print, stop_point, Bar, DetectorSettings, HardShareArgs,
+    LoadOptions, OracleSettings, Stderr, StepsArgs, TransformOptions, VerifyArgs, WindowArgs,
 };
 use anyhow::Result;
 use clap::Args;
@@ -48,7 +48,7 @@ pub struct AugmentArgs {
     #[arg(long, value_enum)]
     pub(super) task_format: Option<TaskFormat>,
     #[command(flatten)]
-    pub(super) dataset: DatasetArgs,
+    pub(super) dataset: LoadOptions,
     /// Score the variants with this detector (distance and clone type in variants.jsonl):
     /// minilm, minilm-int8, onnx:PATH, jaccard, sourcerercc, nicad. Default: no scoring.
     #[arg(long, value_name = "SPEC")]
@@ -100,7 +100,7 @@ pub struct AugmentArgs {
     #[command(flatten)]
     pub(super) transforms: TransformOptions,
     #[command(flatten)]
-    pub(super) oracle: OracleOptions,
+    pub(super) oracle: OracleSettings,
 }
 
 /// Runs `augment`.
@@ -126,16 +126,15 @@ pub fn run(args: AugmentArgs) -> Result<ExitCode> {
     request.check(&set)?;
     let runtime = args.transforms.runtime()?;
     let transforms = args.transforms.load(&runtime)?;
-    let detector_args = args.detector.as_ref().map(|spec| DetectorArgs {
-        detector: spec.clone(),
-        device: args.device.clone(),
-        threads: None,
+    let detector_args = args.detector.as_ref().map(|spec| DetectorSettings {
         batch_size: args.batch_size,
-        precision: PrecisionArg::Auto,
-        batch_shapes: None,
+        ..DetectorSettings::on(spec.clone(), args.device.clone())
     });
-    let detector = detector_args.as_ref().map(DetectorArgs::open).transpose()?;
-    let oracle = args.oracle.oracle()?;
+    let detector = detector_args
+        .as_ref()
+        .map(DetectorSettings::open)
+        .transpose()?;
+    let oracle = args.oracle.start(&Stderr)?;
     stop_point(&stop, "starting the sandbox", "no task was augmented")?;
     let bar = Bar::new(args.quiet);
     let refused = match args.min_mutation_score {
@@ -195,15 +194,15 @@ fn run_settings(
     args: &AugmentArgs,
     request: &AugmentRequest,
     config: &AugmentConfig,
-    detector_args: Option<&DetectorArgs>,
+    detector_args: Option<&DetectorSettings>,
     transforms: &equimorph::transform::TransformSet,
 ) -> Result<RunSettings> {
     let mut settings = RunInputs {
         tasks: &args.tasks,
-        filters: &args.dataset.options(),
-        detector: detector_args.map(DetectorArgs::settings).as_ref(),
+        filters: &args.dataset,
+        detector: detector_args,
         transforms: Some(transforms),
-        oracle: &args.oracle.settings(),
+        oracle: &args.oracle,
     }
     .record()?;
     request.record(&mut settings, config, args.shard);

@@ -3,7 +3,8 @@
 //! produced and cost.
 
 use super::common::{
-    interrupt_flag, print, Bar, DetectorArgs, LlmArgs, OracleOptions, SandboxOptions, Stderr,
+    interrupt_flag, print, Bar, DetectorSettings, LlmSettings, OracleSettings, SandboxSettings,
+    Stderr,
 };
 use anyhow::Result;
 use clap::Args;
@@ -69,13 +70,13 @@ pub struct AutosptArgs {
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
-    llm: LlmArgs,
+    llm: LlmSettings,
     #[command(flatten)]
-    detector: DetectorArgs,
+    detector: DetectorSettings,
     #[command(flatten)]
-    sandbox: SandboxOptions,
+    sandbox: SandboxSettings,
     #[command(flatten)]
-    oracle: OracleOptions,
+    oracle: OracleSettings,
 }
 
 /// Runs `autospt`.
@@ -87,9 +88,9 @@ pub fn run(args: AutosptArgs) -> Result<ExitCode> {
     let job = AutosptJob {
         settings: &settings,
         client: &client,
-        detector: &args.detector.settings(),
-        sandbox: &args.sandbox.settings(),
-        oracle: &args.oracle.settings(),
+        detector: &args.detector,
+        sandbox: &args.sandbox,
+        oracle: &args.oracle,
     };
     let reporting = Reporting {
         interrupts: &interrupt_flag,

@@ -2,9 +2,10 @@
 //! precision, batch layout and batch size, with the split of time between tokenization,
 //! session runs and copies, and agreement between the configurations.
 
-use super::common::{PrecisionArg, ShapesArg};
 use anyhow::Result;
 use clap::Args;
+use equimorph::detector::engine::BatchShapes;
+use equimorph::detector::onnx::Precision;
 use equimorph::job::bench::BenchJob;
 use equimorph::job::settings::DetectorSettings;
 use std::path::PathBuf;
@@ -42,10 +43,10 @@ pub struct BenchDetectorArgs {
         value_enum,
         value_name = "P,…"
     )]
-    precisions: Vec<PrecisionArg>,
+    precisions: Vec<Precision>,
     /// Batch layouts to measure (exact, fixed; default: the device's default).
     #[arg(long, value_delimiter = ',', value_enum, value_name = "S,…")]
-    shapes: Vec<ShapesArg>,
+    shapes: Vec<BatchShapes>,
     /// Callers scoring at once (as tasks in flight do; 100 programs per request).
     #[arg(long, default_value_t = 1, value_name = "N")]
     clients: usize,
@@ -75,8 +76,8 @@ pub fn run(args: BenchDetectorArgs) -> Result<ExitCode> {
             .unwrap_or_else(|| root.join("fixtures/tasks.jsonl")),
         repeat: args.repeat,
         batch_sizes: args.batch_sizes,
-        precisions: args.precisions.into_iter().map(Into::into).collect(),
-        shapes: args.shapes.into_iter().map(Into::into).collect(),
+        precisions: args.precisions,
+        shapes: args.shapes,
         clients: args.clients,
         rounds: args.rounds,
         compare_cpu: args.compare_cpu,

@@ -1,6 +1,6 @@
 //! `equimorph calibrate`: a detector's ROC AUC and thresholds on labelled pairs.
 
-use super::common::{interrupt_flag, print, Bar, DetectorArgs, Stderr};
+use super::common::{interrupt_flag, print, Bar, DetectorSettings, Stderr};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::calibrate::{check_fpr, CalibrateJob, CalibrationPairs};
@@ -33,7 +33,7 @@ pub struct CalibrateArgs {
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
-    detector: DetectorArgs,
+    detector: DetectorSettings,
 }
 
 /// Runs `calibrate`.

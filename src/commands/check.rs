@@ -1,6 +1,6 @@
 //! `equimorph check`: A(x, x') for one candidate, with the first differing test.
 
-use super::common::{load_dataset, print, read_text, OracleOptions};
+use super::common::{load_dataset, print, read_text, OracleSettings, Stderr};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::check::{task, CheckJob};
@@ -26,7 +26,7 @@ pub struct CheckArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    oracle: OracleOptions,
+    oracle: OracleSettings,
 }
 
 /// Runs `check`: exit 0 = equivalent, 1 = not equivalent, 2 = error (an invalid candidate
@@ -35,7 +35,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let set = load_dataset(&args.tasks, args.format, "--format", &Default::default())?;
     let task = task(&set, &args.tasks, &args.id)?;
     let job = CheckJob::new(task, &args.candidate, read_text(&args.candidate)?)?;
-    let outcome = job.run(&args.oracle.oracle()?)?;
+    let outcome = job.run(&args.oracle.start(&Stderr)?)?;
     print(&outcome.printout(args.json));
     Ok(outcome.status().into())
 }

@@ -1,7 +1,7 @@
 //! `equimorph dataset`: what a dataset holds once loaded, and its known-broken programs as
 //! labelled non-equivalent pairs.
 
-use super::common::{load_dataset, print, DatasetArgs, Stderr};
+use super::common::{load_dataset, print, LoadOptions, Stderr};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::dataset::DatasetJob;
@@ -18,7 +18,7 @@ pub struct DatasetCommandArgs {
     #[arg(long, value_enum)]
     format: Option<TaskFormat>,
     #[command(flatten)]
-    dataset: DatasetArgs,
+    dataset: LoadOptions,
     /// Print the counts as JSON (with every problem) instead of text.
     #[arg(long)]
     json: bool,

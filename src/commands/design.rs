@@ -1,6 +1,6 @@
 //! `equimorph design`: Auto-SPT step 1, new SPTs designed by a language model.
 
-use super::common::{print, LlmArgs, Stderr};
+use super::common::{print, LlmSettings, Stderr};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::llm::{DesignJob, DesignSettings};
@@ -35,7 +35,7 @@ pub struct DesignArgs {
     #[arg(long, value_name = "FILE")]
     prompt: Option<PathBuf>,
     #[command(flatten)]
-    llm: LlmArgs,
+    llm: LlmSettings,
 }
 
 /// Runs `design`.

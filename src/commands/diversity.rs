@@ -1,7 +1,7 @@
 //! `equimorph diversity`: the k-step diameter D_k and the leave-one-out diversity Δ_k of a
 //! transform set, per program and averaged; `--grow` adds transforms one at a time.
 
-use super::common::{load_dataset, print, Bar, DetectorArgs, TransformOptions};
+use super::common::{load_dataset, print, Bar, DetectorSettings, TransformOptions};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use equimorph::job::diversity::{DiversityJob, GrowOrder};
@@ -42,7 +42,7 @@ pub struct DiversityArgs {
     #[arg(long, default_value = "out/diversity")]
     out: PathBuf,
     #[command(flatten)]
-    detector: DetectorArgs,
+    detector: DetectorSettings,
     #[command(flatten)]
     transforms: TransformOptions,
 }

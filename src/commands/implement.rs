@@ -1,6 +1,6 @@
 //! `equimorph implement`: Auto-SPT step 2, N candidate implementations of every design.
 
-use super::common::{print, LlmArgs, Stderr};
+use super::common::{print, LlmSettings, Stderr};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::llm::{ImplementJob, ImplementSettings};
@@ -27,7 +27,7 @@ pub struct ImplementArgs {
     #[arg(long, value_name = "FILE")]
     prompt: Option<PathBuf>,
     #[command(flatten)]
-    llm: LlmArgs,
+    llm: LlmSettings,
 }
 
 /// Runs `implement`.

@@ -4,8 +4,8 @@
 //! missing.
 
 use super::common::{
-    interrupt_flag, load_dataset, print, Bar, DatasetArgs, DetectorArgs, HardShareArgs,
-    OracleOptions, Stderr, StepsArgs, TrainingArgs, TransformOptions, WindowArgs,
+    interrupt_flag, load_dataset, print, Bar, DetectorSettings, HardShareArgs, LoadOptions,
+    OracleSettings, Stderr, StepsArgs, TrainingArgs, TransformOptions, WindowArgs,
 };
 use anyhow::Result;
 use clap::Args;
@@ -32,7 +32,7 @@ pub struct RobustnessArgs {
     #[arg(long, value_enum)]
     format: Option<TaskFormat>,
     #[command(flatten)]
-    dataset: DatasetArgs,
+    dataset: LoadOptions,
     /// Share of problems held out for the attacks and the clean AUC.
     #[arg(long, default_value_t = 0.3, value_name = "FRACTION")]
     test: f64,
@@ -105,11 +105,11 @@ pub struct RobustnessArgs {
     #[arg(long)]
     force_new: bool,
     #[command(flatten)]
-    detector: DetectorArgs,
+    detector: DetectorSettings,
     #[command(flatten)]
     transforms: TransformOptions,
     #[command(flatten)]
-    oracle: OracleOptions,
+    oracle: OracleSettings,
 }
 
 /// Runs `robustness`.
@@ -150,8 +150,8 @@ pub fn run(args: RobustnessArgs) -> Result<ExitCode> {
         sets: named(&settings.sets),
         settings,
         tasks: &set,
-        oracle: args.oracle.settings(),
-        detector: args.detector.settings(),
+        oracle: args.oracle.clone(),
+        detector: args.detector.clone(),
     };
     match job.run(&stop, &Stderr, &Bar::new(args.quiet), &print) {
         Ok(outcome) => {
@@ -178,7 +178,7 @@ fn settings(args: &RobustnessArgs) -> Result<RobustnessSettings> {
         hard: args.hard,
         hard_share: args.hard_share.hard_share,
         steps: args.steps.steps,
-        base: args.detector.detector.clone(),
+        base: args.detector.spec.clone(),
         defences: args.defences.clone(),
         training_sets: parse_training_sets(
             &args.train_sets,

@@ -1,6 +1,6 @@
 //! `equimorph score`: the pairwise similarity matrix M (and L = 1 − M) of text files.
 
-use super::common::{print, read_text, DetectorArgs};
+use super::common::{print, read_text, DetectorSettings};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::score::ScoreJob;
@@ -17,7 +17,7 @@ pub struct ScoreArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    detector: DetectorArgs,
+    detector: DetectorSettings,
 }
 
 /// Runs `score`.

@@ -1,8 +1,8 @@
 //! `equimorph select`: best-of-N selection among candidate implementations of SPTs.
 
 use super::common::{
-    interrupt_flag, load_dataset, print, Bar, DatasetArgs, DetectorArgs, OracleOptions,
-    SandboxOptions, Stderr, WindowArgs,
+    interrupt_flag, load_dataset, print, Bar, DetectorSettings, LoadOptions, OracleSettings,
+    SandboxSettings, Stderr, WindowArgs,
 };
 use anyhow::Result;
 use clap::Args;
@@ -33,7 +33,7 @@ pub struct SelectArgs {
     #[arg(long, value_enum)]
     pub(super) format: Option<TaskFormat>,
     #[command(flatten)]
-    pub(super) dataset: DatasetArgs,
+    pub(super) dataset: LoadOptions,
     /// Use at most N validation tasks: a sample drawn with --seed, kept in file order.
     #[arg(long, value_name = "N")]
     pub(super) limit: Option<usize>,
@@ -57,11 +57,11 @@ pub struct SelectArgs {
     #[command(flatten)]
     pub(super) window: WindowArgs,
     #[command(flatten)]
-    pub(super) detector: DetectorArgs,
+    pub(super) detector: DetectorSettings,
     #[command(flatten)]
-    pub(super) sandbox: SandboxOptions,
+    pub(super) sandbox: SandboxSettings,
     #[command(flatten)]
-    pub(super) oracle: OracleOptions,
+    pub(super) oracle: OracleSettings,
 }
 
 /// Runs `select`.
@@ -86,7 +86,7 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
     let run_settings = run_settings(&args, &settings)?;
     let (run_dir, opened) = RunDir::open(&args.out, JobKind::Select, run_settings, args.force_new)?;
     let detector = args.detector.open()?;
-    let oracle = args.oracle.oracle()?;
+    let oracle = args.oracle.start(&Stderr)?;
     let job = SelectJob {
         settings: &settings,
         tasks: &set,
@@ -109,10 +109,10 @@ pub fn run(args: SelectArgs) -> Result<ExitCode> {
 fn run_settings(args: &SelectArgs, select: &SelectSettings) -> Result<RunSettings> {
     let mut settings = RunInputs {
         tasks: &args.tasks,
-        filters: &args.dataset.options(),
-        detector: Some(&args.detector.settings()),
+        filters: &args.dataset,
+        detector: Some(&args.detector),
         transforms: None,
-        oracle: &args.oracle.settings(),
+        oracle: &args.oracle,
     }
     .record()?;
     select.record(&mut settings);

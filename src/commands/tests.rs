@@ -2,7 +2,7 @@
 //! are thin.
 
 use super::common::{
-    interrupt_flag, load_dataset, print, stop_point, Bar, DatasetArgs, OracleOptions,
+    interrupt_flag, load_dataset, print, stop_point, Bar, LoadOptions, OracleSettings, Stderr,
 };
 use anyhow::Result;
 use clap::{Args, Subcommand};
@@ -57,7 +57,7 @@ pub struct ScoreArgs {
     #[arg(long, value_enum)]
     format: Option<TaskFormat>,
     #[command(flatten)]
-    dataset: DatasetArgs,
+    dataset: LoadOptions,
     #[command(flatten)]
     mutants: MutantArgs,
     /// Also write the tasks with their score recorded (`adequacy`) as task JSONL, for
@@ -74,7 +74,7 @@ pub struct ScoreArgs {
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
-    oracle: OracleOptions,
+    oracle: OracleSettings,
 }
 
 /// Arguments of `tests grow`.
@@ -90,7 +90,7 @@ pub struct GrowArgs {
     #[arg(long, value_enum)]
     format: Option<TaskFormat>,
     #[command(flatten)]
-    dataset: DatasetArgs,
+    dataset: LoadOptions,
     #[command(flatten)]
     mutants: MutantArgs,
     /// Most tests added to one task for the mutants they reject.
@@ -139,7 +139,7 @@ pub struct GrowArgs {
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
-    oracle: OracleOptions,
+    oracle: OracleSettings,
 }
 
 /// Runs a `tests` subcommand.
@@ -156,7 +156,7 @@ fn score(args: ScoreArgs) -> Result<ExitCode> {
     let mutants = args.mutants.options()?;
     let set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
     stop_point(&stop, "loading the tasks", "no task was scored")?;
-    let oracle = args.oracle.oracle()?;
+    let oracle = args.oracle.start(&Stderr)?;
     stop_point(&stop, "starting the sandbox", "no task was scored")?;
     let job = ScoreJob {
         tasks: &set,
@@ -184,7 +184,7 @@ fn grow(args: GrowArgs) -> Result<ExitCode> {
     )?;
     let set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
     stop_point(&stop, "loading the tasks", "no test was grown")?;
-    let oracle = args.oracle.oracle()?;
+    let oracle = args.oracle.start(&Stderr)?;
     stop_point(&stop, "starting the sandbox", "no test was grown")?;
     let job = GrowJob {
         tasks: &set,

@@ -1,6 +1,6 @@
 //! `equimorph train`: a detector trained on an augment run's programs (Auto-SPT RQ3).
 
-use super::common::{interrupt_flag, print, Bar, DetectorArgs, Stderr, TrainingArgs};
+use super::common::{interrupt_flag, print, Bar, DetectorSettings, Stderr, TrainingArgs};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::train::{TrainJob, TrainJobError};
@@ -38,7 +38,7 @@ pub struct TrainArgs {
     #[arg(long, value_name = "DIR")]
     pub(super) weights: Option<PathBuf>,
     #[command(flatten)]
-    pub(super) detector: DetectorArgs,
+    pub(super) detector: DetectorSettings,
 }
 
 /// Runs `train`.
@@ -58,8 +58,8 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             canon: t.canon_forms,
             ..TrainConfig::default()
         },
-        options: args.detector.settings().options()?,
-        base: args.detector.detector,
+        options: args.detector.options()?,
+        base: args.detector.spec,
         data: args.data,
         out: args.out,
         mode: t.mode,

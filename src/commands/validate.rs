@@ -1,7 +1,7 @@
 //! `equimorph validate`: run every original twice and classify it.
 
 use super::common::{
-    interrupt_flag, load_dataset, print, stop_point, Bar, DatasetArgs, OracleOptions,
+    interrupt_flag, load_dataset, print, stop_point, Bar, LoadOptions, OracleSettings, Stderr,
 };
 use anyhow::Result;
 use clap::Args;
@@ -19,7 +19,7 @@ pub struct ValidateArgs {
     #[arg(long, value_enum)]
     format: Option<TaskFormat>,
     #[command(flatten)]
-    dataset: DatasetArgs,
+    dataset: LoadOptions,
     /// Print {"ok": N, "failing": [...], "flaky": [...], "timeout": [...], "isolation": {...},
     /// "limits": {"python": [...], "java": [...]}}.
     #[arg(long)]
@@ -28,7 +28,7 @@ pub struct ValidateArgs {
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
-    oracle: OracleOptions,
+    oracle: OracleSettings,
 }
 
 /// Runs `validate`. Exit status 0 when every task's original is ok, 1 when one is not (or
@@ -39,7 +39,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
     let stop = interrupt_flag()?;
     let set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
     stop_point(&stop, "loading the tasks", "no task was validated")?;
-    let oracle = args.oracle.oracle()?;
+    let oracle = args.oracle.start(&Stderr)?;
     stop_point(&stop, "starting the sandbox", "no task was validated")?;
     let job = ValidateJob {
         tasks: &set,

@@ -1,7 +1,7 @@
 //! `equimorph verify RUN_DIR --tasks TASKS2`: re-judges a finished run's winners or variants
 //! against stronger tests.
 
-use super::common::{load_dataset, print, Bar, DatasetArgs, OracleOptions, VerifyArgs};
+use super::common::{load_dataset, print, Bar, LoadOptions, OracleSettings, Stderr, VerifyArgs};
 use anyhow::Result;
 use clap::Args;
 use equimorph::job::verify::VerifyJob;
@@ -23,7 +23,7 @@ pub struct VerifyRunArgs {
     #[arg(long, value_enum)]
     format: Option<TaskFormat>,
     #[command(flatten)]
-    dataset: DatasetArgs,
+    dataset: LoadOptions,
     #[command(flatten)]
     verify: VerifyArgs,
     /// Print the verdicts as JSON.
@@ -33,7 +33,7 @@ pub struct VerifyRunArgs {
     #[arg(long)]
     quiet: bool,
     #[command(flatten)]
-    oracle: OracleOptions,
+    oracle: OracleSettings,
 }
 
 /// Runs `verify`: exit 0 when every re-judged program still passes, 1 otherwise. Writes
@@ -41,7 +41,7 @@ pub struct VerifyRunArgs {
 pub fn run(args: VerifyRunArgs) -> Result<ExitCode> {
     let (kind, programs) = reported(&args.run)?;
     let set = load_dataset(&args.tasks, args.format, "--format", &args.dataset)?;
-    let oracle = args.oracle.oracle()?;
+    let oracle = args.oracle.start(&Stderr)?;
     let symbolic = args.verify.checker()?;
     let job = VerifyJob {
         run: args.run.clone(),

@@ -26,12 +26,12 @@ pub type Rows = Vec<Vec<f32>>;
 pub const LENGTH_BUCKET: usize = 32;
 
 /// How batches are laid out (see the module documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum BatchShapes {
-    /// Sorted, padded to each batch's longest, rows as many as there are.
+    /// Padded to each batch's longest.
     Exact,
-    /// Length buckets and full rows: results independent of batch composition.
+    /// Length buckets and full rows.
     Fixed,
 }
 

@@ -22,15 +22,15 @@ use std::time::{Duration, Instant};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 /// Which graph of a model runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Precision {
-    /// The fused fp16 graph on CUDA when the model has one, else the fp32 graph.
+    /// fp16 graph on CUDA when the model has one, fp32 otherwise.
     #[default]
     Auto,
-    /// The fp32 graph (`model`).
+    /// The fp32 graph.
     Fp32,
-    /// The fused fp16 graph (`gpu_model`), on any device.
+    /// The fused fp16 graph, on any device.
     Fp16,
 }
 

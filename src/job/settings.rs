@@ -9,20 +9,34 @@ use crate::detector::{
 };
 use crate::run::RunSettings;
 
-/// A detector as a job names it: its spec, and how and where it runs.
-#[derive(Debug, Clone)]
+/// A detector as a job names it: its spec, and how and where it runs (the command line's
+/// detector options).
+#[derive(Debug, Clone, clap::Args)]
 pub struct DetectorSettings {
-    /// minilm, minilm-int8, onnx:PATH, jaccard, sourcerercc or nicad.
+    /// minilm (default), minilm-int8, onnx:PATH (a model directory), jaccard, sourcerercc, nicad;
+    /// behind a defence: canon:SPEC (both programs read in a canonical form: names, layout,
+    /// literals) or smooth:K:SPEC (the mean over K paired SPT perturbations, K times the queries).
+    #[arg(long = "detector", default_value = "minilm", value_name = "SPEC")]
     pub spec: String,
-    /// cpu, cuda, cuda:N or cuda:N,M,….
+    /// cpu, or cuda / cuda:N / cuda:N,M,… (the CUDA execution provider of onnxruntime-gpu; with
+    /// several GPUs, one session each and batches spread over them).
+    #[arg(long, default_value = "cpu", value_name = "cpu|cuda[:N,…]")]
     pub device: String,
     /// ONNX Runtime intra-op threads (default: the core count).
+    #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Sequences per inference call (default: by device and batch layout).
+    /// Sequences per inference call (default 8 on CPU, measured faster than 32 there and half
+    /// the peak memory; on CUDA 32 with fixed batch shapes, 128 with exact ones).
+    #[arg(long, value_name = "N")]
     pub batch_size: Option<usize>,
-    /// Which graph runs.
+    /// Which graph runs: auto (the model's fused fp16 graph on CUDA, fp32 on CPU), fp32, fp16.
+    #[arg(long, default_value = "auto", value_enum)]
     pub precision: Precision,
-    /// Batch layout (default: by device and graph).
+    /// Batch layout: exact (padded to each batch's longest; the default on CPU and for fp32
+    /// graphs on CUDA) or fixed (length buckets and full rows, so results do not depend on
+    /// what shares a batch and several tasks can share batches; the default for the fused
+    /// fp16 graph on CUDA).
+    #[arg(long = "batch-shapes", value_enum, value_name = "exact|fixed")]
     pub shapes: Option<BatchShapes>,
 }
 
@@ -108,20 +122,27 @@ pub enum SettingsError {
     Oracle(#[from] crate::oracle::OracleError),
 }
 
-/// The limits every transform call runs under, and the compiled-component cache.
-#[derive(Debug, Clone)]
+/// The limits every transform call runs under, and the compiled-component cache (the command
+/// line's sandbox options).
+#[derive(Debug, Clone, clap::Args)]
 pub struct SandboxSettings {
-    /// Memory of one component call (all linear memories), MiB.
+    /// Memory limit of one component call, in MiB (all linear memories together).
+    #[arg(long, default_value_t = 256, value_name = "MIB")]
     pub wasm_memory_mb: usize,
-    /// Wall time of one component call, ms.
+    /// Wall-time limit of one component call, in milliseconds.
+    #[arg(long, default_value_t = 2000, value_name = "MS")]
     pub wasm_timeout_ms: u64,
-    /// Memory of one script-transform call (CPython's heap included), MiB.
+    /// Memory limit of one script-transform call, in MiB (CPython's own heap included).
+    #[arg(long, default_value_t = 256, value_name = "MIB")]
     pub script_memory_mb: usize,
-    /// Wall time of one script-transform call, ms.
+    /// Wall-time limit of one script-transform call, in milliseconds.
+    #[arg(long, default_value_t = 5000, value_name = "MS")]
     pub script_timeout_ms: u64,
-    /// Largest output of one call, MiB.
+    /// Largest output of one transform call, in MiB.
+    #[arg(long, default_value_t = 16, value_name = "MIB")]
     pub max_output_mb: usize,
-    /// Where compiled components are cached (default: ~/.cache/equimorph/components).
+    /// Directory for compiled components (default: ~/.cache/equimorph/components).
+    #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<std::path::PathBuf>,
 }
 
@@ -153,30 +174,46 @@ impl SandboxSettings {
 }
 
 /// How the oracle runs programs: what decides a verdict (interpreter, time limits, memory,
-/// tolerance) and what only decides speed (mode, workers, cache).
-#[derive(Debug, Clone)]
+/// tolerance) and what only decides speed (mode, workers, cache). The command line's oracle
+/// options.
+#[derive(Debug, Clone, clap::Args)]
 pub struct OracleSettings {
-    /// Python interpreter (default: /usr/bin/python3, else python3 on PATH).
+    /// Python interpreter for the tests (default: /usr/bin/python3, else python3 on PATH).
+    #[arg(long, value_name = "PATH")]
     pub python: Option<std::path::PathBuf>,
-    /// `java` launcher (default: /usr/bin/java, else java on PATH).
+    /// `java` launcher of a JDK, for Java tasks (default: /usr/bin/java, else java on PATH).
+    #[arg(long, value_name = "PATH")]
     pub java: Option<std::path::PathBuf>,
-    /// Fork server or a fresh interpreter per test.
+    /// fork: a sandboxed fork server per worker (fast); spawn: a fresh interpreter per test.
+    #[arg(long = "oracle-mode", value_enum, default_value = "fork", value_name = "ORACLE_MODE")]
     pub mode: crate::oracle::OracleMode,
-    /// Most test programs at once (default: the core count).
+    /// Most test programs running at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// A candidate's timeout is the original's time times this…
+    /// A candidate's timeout is the original's time on the test times this factor...
+    #[arg(long, default_value_t = 5.0, value_name = "X")]
     pub timeout_factor: f64,
-    /// …but at least this many seconds…
+    /// ...but at least this many seconds...
+    #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
     pub timeout_floor: f64,
-    /// …and at most this many (also the original's own limit).
+    /// ...and at most this many (also the original's own limit).
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     pub timeout_cap: f64,
-    /// Address-space limit of a test program, MiB.
+    /// Address-space limit of a test program, in MiB.
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
     pub memory_mb: u64,
-    /// Float tokens that differ by at most this are equal.
+    /// Accept float tokens that differ by at most this (absolute or relative).
+    #[arg(long, value_name = "TOL")]
     pub float_tolerance: Option<f64>,
-    /// Most decisions kept in memory.
+    /// Most oracle decisions kept in memory (least recently used ones are dropped).
+    #[arg(
+        long = "oracle-cache-entries",
+        default_value_t = 200_000,
+        value_name = "N"
+    )]
     pub cache_entries: usize,
-    /// Most memory the decisions may hold, MiB.
+    /// Most memory the oracle's decisions may hold, in MiB.
+    #[arg(long = "oracle-cache-mb", default_value_t = 64, value_name = "MIB")]
     pub cache_mb: usize,
 }
 
@@ -493,24 +530,39 @@ impl RunInputs<'_> {
     }
 }
 
-/// An OpenAI-compatible endpoint and how to talk to it (the key comes from `OPENAI_API_KEY`).
-#[derive(Debug, Clone)]
+/// An OpenAI-compatible endpoint and how to talk to it (the command line's LLM options).
+#[derive(Debug, Clone, clap::Args)]
 pub struct LlmSettings {
-    /// Base URL (…/v1).
+    /// Base URL of an OpenAI-compatible API (…/v1); `/chat/completions` is appended. The key
+    /// comes from OPENAI_API_KEY and is sent as a bearer token only.
+    #[arg(
+        long = "llm-url",
+        env = "OPENAI_BASE_URL",
+        value_name = "URL",
+        default_value = ""
+    )]
     pub url: String,
     /// Model name.
+    #[arg(long = "llm-model", value_name = "NAME")]
     pub model: String,
     /// Requests in flight at once.
+    #[arg(long = "llm-concurrency", default_value_t = 4, value_name = "N")]
     pub concurrency: usize,
-    /// Seconds per request.
+    /// Timeout of one request, in seconds.
+    #[arg(long = "llm-timeout", default_value_t = 120.0, value_name = "SECONDS")]
     pub timeout: f64,
-    /// Retries of a request.
+    /// Retries of a request on 429, 5xx and network errors (exponential backoff with jitter,
+    /// or the server's Retry-After).
+    #[arg(long = "llm-retries", default_value_t = 5, value_name = "N")]
     pub retries: u32,
-    /// Most HTTP requests in all.
+    /// Hard budget: at most this many HTTP requests (retries included; cache hits are free).
+    #[arg(long, value_name = "N")]
     pub max_requests: Option<u64>,
-    /// Cache of every exchange (default: `llm/` in [`crate::install::user_cache_dir`]).
+    /// Cache of every exchange (default: ~/.cache/equimorph/llm).
+    #[arg(long = "llm-cache", value_name = "DIR")]
     pub cache: Option<std::path::PathBuf>,
-    /// Use only the cache.
+    /// Use only the cache; a request that is not in it is an error.
+    #[arg(long)]
     pub offline: bool,
 }
 

@@ -167,16 +167,22 @@ pub enum TaskFormat {
     Poj104,
 }
 
-/// Choices that shape what a loader keeps.
-#[derive(Debug, Clone, Default)]
+/// Choices that shape what a loader keeps (the command line's dataset options).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct LoadOptions {
-    /// CodeNet submission statuses to keep (metadata `status`); empty = `Accepted`.
+    /// CodeNet: submission statuses to keep, as in metadata/pNNNNN.csv (comma-separated or
+    /// repeated; default Accepted).
+    #[arg(long = "status", value_delimiter = ',', value_name = "STATUS")]
     pub statuses: Vec<String>,
-    /// CodeNet languages to keep, matched against `original_language` (case-insensitive
-    /// prefix, e.g. "Python (3", "PyPy3"); empty = Python 3 and PyPy3. CodeContests:
-    /// `python` and/or `java` (empty = Python 3).
+    /// Languages to keep. CodeNet: the metadata's `language` (`Python`, `Java`, `C++`, `C`),
+    /// or a prefix of its `original_language` such as "PyPy3" (default: Python 3 and PyPy3;
+    /// a C++1000/C++1400 subset loads as C++). CodeContests: `python` (Python 3 solutions,
+    /// the default), `java`, `cpp`, or several.
+    #[arg(long = "language", value_delimiter = ',', value_name = "LANG")]
     pub languages: Vec<String>,
-    /// A full CodeNet root to take tests (and metadata) from when loading a benchmark subset.
+    /// CodeNet: the full dataset's root, to take tests, metadata and problem clusters from
+    /// when the tasks are a benchmark subset such as Project_CodeNet_Python800.
+    #[arg(long, value_name = "DIR")]
     pub codenet_root: Option<PathBuf>,
 }
 

@@ -1,6 +1,7 @@
 //! Typed settings that several jobs share, with the rules that resolve them (defaults,
-//! validation, what a run records): the command line converts its option groups into these,
-//! so a rule such as "8 sequences per batch on the CPU" is written once.
+//! validation, what a run records). They are also the command line's option groups (each
+//! derives `clap::Args`), so a flag, its default and a rule such as "8 sequences per batch on
+//! the CPU" are written once.
 
 use crate::detector::engine::BatchShapes;
 use crate::detector::onnx::Precision;

@@ -9,6 +9,7 @@
 //! of [`super::grow`] (the original runs normally and deterministically, other accepted
 //! solutions agree) are what make a kept input trustworthy.
 
+mod cases;
 mod commands;
 mod graphs;
 mod records;
@@ -115,6 +116,13 @@ enum Link {
         tok: usize,
         rows: usize,
     },
+    /// Token `tok` of `line` is the number of rows after it whose width token `width_tok` of
+    /// `line` gives, with lines after the rows (`2 3` over two rows of three, then `k`).
+    Rows {
+        line: usize,
+        tok: usize,
+        width_tok: usize,
+    },
 }
 
 /// What a [`Link`] counts, without where it is: a base's reading of a first-line count is
@@ -130,6 +138,7 @@ enum LinkKind {
     Cases,
     GridRows,
     Width,
+    Rows,
 }
 
 impl Link {
@@ -144,6 +153,7 @@ impl Link {
             Link::Cases { .. } => LinkKind::Cases,
             Link::GridRows { .. } => LinkKind::GridRows,
             Link::Width { .. } => LinkKind::Width,
+            Link::Rows { .. } => LinkKind::Rows,
         }
     }
 
@@ -157,7 +167,8 @@ impl Link {
             | Link::TokensAfter { line, tok }
             | Link::Cases { line, tok, .. }
             | Link::GridRows { line, tok }
-            | Link::Width { line, tok, .. } => (line, tok),
+            | Link::Width { line, tok, .. }
+            | Link::Rows { line, tok, .. } => (line, tok),
         }
     }
 }
@@ -283,9 +294,15 @@ impl Parsed {
     /// The record columns (tokens on the line, `k`: lines after the first, two or more with
     /// that many tokens) whose integers lie within `0..=H` of one integer `H` of the first line
     /// in every input that has them; the first such place of the first line is the one kept.
+    ///
+    /// Where a 0 and the top are seen is pooled over the columns of one width that index one
+    /// value: the two ends of an edge or of a range are one kind of value, and a sample that
+    /// shows vertex `n` only as a head does not bar it as a tail. Columns that show 1 and never
+    /// 0 count from 1, so their top is a vertex too (`1 ≤ u, v ≤ n`, though the sample's
+    /// edges never reach vertex `n`).
     fn index_columns(inputs: &[Parsed]) -> BTreeMap<(usize, usize), Index> {
-        // (width, k, place) → (holds everywhere, zero seen, top seen)
-        let mut seen: BTreeMap<(usize, usize, usize), (bool, bool, bool)> = BTreeMap::new();
+        // (width, k, place) → (holds everywhere, zero seen, top seen, one seen)
+        let mut seen: BTreeMap<(usize, usize, usize), [bool; 4]> = BTreeMap::new();
         for p in inputs {
             let header: Vec<(usize, i64)> = p
                 .header()
@@ -303,21 +320,38 @@ impl Parsed {
                     for &(j, h) in &header {
                         let e = seen
                             .entry((line.len(), k, j))
-                            .or_insert((true, false, false));
-                        e.0 &= (0..=h).contains(v);
-                        e.1 |= *v == 0;
-                        e.2 |= *v == h;
+                            .or_insert([true, false, false, false]);
+                        e[0] &= (0..=h).contains(v);
+                        e[1] |= *v == 0;
+                        e[2] |= *v == h;
+                        e[3] |= *v == 1;
                     }
                 }
             }
         }
-        let mut out = BTreeMap::new();
-        for ((w, k, place), (holds, zero, top)) in seen {
+        // (width, k) → (place, zero, top, one), the first place that holds.
+        let mut columns: BTreeMap<(usize, usize), (usize, bool, bool, bool)> = BTreeMap::new();
+        for ((w, k, place), [holds, zero, top, one]) in seen {
             if holds {
-                out.entry((w, k)).or_insert(Index { place, zero, top });
+                columns.entry((w, k)).or_insert((place, zero, top, one));
             }
         }
-        out
+        // (width, place) → (zero, top, one) over its columns.
+        let mut pooled: BTreeMap<(usize, usize), (bool, bool, bool)> = BTreeMap::new();
+        for (&(w, _), &(place, zero, top, one)) in &columns {
+            let e = pooled.entry((w, place)).or_default();
+            e.0 |= zero;
+            e.1 |= top;
+            e.2 |= one;
+        }
+        columns
+            .into_iter()
+            .map(|((w, k), (place, ..))| {
+                let (zero, top, one) = pooled.get(&(w, place)).copied().unwrap_or_default();
+                let top = top || (one && !zero);
+                ((w, k), Index { place, zero, top })
+            })
+            .collect()
     }
 
     /// Brings each integer of an index column back within the value it indexes on this
@@ -609,6 +643,18 @@ impl Parsed {
                             tok: k,
                             rows,
                         });
+                        // The header's value that counts the rows, where lines follow them
+                        // (to the end, the rows are the lines a count counts).
+                        let rows_count = line.iter().enumerate().position(|(j, t)| {
+                            counts_rows(j, t) && !out.iter().any(|x| x.at() == (l, j))
+                        });
+                        if let (false, Some(j)) = (to_end, rows_count) {
+                            out.push(Link::Rows {
+                                line: l,
+                                tok: j,
+                                width_tok: k,
+                            });
+                        }
                         continue;
                     }
                 }
@@ -660,10 +706,13 @@ impl Parsed {
                     && !like_before
                 {
                     out.push(Link::LinesAfter { line: l, tok: k });
-                    // Rows of one length that no count leads (a matrix) hold values.
+                    // Rows of one length that no count leads (a matrix) hold values, as do
+                    // lines of one integer each (`4` over `1`, `9`, `10`, `36`: the `1` counts
+                    // no token of the next line).
                     let rows = self.lines.get(l + 1..).unwrap_or_default();
                     let width = next.map_or(0, Vec::len);
-                    if width >= 2
+                    let integers = rows.iter().all(|r| matches!(r.as_slice(), [Token::Int(_)]));
+                    if (width >= 2 || integers)
                         && rows.iter().all(|r| r.len() == width)
                         && !rows.iter().all(|r| led_by_count(r))
                     {
@@ -758,6 +807,9 @@ pub struct InputModel {
     /// resized in rows and columns together (`2` over `1 2`, `3 4`; `3` over three rows of
     /// three).
     square_sides: BTreeSet<usize>,
+    /// Where every input is cases of varying length, their layout and model: inputs that
+    /// split into them are edited case by case.
+    cases: Option<cases::Cases>,
 }
 
 /// A record column whose integers lie within a value of the first line in every input: an
@@ -974,6 +1026,8 @@ const MAX_COUNT: usize = 60;
 impl InputModel {
     /// The model of `inputs`.
     pub fn of<'a>(inputs: impl IntoIterator<Item = &'a str>) -> InputModel {
+        let inputs: Vec<&str> = inputs.into_iter().collect();
+        let cases = cases::Cases::of(&inputs);
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         let mut alphabets: [BTreeSet<char>; 4] = Default::default();
         let (mut len_lo, mut len_hi) = (usize::MAX, 0);
@@ -1159,6 +1213,7 @@ impl InputModel {
             first_line_values,
             unled_widths,
             square_sides,
+            cases,
         }
     }
 
@@ -1185,6 +1240,9 @@ impl InputModel {
     /// numeral up to the largest they show, or a grid row of the characters their grids hold.
     /// Such an input most likely lies within the problem's constraints.
     pub fn within_observed(&self, input: &str) -> bool {
+        if let Some(c) = self.cases.as_ref().filter(|c| c.hold(input)) {
+            return c.within_observed(input);
+        }
         let lo = self.typical_floor();
         let p = Parsed::of(input);
         let grids = p.grids();
@@ -1252,6 +1310,9 @@ impl InputModel {
     /// A new input made from `base` by one to three mutations; `None` when `base` has nothing
     /// to mutate.
     pub fn mutate(&self, base: &str, rng: &mut impl Rng) -> Option<String> {
+        if let Some(c) = self.cases.as_ref().filter(|c| c.hold(base)) {
+            return c.mutate(base, rng);
+        }
         let mut p = Parsed::of(base);
         if p.lines.iter().all(Vec::is_empty) {
             return None;
@@ -1302,7 +1363,8 @@ impl InputModel {
                     let remade = match link {
                         Link::LinesAfter { line, .. }
                         | Link::Cases { line, .. }
-                        | Link::GridRows { line, .. } => Some(line),
+                        | Link::GridRows { line, .. }
+                        | Link::Rows { line, .. } => Some(line),
                         Link::QueriesAfter { line, .. } => Some(line + 1),
                         _ => None,
                     };
@@ -1331,6 +1393,15 @@ impl InputModel {
             let mut counts = count_places(&links);
             counts.extend(trees.iter().map(graphs::Tree::at));
             self.keep_typical(&mut p, &counts);
+        }
+        // A header's positive size stays positive, whatever edit reached it (a record's group
+        // copied: `4 0` → `0 0`).
+        for (k, t) in p.lines.first_mut().into_iter().flatten().enumerate() {
+            if let Token::Int(v) = t {
+                if self.positive_header.contains(&k) {
+                    *v = (*v).max(1);
+                }
+            }
         }
         // Orders first: an index past its bound crashes a solution, and the bound wins where
         // both cannot hold (`l < r` with n = 1).
@@ -1774,6 +1845,10 @@ impl InputModel {
                 let rows = p.rows_of_width(l, n);
                 (rows >= 2).then_some(n)
             }
+            Link::Rows { width_tok, .. } => match p.lines.get(l).and_then(|x| x.get(width_tok)) {
+                Some(Token::Int(w)) => usize::try_from(*w).ok().map(|w| p.rows_of_width(l, w)),
+                _ => None,
+            },
             Link::Cases { per, .. } => p
                 .lines
                 .len()
@@ -1846,6 +1921,16 @@ impl InputModel {
                 for row in p.lines.iter_mut().skip(l + 1).take(rows) {
                     resize_vec(row, new, rng, |t, rng| self.mutated_token(t, rng));
                 }
+            }
+            Link::Rows { .. } => {
+                // `n` rows (the count still counts them), then the lines after them.
+                let mut block = p.lines.split_off(l + 1);
+                let tail = block.split_off(n.min(block.len()));
+                resize_vec(&mut block, new, rng, |line, rng| {
+                    line.iter().map(|t| self.mutated_token(t, rng)).collect()
+                });
+                p.lines.extend(block);
+                p.lines.extend(tail);
             }
             Link::Cases { per, .. } => {
                 // Whole cases are dropped or copied: a case holds its own counts.
@@ -2504,6 +2589,51 @@ mod tests {
             }
         }
         assert!(made > 50, "{made}");
+    }
+
+    #[test]
+    fn a_matrix_with_a_line_after_it_is_resized_in_rows_by_its_row_count() {
+        // `r c` over r rows of c, then `k`: `r` counts the rows though lines follow them.
+        let sample = "2 3\n1 2 3\n4 5 6\n1\n";
+        let model = InputModel::of([sample]);
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let mut rows_seen = BTreeSet::new();
+        for _ in 0..300 {
+            let Some(new) = model.mutate(sample, &mut rng) else {
+                continue;
+            };
+            let lines = numbers(&new);
+            let (r, c) = (lines[0][0] as usize, lines[0][1] as usize);
+            assert_eq!(lines.len(), r + 2, "{new}");
+            assert!(lines[1..=r].iter().all(|row| row.len() == c), "{new}");
+            assert_eq!(lines[r + 1].len(), 1, "{new}");
+            rows_seen.insert(r);
+        }
+        assert!(rows_seen.len() >= 4, "{rows_seen:?}");
+    }
+
+    #[test]
+    fn a_list_of_one_number_per_line_holds_no_count() {
+        // `q` over q numbers: the `1` counts no token of the `9` after it, so a resize of it
+        // neither empties a line nor leaves it as a count exempt from the column's range.
+        let sample = "4\n1\n9\n10\n36\n";
+        let model = InputModel::of([sample]);
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut made = 0;
+        for _ in 0..500 {
+            let Some(new) = model.mutate(sample, &mut rng) else {
+                continue;
+            };
+            made += 1;
+            let lines: Vec<&str> = new.lines().collect();
+            let q: usize = lines[0].parse().unwrap();
+            assert_eq!(q, lines.len() - 1, "{new}");
+            for l in &lines[1..] {
+                let v: i64 = l.parse().unwrap_or_else(|_| panic!("{new}"));
+                assert!(v >= 1, "{new}");
+            }
+        }
+        assert!(made > 300, "{made}");
     }
 
     #[test]

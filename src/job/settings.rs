@@ -186,7 +186,12 @@ pub struct OracleSettings {
     #[arg(long, value_name = "PATH")]
     pub java: Option<std::path::PathBuf>,
     /// fork: a sandboxed fork server per worker (fast); spawn: a fresh interpreter per test.
-    #[arg(long = "oracle-mode", value_enum, default_value = "fork", value_name = "ORACLE_MODE")]
+    #[arg(
+        long = "oracle-mode",
+        value_enum,
+        default_value = "fork",
+        value_name = "ORACLE_MODE"
+    )]
     pub mode: crate::oracle::OracleMode,
     /// Most test programs running at once (default: the number of cores).
     #[arg(long, value_name = "N")]

@@ -290,7 +290,8 @@ mod tests {
         let mut p = Parsed::of("4 2\n4 2 7 1\n2 3 9\n1 7 10\n");
         codes.keep(&mut p, &BTreeSet::new(), &mut rng);
         assert_eq!(ints(&p.lines[2]), Some(vec![2, 3, 4]));
-        assert_eq!(ints(&p.lines[3]), Some(vec![1, 3, 10]));
+        // Counted from 1 (1 seen, 0 never), so the top is an index too.
+        assert_eq!(ints(&p.lines[3]), Some(vec![1, 4, 10]));
         // An array of the coded width that a count counts keeps its values.
         let mut p = Parsed::of("3 1\n7 8 9\n2 1 3\n");
         codes.keep(&mut p, &BTreeSet::from([1]), &mut rng);

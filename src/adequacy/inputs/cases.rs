@@ -1,0 +1,272 @@
+//! Inputs of `T` cases whose lengths vary: a first line holding only `T`, then `T` cases, each
+//! a header line of integers, a fixed number of lines (none or one), and as many lines as one
+//! token of its header says (`3` over cases of `n m` and `m` edges). Read as one input, a
+//! case's lines index nothing of the first line (which holds only `T`), so an edge's ends were
+//! edited within the range the whole input shows: vertex 0 in a graph counted from 1, where
+//! accepted solutions part. Here each case is edited and judged as an input of its own, by a
+//! model of the task's cases, where its ends index its own `n`; cases are added, dropped and
+//! copied with `T` kept equal to their number.
+//!
+//! Cases of one length are [`super::Link::Cases`]'s, read within the whole input.
+
+use super::{InputModel, MAX_COUNT};
+use rand::Rng;
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+/// Where a case's length is written: its header has `width` integers, token `tok` of which
+/// counts the lines after the `pre` lines that follow the header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    width: usize,
+    tok: usize,
+    pre: usize,
+}
+
+/// The integers of `line`, when it holds only integers.
+fn ints(line: &str) -> Option<Vec<i64>> {
+    line.split_whitespace().map(|t| t.parse().ok()).collect()
+}
+
+impl Layout {
+    /// The lines (past the first) of each case of `lines`, when they split into exactly the
+    /// first line's count of cases of this layout.
+    fn split(&self, lines: &[&str]) -> Option<Vec<Range<usize>>> {
+        let t = match ints(lines.first()?)?.as_slice() {
+            [t] => usize::try_from(*t)
+                .ok()
+                .filter(|&t| t >= 1 && t < lines.len())?,
+            _ => return None,
+        };
+        let mut out = Vec::with_capacity(t);
+        let mut at = 1;
+        for _ in 0..t {
+            let end = self.case_end(lines, at)?;
+            out.push(at..end);
+            at = end;
+        }
+        (at == lines.len()).then_some(out)
+    }
+
+    /// Past the last line of the case whose header is line `at` of `lines`.
+    fn case_end(&self, lines: &[&str], at: usize) -> Option<usize> {
+        let header = ints(lines.get(at)?)?;
+        if header.len() != self.width {
+            return None;
+        }
+        let n = usize::try_from(*header.get(self.tok)?).ok()?;
+        let end = at.checked_add(1 + self.pre)?.checked_add(n)?;
+        (end <= lines.len()).then_some(end)
+    }
+
+    /// Whether `case` is one whole case of this layout.
+    fn is_case(&self, case: &str) -> bool {
+        let lines: Vec<&str> = case.lines().collect();
+        self.case_end(&lines, 0) == Some(lines.len())
+    }
+
+    /// The widths of the counted lines of `case` (after its header and its `pre` lines).
+    fn body_widths(&self, lines: &[&str], case: &Range<usize>) -> BTreeSet<usize> {
+        lines
+            .get(case.start + 1 + self.pre..case.end)
+            .unwrap_or_default()
+            .iter()
+            .map(|l| l.split_whitespace().count())
+            .collect()
+    }
+}
+
+/// The text of `lines`, each ended by a newline.
+fn text(lines: &[&str]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// The cases of a task's inputs (see the module's doc) and the model of their own inputs.
+#[derive(Debug, Clone)]
+pub(super) struct Cases {
+    layout: Layout,
+    model: Box<InputModel>,
+}
+
+impl Cases {
+    /// The cases every one of `inputs` splits into, with the evidence that they are cases:
+    /// more than one in some input, of two lengths or more, their counted lines of one width.
+    pub(super) fn of(inputs: &[&str]) -> Option<Cases> {
+        let all: Vec<Vec<&str>> = inputs.iter().map(|i| i.lines().collect()).collect();
+        let width = ints(all.first()?.get(1)?)?.len();
+        for tok in 0..width {
+            for pre in 0..=1 {
+                let layout = Layout { width, tok, pre };
+                let Some(splits) = all
+                    .iter()
+                    .map(|lines| layout.split(lines))
+                    .collect::<Option<Vec<_>>>()
+                else {
+                    continue;
+                };
+                let many = splits.iter().any(|s| s.len() >= 2);
+                let lengths: BTreeSet<usize> = splits.iter().flatten().map(Range::len).collect();
+                let widths: BTreeSet<usize> = all
+                    .iter()
+                    .zip(&splits)
+                    .flat_map(|(lines, s)| s.iter().flat_map(|c| layout.body_widths(lines, c)))
+                    .collect();
+                if !many || lengths.len() < 2 || widths.len() > 1 {
+                    continue;
+                }
+                let cases: Vec<String> = all
+                    .iter()
+                    .zip(&splits)
+                    .flat_map(|(lines, s)| {
+                        s.iter()
+                            .map(|c| text(lines.get(c.clone()).unwrap_or_default()))
+                    })
+                    .collect();
+                let model = InputModel::of(cases.iter().map(String::as_str));
+                return Some(Cases {
+                    layout,
+                    model: Box::new(model),
+                });
+            }
+        }
+        None
+    }
+
+    /// The cases of `input`, as texts, when it splits into them.
+    fn cases_of(&self, input: &str) -> Option<Vec<String>> {
+        let lines: Vec<&str> = input.lines().collect();
+        let splits = self.layout.split(&lines)?;
+        Some(
+            splits
+                .into_iter()
+                .map(|c| text(lines.get(c).unwrap_or_default()))
+                .collect(),
+        )
+    }
+
+    /// Whether `input` splits into cases of this layout (else it is mutated as a whole).
+    pub(super) fn hold(&self, input: &str) -> bool {
+        self.cases_of(input).is_some()
+    }
+
+    /// `case` edited by the cases' model, when an edit keeps it one case.
+    fn edit(&self, case: &str, rng: &mut impl Rng) -> Option<String> {
+        (0..4).find_map(|_| {
+            self.model
+                .mutate(case, rng)
+                .filter(|c| self.layout.is_case(c))
+        })
+    }
+
+    /// A new input made from `base` (which [`Cases::hold`]) by one to three edits of its cases,
+    /// or, one time in five, by many cases, each an edit of one of `base`'s.
+    pub(super) fn mutate(&self, base: &str, rng: &mut impl Rng) -> Option<String> {
+        let mut cases = self.cases_of(base)?;
+        if cases.is_empty() {
+            return None;
+        }
+        if rng.random_ratio(1, 5) {
+            let t = rng.random_range(cases.len().max(2)..=MAX_COUNT / 3);
+            cases = (0..t)
+                .map(|_| {
+                    let c = &cases[rng.random_range(0..cases.len())];
+                    self.edit(c, rng).unwrap_or_else(|| c.clone())
+                })
+                .collect();
+        } else {
+            for _ in 0..rng.random_range(1..=3) {
+                let i = rng.random_range(0..cases.len());
+                match rng.random_range(0..10) {
+                    0..=5 => {
+                        if let Some(c) = self.edit(&cases[i], rng) {
+                            cases[i] = c;
+                        }
+                    }
+                    6..=7 if cases.len() < MAX_COUNT => {
+                        let c = cases[i].clone();
+                        let copy = match rng.random_bool(0.5) {
+                            true => self.edit(&c, rng).unwrap_or(c),
+                            false => c,
+                        };
+                        cases.insert(rng.random_range(0..=cases.len()), copy);
+                    }
+                    _ if cases.len() >= 2 => {
+                        cases.remove(i);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out = format!("{}\n{}", cases.len(), cases.concat());
+        if !base.ends_with('\n') {
+            out.pop();
+        }
+        (out != base).then_some(out)
+    }
+
+    /// Whether `input`'s case count is a typical count and each case lies within what the
+    /// task's cases show ([`InputModel::within_observed`]).
+    pub(super) fn within_observed(&self, input: &str) -> bool {
+        self.cases_of(input).is_some_and(|cases| {
+            cases.len() <= MAX_COUNT && cases.iter().all(|c| self.model.within_observed(c))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    const GRAPHS: &str = "3\n3 2\n1 2\n2 3\n3 3\n1 2\n2 3\n3 1\n4 0\n";
+
+    #[test]
+    fn cases_of_varying_length_are_found_by_the_count_their_header_holds() {
+        let c = Cases::of(&[GRAPHS]).expect("cases");
+        assert_eq!(
+            c.layout,
+            Layout {
+                width: 2,
+                tok: 1,
+                pre: 0
+            }
+        );
+        assert_eq!(
+            c.cases_of(GRAPHS).unwrap(),
+            ["3 2\n1 2\n2 3\n", "3 3\n1 2\n2 3\n3 1\n", "4 0\n"]
+        );
+        // Cases of one length are the whole input's `Cases` link; one case shows no layout;
+        // a count that does not end the input where its cases do is no case count.
+        assert!(Cases::of(&["2\n3\n1 2 3\n2\n5 6\n"]).is_none());
+        assert!(Cases::of(&["1\n3 2\n1 2\n2 3\n"]).is_none());
+        assert!(Cases::of(&["3\n3 2\n1 2\n2 3\n3 3\n1 2\n2 3\n3 1\n4 0\n9\n"]).is_none());
+    }
+
+    #[test]
+    fn each_case_is_edited_within_its_own_header() {
+        let c = Cases::of(&[GRAPHS]).expect("cases");
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let (mut made, mut counts, mut new_n) = (0, BTreeSet::new(), false);
+        for _ in 0..300 {
+            let Some(new) = c.mutate(GRAPHS, &mut rng) else {
+                continue;
+            };
+            made += 1;
+            let cases = c.cases_of(&new).expect("still cases");
+            counts.insert(cases.len());
+            for case in cases {
+                let rows: Vec<Vec<i64>> = case.lines().map(|l| ints(l).unwrap()).collect();
+                let n = rows[0][0];
+                // A header's size stays positive (`4 0` copied onto itself is no `0 0`).
+                assert!(n >= 1, "{new}");
+                new_n |= !(3..=4).contains(&n);
+                for e in &rows[1..] {
+                    assert!(e.iter().all(|v| (1..=n).contains(v)), "{new}");
+                }
+            }
+        }
+        assert!(made > 200, "{made}");
+        assert!(counts.len() >= 4 && new_n, "{counts:?} {new_n}");
+    }
+}

@@ -227,3 +227,30 @@ fn interrupted_before_start(e: &anyhow::Error) -> bool {
             Some(equimorph::job::attack::AttackError::Interrupted(_))
         )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Two flattened option groups with a field of one name share an argument id, and one of
+    /// them then reads the other's value or reports it missing (release builds skip clap's own
+    /// check): every command's ids are unique.
+    #[test]
+    fn every_commands_argument_ids_are_unique() {
+        fn check(cmd: &clap::Command, path: &str) {
+            let mut seen = std::collections::BTreeSet::new();
+            for a in cmd.get_arguments() {
+                assert!(
+                    seen.insert(a.get_id().as_str().to_string()),
+                    "{path}: argument id {:?} twice",
+                    a.get_id()
+                );
+            }
+            for sub in cmd.get_subcommands() {
+                check(sub, &format!("{path} {}", sub.get_name()));
+            }
+        }
+        check(&Cli::command(), "equimorph");
+    }
+}

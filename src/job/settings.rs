@@ -17,7 +17,12 @@ pub struct DetectorSettings {
     /// minilm (default), minilm-int8, onnx:PATH (a model directory), jaccard, sourcerercc, nicad;
     /// behind a defence: canon:SPEC (both programs read in a canonical form: names, layout,
     /// literals) or smooth:K:SPEC (the mean over K paired SPT perturbations, K times the queries).
-    #[arg(long = "detector", default_value = "minilm", value_name = "SPEC")]
+    #[arg(
+        id = "detector",
+        long = "detector",
+        default_value = "minilm",
+        value_name = "SPEC"
+    )]
     pub spec: String,
     /// cpu, or cuda / cuda:N / cuda:N,M,… (the CUDA execution provider of onnxruntime-gpu; with
     /// several GPUs, one session each and batches spread over them).
@@ -37,7 +42,12 @@ pub struct DetectorSettings {
     /// graphs on CUDA) or fixed (length buckets and full rows, so results do not depend on
     /// what shares a batch and several tasks can share batches; the default for the fused
     /// fp16 graph on CUDA).
-    #[arg(long = "batch-shapes", value_enum, value_name = "exact|fixed")]
+    #[arg(
+        id = "batch_shapes",
+        long = "batch-shapes",
+        value_enum,
+        value_name = "exact|fixed"
+    )]
     pub shapes: Option<BatchShapes>,
 }
 
@@ -187,6 +197,7 @@ pub struct OracleSettings {
     pub java: Option<std::path::PathBuf>,
     /// fork: a sandboxed fork server per worker (fast); spawn: a fresh interpreter per test.
     #[arg(
+        id = "oracle_mode",
         long = "oracle-mode",
         value_enum,
         default_value = "fork",
@@ -213,13 +224,19 @@ pub struct OracleSettings {
     pub float_tolerance: Option<f64>,
     /// Most oracle decisions kept in memory (least recently used ones are dropped).
     #[arg(
+        id = "oracle_cache_entries",
         long = "oracle-cache-entries",
         default_value_t = 200_000,
         value_name = "N"
     )]
     pub cache_entries: usize,
     /// Most memory the oracle's decisions may hold, in MiB.
-    #[arg(long = "oracle-cache-mb", default_value_t = 64, value_name = "MIB")]
+    #[arg(
+        id = "oracle_cache_mb",
+        long = "oracle-cache-mb",
+        default_value_t = 64,
+        value_name = "MIB"
+    )]
     pub cache_mb: usize,
 }
 
@@ -542,6 +559,7 @@ pub struct LlmSettings {
     /// Base URL of an OpenAI-compatible API (…/v1); `/chat/completions` is appended. The key
     /// comes from OPENAI_API_KEY and is sent as a bearer token only.
     #[arg(
+        id = "llm_url",
         long = "llm-url",
         env = "OPENAI_BASE_URL",
         value_name = "URL",
@@ -549,23 +567,38 @@ pub struct LlmSettings {
     )]
     pub url: String,
     /// Model name.
-    #[arg(long = "llm-model", value_name = "NAME")]
+    #[arg(id = "llm_model", long = "llm-model", value_name = "NAME")]
     pub model: String,
     /// Requests in flight at once.
-    #[arg(long = "llm-concurrency", default_value_t = 4, value_name = "N")]
+    #[arg(
+        id = "llm_concurrency",
+        long = "llm-concurrency",
+        default_value_t = 4,
+        value_name = "N"
+    )]
     pub concurrency: usize,
     /// Timeout of one request, in seconds.
-    #[arg(long = "llm-timeout", default_value_t = 120.0, value_name = "SECONDS")]
+    #[arg(
+        id = "llm_timeout",
+        long = "llm-timeout",
+        default_value_t = 120.0,
+        value_name = "SECONDS"
+    )]
     pub timeout: f64,
     /// Retries of a request on 429, 5xx and network errors (exponential backoff with jitter,
     /// or the server's Retry-After).
-    #[arg(long = "llm-retries", default_value_t = 5, value_name = "N")]
+    #[arg(
+        id = "llm_retries",
+        long = "llm-retries",
+        default_value_t = 5,
+        value_name = "N"
+    )]
     pub retries: u32,
     /// Hard budget: at most this many HTTP requests (retries included; cache hits are free).
     #[arg(long, value_name = "N")]
     pub max_requests: Option<u64>,
     /// Cache of every exchange (default: ~/.cache/equimorph/llm).
-    #[arg(long = "llm-cache", value_name = "DIR")]
+    #[arg(id = "llm_cache", long = "llm-cache", value_name = "DIR")]
     pub cache: Option<std::path::PathBuf>,
     /// Use only the cache; a request that is not in it is an error.
     #[arg(long)]

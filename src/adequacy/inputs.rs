@@ -645,8 +645,9 @@ impl Parsed {
                         });
                         // The header's value that counts the rows, where lines follow them
                         // (to the end, the rows are the lines a count counts).
-                        let rows_count = line.iter().enumerate().position(|(j, t)| {
-                            counts_rows(j, t) && !out.iter().any(|x| x.at() == (l, j))
+                        let rows_count = line.iter().enumerate().find_map(|(j, t)| {
+                            (counts_rows(j, t) && !out.iter().any(|x| x.at() == (l, j)))
+                                .then_some(j)
                         });
                         if let (false, Some(j)) = (to_end, rows_count) {
                             out.push(Link::Rows {
@@ -1240,8 +1241,8 @@ impl InputModel {
     /// numeral up to the largest they show, or a grid row of the characters their grids hold.
     /// Such an input most likely lies within the problem's constraints.
     pub fn within_observed(&self, input: &str) -> bool {
-        if let Some(c) = self.cases.as_ref().filter(|c| c.hold(input)) {
-            return c.within_observed(input);
+        if let Some((c, cases)) = self.cases_of(input) {
+            return c.within_observed(&cases);
         }
         let lo = self.typical_floor();
         let p = Parsed::of(input);
@@ -1307,11 +1308,17 @@ impl InputModel {
         out
     }
 
+    /// The task's varying-length cases and `input`'s, when it splits into them.
+    fn cases_of(&self, input: &str) -> Option<(&cases::Cases, Vec<String>)> {
+        let c = self.cases.as_ref()?;
+        Some((c, c.cases_of(input)?))
+    }
+
     /// A new input made from `base` by one to three mutations; `None` when `base` has nothing
     /// to mutate.
     pub fn mutate(&self, base: &str, rng: &mut impl Rng) -> Option<String> {
-        if let Some(c) = self.cases.as_ref().filter(|c| c.hold(base)) {
-            return c.mutate(base, rng);
+        if let Some((c, cases)) = self.cases_of(base) {
+            return c.mutate(base, cases, rng);
         }
         let mut p = Parsed::of(base);
         if p.lines.iter().all(Vec::is_empty) {

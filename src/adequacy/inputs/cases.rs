@@ -132,8 +132,8 @@ impl Cases {
         None
     }
 
-    /// The cases of `input`, as texts, when it splits into them.
-    fn cases_of(&self, input: &str) -> Option<Vec<String>> {
+    /// The cases of `input`, as texts, when it splits into them (else it is read as a whole).
+    pub(super) fn cases_of(&self, input: &str) -> Option<Vec<String>> {
         let lines: Vec<&str> = input.lines().collect();
         let splits = self.layout.split(&lines)?;
         Some(
@@ -142,11 +142,6 @@ impl Cases {
                 .map(|c| text(lines.get(c).unwrap_or_default()))
                 .collect(),
         )
-    }
-
-    /// Whether `input` splits into cases of this layout (else it is mutated as a whole).
-    pub(super) fn hold(&self, input: &str) -> bool {
-        self.cases_of(input).is_some()
     }
 
     /// `case` edited by the cases' model, when an edit keeps it one case.
@@ -158,10 +153,15 @@ impl Cases {
         })
     }
 
-    /// A new input made from `base` (which [`Cases::hold`]) by one to three edits of its cases,
-    /// or, one time in five, by many cases, each an edit of one of `base`'s.
-    pub(super) fn mutate(&self, base: &str, rng: &mut impl Rng) -> Option<String> {
-        let mut cases = self.cases_of(base)?;
+    /// A new input made from `base`, whose cases ([`Cases::cases_of`]) are `cases`, by one to
+    /// three edits of its cases, or, one time in five, by many cases, each an edit of one of
+    /// `base`'s.
+    pub(super) fn mutate(
+        &self,
+        base: &str,
+        mut cases: Vec<String>,
+        rng: &mut impl Rng,
+    ) -> Option<String> {
         if cases.is_empty() {
             return None;
         }
@@ -204,12 +204,10 @@ impl Cases {
         (out != base).then_some(out)
     }
 
-    /// Whether `input`'s case count is a typical count and each case lies within what the
-    /// task's cases show ([`InputModel::within_observed`]).
-    pub(super) fn within_observed(&self, input: &str) -> bool {
-        self.cases_of(input).is_some_and(|cases| {
-            cases.len() <= MAX_COUNT && cases.iter().all(|c| self.model.within_observed(c))
-        })
+    /// Whether an input's `cases` are a typical count and each lies within what the task's
+    /// cases show ([`InputModel::within_observed`]).
+    pub(super) fn within_observed(&self, cases: &[String]) -> bool {
+        cases.len() <= MAX_COUNT && cases.iter().all(|c| self.model.within_observed(c))
     }
 }
 
@@ -249,7 +247,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let (mut made, mut counts, mut new_n) = (0, BTreeSet::new(), false);
         for _ in 0..300 {
-            let Some(new) = c.mutate(GRAPHS, &mut rng) else {
+            let Some(new) = c.mutate(GRAPHS, c.cases_of(GRAPHS).unwrap(), &mut rng) else {
                 continue;
             };
             made += 1;

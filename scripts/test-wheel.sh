@@ -47,8 +47,11 @@ grep -q "^ONNX Runtime   present" setup2.txt && grep -q "^default model  present
 step "equimorph transforms list"
 "$EQ" transforms list > list.txt
 [ "$(grep -c component list.txt)" -ge 60 ] || fail "fewer than 60 transforms listed"
-"$EQ" transforms show var-rename | grep -q "^file: $WORK/venv/share/equimorph/transforms/var-rename.wasm" \
-    || fail "transforms do not come from the installed share directory"
+# Into a file, not a pipe: `grep -q` leaves at its first match, and equimorph, writing the rest
+# of the page to a closed pipe, ends with 141, which pipefail made a failure of this check.
+"$EQ" transforms show var-rename > show.txt || fail "transforms show failed"
+grep -q "^file: $WORK/venv/share/equimorph/transforms/var-rename.wasm" show.txt \
+    || fail "transforms do not come from the installed share directory: $(grep '^file:' show.txt)"
 
 step "equimorph attack (3 tasks, default model)"
 head -n 3 "$ROOT/fixtures/tasks.jsonl" > tasks.jsonl

@@ -85,6 +85,8 @@ fn text(lines: &[&str]) -> String {
 #[derive(Debug, Clone)]
 pub(super) struct Cases {
     layout: Layout,
+    /// Tokens on each counted line (one width: the evidence that they are cases).
+    line_width: usize,
     model: Box<InputModel>,
 }
 
@@ -114,6 +116,9 @@ impl Cases {
                 if !many || lengths.len() < 2 || widths.len() > 1 {
                     continue;
                 }
+                let Some(&line_width) = widths.first() else {
+                    continue;
+                };
                 let cases: Vec<String> = all
                     .iter()
                     .zip(&splits)
@@ -125,6 +130,7 @@ impl Cases {
                 let model = InputModel::of(cases.iter().map(String::as_str));
                 return Some(Cases {
                     layout,
+                    line_width,
                     model: Box::new(model),
                 });
             }
@@ -144,12 +150,19 @@ impl Cases {
         )
     }
 
-    /// `case` edited by the cases' model, when an edit keeps it one case.
+    /// `case` edited by the cases' model, when an edit keeps it one case whose counted lines
+    /// keep their width (an edit that reads a counted line as something else is dropped).
     fn edit(&self, case: &str, rng: &mut impl Rng) -> Option<String> {
         (0..4).find_map(|_| {
-            self.model
-                .mutate(case, rng)
-                .filter(|c| self.layout.is_case(c))
+            self.model.mutate(case, rng).filter(|c| {
+                let lines: Vec<&str> = c.lines().collect();
+                self.layout.is_case(c)
+                    && self
+                        .layout
+                        .body_widths(&lines, &(0..lines.len()))
+                        .iter()
+                        .all(|&w| w == self.line_width)
+            })
         })
     }
 
@@ -266,5 +279,42 @@ mod tests {
         }
         assert!(made > 200, "{made}");
         assert!(counts.len() >= 4 && new_n, "{counts:?} {new_n}");
+    }
+
+    /// Cases whose header counts the next line's tokens (`n`) and then lines (`q`): an array
+    /// of `n`, then `q` queries `l r` with `1 ≤ l ≤ r ≤ n`.
+    const QUERIES: &str = "3\n3 2\n5 1 4\n1 2\n2 3\n4 1\n2 7 1 8\n1 4\n3 3\n9 4 2\n1 1\n2 2\n3 3\n";
+
+    #[test]
+    fn cases_that_count_an_arrays_tokens_and_then_lines_are_edited_whole() {
+        let c = Cases::of(&[QUERIES]).expect("cases");
+        assert_eq!(
+            c.layout,
+            Layout {
+                width: 2,
+                tok: 1,
+                pre: 1
+            }
+        );
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (mut made, mut new_n) = (0, false);
+        for _ in 0..300 {
+            let Some(new) = c.mutate(QUERIES, c.cases_of(QUERIES).unwrap(), &mut rng) else {
+                continue;
+            };
+            made += 1;
+            for case in c.cases_of(&new).expect("still cases") {
+                let rows: Vec<Vec<i64>> = case.lines().map(|l| ints(l).unwrap()).collect();
+                let (n, q) = (rows[0][0], rows[0][1]);
+                new_n |= !(3..=4).contains(&n);
+                // The array holds `n` values and each query its own case's indices.
+                assert_eq!(rows[1].len() as i64, n, "{new}");
+                assert_eq!(rows.len() as i64 - 2, q, "{new}");
+                for e in &rows[2..] {
+                    assert!(e.iter().all(|v| (1..=n).contains(v)), "{new}");
+                }
+            }
+        }
+        assert!(made > 200 && new_n, "{made} {new_n}");
     }
 }

@@ -24,4 +24,5 @@ echo "== held out: grow without the third solution of each problem, judge it"
 grep -v '/2"' "$TASKS" > "$OUT/two.jsonl"
 $BIN tests grow "$OUT/two.jsonl" --out "$OUT/grown-two.jsonl" --quiet | grep "grown for"
 target/release/examples/adequacy_eval "$OUT/grown-two.jsonl" "$HIDDEN" "$TASKS"
+[ -n "${KEEP_OUT:-}" ] && cp "$OUT"/grown*.jsonl "$KEEP_OUT"/ || true
 rm -rf "$OUT"

@@ -1277,8 +1277,8 @@ impl InputModel {
     }
 
     /// The places of `p` that hold a size or an index into one, with the values typical there:
-    /// a count (of tokens, lines, cases, a tree's vertices) up to [`MAX_COUNT`], as broad inputs
-    /// make them, and an index column's value or a tree's vertex within what it indexes. A
+    /// a count (of tokens, lines, cases, a tree's vertices) or a value that records index up to
+    /// [`MAX_COUNT`], as broad inputs make them, and an index column's value or a tree's vertex within what it indexes. A
     /// tree of 40 vertices is as valid as the sample's of 6 where the values are no more than
     /// sizes and the places they name.
     fn sizes(&self, p: &Parsed) -> BTreeMap<(usize, usize), (i64, i64)> {
@@ -1289,6 +1289,10 @@ impl InputModel {
             .collect();
         for (at, vertices) in self.graphs.tree_places(p) {
             out.insert(at, vertices.unwrap_or(size));
+        }
+        // A value of the first line that records index is a size too (`n` vertices).
+        for ix in self.indices.values() {
+            out.entry((0, ix.place)).or_insert(size);
         }
         let header = p.header();
         for (l, line) in p.lines.iter().enumerate().skip(1) {
@@ -1355,8 +1359,25 @@ impl InputModel {
         if let Some(slot) = big_tree.and_then(|t| p.token_mut(t.at())) {
             *slot = Token::Int(rng.random_range(MAX_COUNT as i64 / 2..=MAX_COUNT as i64));
         }
-        let steps = if broad { 1 } else { rng.random_range(1..=3) };
-        for _ in 0..steps {
+        // A broad grid grows both ways half the time (a long thin strip has one route): its
+        // row count and its width are resized in turn.
+        let grid_links: Vec<Link> = links
+            .iter()
+            .copied()
+            .filter(|l| match *l {
+                Link::GridRows { .. } | Link::GridWidth { .. } => true,
+                Link::LinesAfter { line, .. } => p.grid_of(line + 1).is_some(),
+                _ => false,
+            })
+            .collect();
+        let both_ways =
+            broad && big_tree.is_none() && grid_links.len() >= 2 && rng.random_bool(0.5);
+        let steps = match () {
+            _ if both_ways => grid_links.len(),
+            _ if broad => 1,
+            _ => rng.random_range(1..=3),
+        };
+        for step in 0..steps {
             let choice = match () {
                 _ if big_tree.is_some() => 10,
                 _ if broad => 5,
@@ -1365,7 +1386,10 @@ impl InputModel {
             match choice {
                 0..=4 => self.change_value(&mut p, &links, rng),
                 5..=7 if !links.is_empty() => {
-                    let link = links[rng.random_range(0..links.len())];
+                    let link = match grid_links.get(step) {
+                        Some(&g) if both_ways => g,
+                        _ => links[rng.random_range(0..links.len())],
+                    };
                     self.resize(&mut p, link, broad, rng);
                     let remade = match link {
                         Link::LinesAfter { line, .. }
@@ -1400,6 +1424,18 @@ impl InputModel {
             let mut counts = count_places(&links);
             counts.extend(trees.iter().map(graphs::Tree::at));
             self.keep_typical(&mut p, &counts);
+            // Half the broad inputs without a tree also spread what indexes a value of the
+            // first line that no count fixes (`n` vertices under `m` edges) over a larger one.
+            if trees.is_empty() && rng.random_bool(0.5) {
+                let mut fixed = counts.clone();
+                fixed.extend(links.iter().filter_map(|l| match *l {
+                    Link::Rows {
+                        line, width_tok, ..
+                    } => Some((line, width_tok)),
+                    _ => None,
+                }));
+                self.spread_indices(&mut p, &fixed, rng);
+            }
         }
         // A header's positive size stays positive, whatever edit reached it (a record's group
         // copied: `4 0` → `0 0`).
@@ -1533,6 +1569,50 @@ impl InputModel {
                     if !counts.contains(&(l, k)) {
                         *v = (*v).clamp(lo, self.int_hi.max(lo));
                     }
+                }
+            }
+        }
+    }
+
+    /// Makes each value of the first line that an index column indexes and that is not one of
+    /// `fixed` (counts, a matrix's width; `n` of `n m` over `m` edges `u v`) larger, up to [`MAX_COUNT`], and redraws every value
+    /// of its index columns over all it may now index. Edits keep indices within the values
+    /// the task's inputs show, so a graph of 6 vertices stays one of 6 however many edges a
+    /// broad input gives it; a judge's random graph spreads its edges over many vertices, where
+    /// union-find parities, path lengths and components a solution growth never saw may err.
+    fn spread_indices(&self, p: &mut Parsed, fixed: &BTreeSet<Place>, rng: &mut impl Rng) {
+        let header = p.header();
+        let places: BTreeSet<usize> = self
+            .indices
+            .values()
+            .map(|ix| ix.place)
+            .filter(|&j| !fixed.contains(&(0, j)))
+            .collect();
+        let mut grown = BTreeMap::new();
+        for j in places {
+            let Some(Some(h)) = header.get(j).copied() else {
+                continue;
+            };
+            if !(1..MAX_COUNT as i64).contains(&h) {
+                continue;
+            }
+            let new = rng.random_range(h.max(MAX_COUNT as i64 / 4)..=MAX_COUNT as i64);
+            if let Some(slot) = p.token_mut((0, j)) {
+                *slot = Token::Int(new);
+                grown.insert(j, new);
+            }
+        }
+        if grown.is_empty() {
+            return;
+        }
+        for line in p.lines.iter_mut().skip(1) {
+            let width = line.len();
+            for (k, t) in line.iter_mut().enumerate() {
+                let (Some(ix), Token::Int(v)) = (self.indices.get(&(width, k)), &mut *t) else {
+                    continue;
+                };
+                if let Some((lo, hi)) = grown.get(&ix.place).and_then(|&h| ix.bounds(h)) {
+                    *v = rng.random_range(lo..=hi);
                 }
             }
         }
@@ -1885,7 +1965,16 @@ impl InputModel {
         // a grid by the mutations that follow.
         let grid = matches!(link, Link::GridWidth { .. } | Link::GridRows { .. })
             || (matches!(link, Link::LinesAfter { .. }) && p.grid_of(l + 1).is_some());
-        let new = if grid { new.max(2) } else { new };
+        // Three columns where the grid had them: rows of two (`S.` over `E#`) may read as
+        // values of one field shape, no longer a grid.
+        let new = match link {
+            Link::GridWidth { .. } => new.max(n.min(3)).max(2),
+            // Rows of one number would run on into one-number lines after them (`k`): the
+            // next resize would take those for rows.
+            Link::Width { .. } if p.lines.len() > l + 1 + p.rows_of_width(l, n) => new.max(2),
+            _ if grid => new.max(2),
+            _ => new,
+        };
         if new == n {
             return;
         }
@@ -2762,6 +2851,44 @@ mod tests {
             graphs += usize::from(!joins_into_tree(&lines, 1, lines[0][0]));
         }
         assert!(graphs >= 20, "{graphs}");
+    }
+
+    #[test]
+    fn broad_graphs_spread_their_edges_over_more_vertices() {
+        // `n m` over m edges among 6 vertices: some inputs name a vertex beyond the sample's
+        // 6, every edge stays within its input's n, and such inputs are typical.
+        let base = "6 4\n1 2\n2 3\n4 5\n5 4\n";
+        let model = InputModel::of([base]);
+        let mut wide = 0;
+        for new in made(base, 400, 31) {
+            let lines = numbers(&new);
+            let n = lines[0][0];
+            assert_eq!(lines[0][1] as usize, lines.len() - 1, "{new}");
+            assert!(
+                lines[1..].iter().flatten().all(|&v| (1..=n).contains(&v)),
+                "{new}"
+            );
+            if lines[1..].iter().flatten().any(|&v| v > 12) {
+                wide += 1;
+                assert!(model.within_observed(&new), "{new}");
+            }
+        }
+        assert!(wide >= 10, "{wide}");
+    }
+
+    #[test]
+    fn broad_grids_sometimes_grow_both_ways() {
+        let base = "3 4\nS..#\n.#.#\n...T\n";
+        let mut square = 0;
+        for new in made(base, 400, 32) {
+            let lines: Vec<&str> = new.lines().collect();
+            let hw = numbers(lines[0]);
+            let (h, w) = (hw[0][0] as usize, hw[0][1] as usize);
+            assert_eq!(lines.len() - 1, h, "{new}");
+            assert!(lines[1..].iter().all(|r| r.chars().count() == w), "{new}");
+            square += usize::from(h >= MAX_COUNT / 2 && w >= MAX_COUNT / 2);
+        }
+        assert!(square >= 5, "{square}");
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! model of the task's cases, where its ends index its own `n`; cases are added, dropped and
 //! copied with `T` kept equal to their number.
 //!
-//! Cases of one length are [`super::Link::Cases`]'s, read within the whole input.
+//! Cases of one length are read so too where each counts two lines or more (`2` over two cases
+//! of `3 3` and three edges: the same vertex 0 came of reading them as one input); other cases
+//! of one length are [`super::Link::Cases`]'s, read within the whole input.
 
 use super::{InputModel, MAX_COUNT};
 use rand::Rng;
@@ -96,8 +98,11 @@ impl Cases {
     pub(super) fn of(inputs: &[&str]) -> Option<Cases> {
         let all: Vec<Vec<&str>> = inputs.iter().map(|i| i.lines().collect()).collect();
         let width = ints(all.first()?.get(1)?)?.len();
-        for tok in 0..width {
-            for pre in 0..=1 {
+        // No line between a header and what it counts is the simpler reading, tried first for
+        // every token: `3 3` over edges, then `4 3`, splits as well into cases of `n` plus a
+        // line (`3 3` and `4 3` as headers' bodies) by chance.
+        for pre in 0..=1 {
+            for tok in 0..width {
                 let layout = Layout { width, tok, pre };
                 let Some(splits) = all
                     .iter()
@@ -113,7 +118,12 @@ impl Cases {
                     .zip(&splits)
                     .flat_map(|(lines, s)| s.iter().flat_map(|c| layout.body_widths(lines, c)))
                     .collect();
-                if !many || lengths.len() < 2 || widths.len() > 1 {
+                // Cases of one length are read here too where each counts two lines or more
+                // (`3 3` over three edges): a count of 0 or 1 lines matches by chance.
+                let counted = lengths
+                    .first()
+                    .is_some_and(|&shortest| shortest >= 1 + pre + 2);
+                if !many || (lengths.len() < 2 && !counted) || widths.len() > 1 {
                     continue;
                 }
                 let Some(&line_width) = widths.first() else {
@@ -279,6 +289,32 @@ mod tests {
         }
         assert!(made > 200, "{made}");
         assert!(counts.len() >= 4 && new_n, "{counts:?} {new_n}");
+    }
+
+    #[test]
+    fn cases_of_one_length_that_count_their_lines_are_edited_each_on_its_own() {
+        // Two cases of `n m` over three edges: read as one input, vertex 0 (the smallest
+        // value the input's range reaches) came of an edit, where 1-based solutions part.
+        let both = "2\n3 3\n1 2\n2 3\n3 1\n4 3\n1 2\n2 3\n3 4\n";
+        let c = Cases::of(&[both]).expect("cases");
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let mut made = 0;
+        for _ in 0..300 {
+            let Some(new) = c.mutate(both, c.cases_of(both).unwrap(), &mut rng) else {
+                continue;
+            };
+            made += 1;
+            for case in c.cases_of(&new).expect("still cases") {
+                let rows: Vec<Vec<i64>> = case.lines().map(|l| ints(l).unwrap()).collect();
+                let n = rows[0][0];
+                for e in &rows[1..] {
+                    assert!(e.iter().all(|v| (1..=n).contains(v)), "{new}");
+                }
+            }
+        }
+        assert!(made > 200, "{made}");
+        // A count of one line matches by chance: no layout.
+        assert!(Cases::of(&["2\n1 5\n7\n1 6\n8\n"]).is_none());
     }
 
     /// Cases whose header counts the next line's tokens (`n`) and then lines (`q`): an array

@@ -3,6 +3,7 @@
 # wall time of `tests grow` on all of them, and what the grown tests are worth (in-sample and
 # held-out shares of non-equivalent mutants rejected, false alarms) by examples/adequacy_eval.
 # Usage: scripts/bench-adequacy.sh [TASKS.jsonl HIDDEN.jsonl]
+# KEEP_OUT=DIR keeps the grown task files there; EQUIMORPH_EVAL_SURVIVORS=1 lists survivors.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"

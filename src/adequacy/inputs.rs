@@ -1426,7 +1426,7 @@ impl InputModel {
             self.keep_typical(&mut p, &counts);
             // Half the broad inputs without a tree also spread what indexes a value of the
             // first line that no count fixes (`n` vertices under `m` edges) over a larger one.
-            if trees.is_empty() && rng.random_bool(0.5) {
+            if trees.is_empty() && !self.indices.is_empty() && rng.random_bool(0.5) {
                 let mut fixed = counts.clone();
                 fixed.extend(links.iter().filter_map(|l| match *l {
                     Link::Rows {

@@ -1278,8 +1278,8 @@ impl InputModel {
 
     /// The places of `p` that hold a size or an index into one, with the values typical there:
     /// a count (of tokens, lines, cases, a tree's vertices) or a value that records index up to
-    /// [`MAX_COUNT`], as broad inputs make them, and an index column's value or a tree's vertex within what it indexes. A
-    /// tree of 40 vertices is as valid as the sample's of 6 where the values are no more than
+    /// [`MAX_COUNT`], as broad inputs make them, and an index column's value or a tree's vertex
+    /// within what it indexes. A tree of 40 vertices is as valid as the sample's of 6 where the values are no more than
     /// sizes and the places they name.
     fn sizes(&self, p: &Parsed) -> BTreeMap<(usize, usize), (i64, i64)> {
         let size = (self.typical_floor().max(1), MAX_COUNT as i64);
@@ -1575,8 +1575,8 @@ impl InputModel {
     }
 
     /// Makes each value of the first line that an index column indexes and that is not one of
-    /// `fixed` (counts, a matrix's width; `n` of `n m` over `m` edges `u v`) larger, up to [`MAX_COUNT`], and redraws every value
-    /// of its index columns over all it may now index. Edits keep indices within the values
+    /// `fixed` (counts, a matrix's width; `n` of `n m` over `m` edges `u v`) larger, up to
+    /// [`MAX_COUNT`], and redraws every value of its index columns over all it may now index. Edits keep indices within the values
     /// the task's inputs show, so a graph of 6 vertices stays one of 6 however many edges a
     /// broad input gives it; a judge's random graph spreads its edges over many vertices, where
     /// union-find parities, path lengths and components a solution growth never saw may err.

@@ -1279,8 +1279,8 @@ impl InputModel {
     /// The places of `p` that hold a size or an index into one, with the values typical there:
     /// a count (of tokens, lines, cases, a tree's vertices) or a value that records index up to
     /// [`MAX_COUNT`], as broad inputs make them, and an index column's value or a tree's vertex
-    /// within what it indexes. A tree of 40 vertices is as valid as the sample's of 6 where the values are no more than
-    /// sizes and the places they name.
+    /// within what it indexes. A tree of 40 vertices is as valid as the sample's of 6 where the
+    /// values are no more than sizes and the places they name.
     fn sizes(&self, p: &Parsed) -> BTreeMap<(usize, usize), (i64, i64)> {
         let size = (self.typical_floor().max(1), MAX_COUNT as i64);
         let mut out: BTreeMap<(usize, usize), (i64, i64)> = count_places(&self.links_of(p))

@@ -295,11 +295,13 @@ impl Parsed {
     /// that many tokens) whose integers lie within `0..=H` of one integer `H` of the first line
     /// in every input that has them; the first such place of the first line is the one kept.
     ///
-    /// Where a 0 and the top are seen is pooled over the columns of one width that index one
-    /// value: the two ends of an edge or of a range are one kind of value, and a sample that
-    /// shows vertex `n` only as a head does not bar it as a tail. Columns that show 1 and never
-    /// 0 count from 1, so their top is a vertex too (`1 ≤ u, v ≤ n`, though the sample's
-    /// edges never reach vertex `n`).
+    /// Where the top is seen is pooled over the columns of one width that index one value:
+    /// the two ends of an edge or of a range are one kind of value, and a sample that shows
+    /// vertex `n` only as a head does not bar it as a tail. Columns that show 1 and never 0
+    /// count from 1, so their top is a vertex too (`1 ≤ u, v ≤ n`, though the sample's edges
+    /// never reach vertex `n`). A 0 is each column's own: a column that never shows one may
+    /// be a positive amount beside a 0-based one (arrival `a` and duration `d ≥ 1` under a
+    /// closing time), and a 0-based graph's edges that never end at 0 are still edges.
     fn index_columns(inputs: &[Parsed]) -> BTreeMap<(usize, usize), Index> {
         // (width, k, place) → (holds everywhere, zero seen, top seen, one seen)
         let mut seen: BTreeMap<(usize, usize, usize), [bool; 4]> = BTreeMap::new();
@@ -346,9 +348,10 @@ impl Parsed {
         }
         columns
             .into_iter()
-            .map(|((w, k), (place, ..))| {
+            .map(|((w, k), (place, own_zero, ..))| {
                 let (zero, top, one) = pooled.get(&(w, place)).copied().unwrap_or_default();
                 let top = top || (one && !zero);
+                let zero = own_zero;
                 ((w, k), Index { place, zero, top })
             })
             .collect()
@@ -737,7 +740,41 @@ impl Parsed {
                 }
             }
         }
+        if let Some(tok) = self.header_of_records(&out) {
+            out.retain(|l| l.at().0 == 0 && !matches!(l, Link::TokensAfter { .. }));
+            out.push(Link::LinesAfter { line: 0, tok });
+        }
         out
+    }
+
+    /// The token of a first line of three or four integers (`S T N`) that counts the records
+    /// after it, where `links` read nothing on that line that counts lines: the records are
+    /// two lines or more of one width (two or more integers, not all led by their own count) to the
+    /// end, and exactly one token equals their number. `2 10 5` over five arrivals `a d` is no
+    /// `2` counting `10 5` (and then a `1 3` counting the three lines after it by chance).
+    fn header_of_records(&self, links: &[Link]) -> Option<usize> {
+        let (first, rows) = self.lines.split_first()?;
+        let width = rows.first().map_or(0, Vec::len);
+        let records = rows.len() >= 2
+            && width >= 2
+            && !rows.iter().all(|r| led_by_count(r))
+            && rows
+                .iter()
+                .all(|r| r.len() == width && r.iter().all(|t| matches!(t, Token::Int(_))));
+        let counts_lines = links.iter().any(|l| {
+            l.at().0 == 0 && !matches!(l, Link::TokensAfter { .. } | Link::TokensOnNext { .. })
+        });
+        if !records || counts_lines || !(3..=4).contains(&first.len()) {
+            return None;
+        }
+        let mut counting = first
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| matches!(t, Token::Int(v) if usize::try_from(*v) == Ok(rows.len())));
+        match (counting.next(), counting.next()) {
+            (Some((tok, _)), None) if first.iter().all(|t| matches!(t, Token::Int(_))) => Some(tok),
+            _ => None,
+        }
     }
 }
 
@@ -761,6 +798,9 @@ pub struct InputModel {
     /// The places on an input's first line that hold a positive integer in every input: a
     /// header's sizes and counts (`N Q`), which stay positive when edited.
     positive_header: BTreeSet<usize>,
+    /// Counted lists (their first value's place) that hold only positive integers in every
+    /// input, where another counted list shows a 0 or less ([`positive_lists`]).
+    positive_lists: BTreeSet<Place>,
     /// The characters of the grids seen.
     grid_chars: BTreeSet<char>,
     /// For plain words of one class and length of which two or more are seen (cards `AS`,
@@ -1021,6 +1061,55 @@ fn free_text_classes(inputs: &[Parsed], plain: impl Fn(&str) -> bool) -> [bool; 
     [free[0] && seen[0], free[1] && seen[1]]
 }
 
+/// The list a count counts: its first value's place (the next line's first token, or the
+/// token after a count that leads its line).
+fn counted_list(link: &Link) -> Option<Place> {
+    match *link {
+        Link::TokensOnNext { line, .. } => Some((line + 1, 0)),
+        Link::TokensAfter { line, .. } => Some((line, 1)),
+        _ => None,
+    }
+}
+
+/// The integers of the counted list at `at` (to the end of its line), or `None` if a token
+/// there is no integer.
+fn list_values(p: &Parsed, at: Place) -> Option<Vec<i64>> {
+    let line = p.lines.get(at.0)?;
+    line.get(at.1..)?
+        .iter()
+        .map(|t| match t {
+            Token::Int(v) => Some(*v),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The counted lists that hold only positive integers in every input that has them, where
+/// some counted list of the task shows a 0 or less: a move set `2 3` beside queries `0 1 2 4
+/// 5` is a set of positive moves (a move of 0 is outside the problem, and solutions part
+/// there), which the task's other list shows to be a choice, not chance.
+fn positive_lists(inputs: &[Parsed]) -> BTreeSet<Place> {
+    let mut positive: BTreeMap<Place, bool> = BTreeMap::new();
+    let mut contrast = false;
+    for p in inputs {
+        for at in p.links().iter().filter_map(counted_list) {
+            let Some(values) = list_values(p, at) else {
+                continue;
+            };
+            let all_positive = values.iter().all(|&v| v >= 1);
+            contrast |= !all_positive;
+            *positive.entry(at).or_insert(true) &= all_positive;
+        }
+    }
+    if !contrast {
+        return BTreeSet::new();
+    }
+    positive
+        .into_iter()
+        .filter_map(|(at, all)| all.then_some(at))
+        .collect()
+}
+
 /// Largest count a resized structure gets (grown tests stay small and cheap).
 const MAX_COUNT: usize = 60;
 
@@ -1076,6 +1165,7 @@ impl InputModel {
             }
         }
         let positive_header = header.into_iter().filter(|h| h.1).map(|h| h.0).collect();
+        let positive_lists = positive_lists(&parsed_all);
         let cards = Deck::of(
             &words,
             parsed_all
@@ -1197,6 +1287,7 @@ impl InputModel {
             numerals,
             cards,
             positive_header,
+            positive_lists,
             grid_chars,
             positions,
             columns,
@@ -1442,6 +1533,20 @@ impl InputModel {
         for (k, t) in p.lines.first_mut().into_iter().flatten().enumerate() {
             if let Token::Int(v) = t {
                 if self.positive_header.contains(&k) {
+                    *v = (*v).max(1);
+                }
+            }
+        }
+        // A list the task shows positive beside one that is not stays positive too.
+        for at in links.iter().filter_map(counted_list) {
+            if !self.positive_lists.contains(&at) {
+                continue;
+            }
+            let Some(line) = p.lines.get_mut(at.0) else {
+                continue;
+            };
+            for t in line.iter_mut().skip(at.1) {
+                if let Token::Int(v) = t {
                     *v = (*v).max(1);
                 }
             }
@@ -2499,6 +2604,53 @@ mod tests {
         (0..count)
             .filter_map(|_| model.mutate(base, &mut rng))
             .collect()
+    }
+
+    #[test]
+    fn a_header_of_three_counts_the_records_after_it() {
+        // `S T N` over N arrivals `a d`: not a `2` counting `10 5`, nor a `1 3` counting the
+        // three records after it.
+        let base = "2 10 5\n0 5\n1 3\n2 4\n3 2\n9 1\n";
+        let p = Parsed::of(base);
+        assert_eq!(p.links(), vec![Link::LinesAfter { line: 0, tok: 2 }]);
+        let inputs = made(base, 400, 3);
+        let mut resized = 0;
+        for new in &inputs {
+            let t: Vec<i64> = new.split_whitespace().map(|v| v.parse().unwrap()).collect();
+            let n = usize::try_from(t[2]).unwrap();
+            assert_eq!(t.len(), 3 + 2 * n, "{new:?}");
+            resized += usize::from(n != 5);
+            let records: Vec<&[i64]> = t[3..].chunks(2).collect();
+            // Arrivals stay in order, and durations positive (the 0 of the arrivals is theirs
+            // alone, though both columns lie under `T`).
+            assert!(records.windows(2).all(|w| w[0][0] <= w[1][0]), "{new:?}");
+            assert!(records.iter().all(|r| r[1] >= 1), "{new:?}");
+        }
+        assert!(resized > 20, "{resized}");
+        // A header whose two tokens equal the record count says nothing of which one counts.
+        let p = Parsed::of("3 9 3\n0 5\n1 3\n2 4\n");
+        assert!(!p.links().contains(&Link::LinesAfter { line: 0, tok: 0 }));
+        assert!(!p.links().contains(&Link::LinesAfter { line: 0, tok: 2 }));
+    }
+
+    #[test]
+    fn a_list_shown_positive_beside_one_with_a_zero_stays_positive() {
+        // Moves `2 3` beside positions `0 1 2 4 5`: a move of 0 is no move.
+        let base = "2\n2 3\n5\n0 1 2 4 5\n";
+        let mut zero_positions = 0;
+        for new in made(base, 400, 4) {
+            let t: Vec<i64> = new.split_whitespace().map(|v| v.parse().unwrap()).collect();
+            let k = usize::try_from(t[0]).unwrap();
+            let Some(moves) = t.get(1..1 + k) else {
+                continue;
+            };
+            assert!(moves.iter().all(|&m| m >= 1), "{new:?}");
+            zero_positions += usize::from(t.get(2 + k..).is_some_and(|q| q.contains(&0)));
+        }
+        assert!(zero_positions > 20, "{zero_positions}");
+        // Without a list that shows a 0, positive lists are edited to 0 as before.
+        let model = InputModel::of(["2\n2 3\n5\n3 1 2 4 5\n"]);
+        assert!(model.positive_lists.is_empty());
     }
 
     #[test]

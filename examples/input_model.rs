@@ -1,0 +1,34 @@
+//! Prints inputs `tests grow` would draw from a task's test inputs: a look at what the stdin
+//! input model makes of a problem (`cargo run --release --example input_model -- FILE N SEED`,
+//! FILE holding one input per blank-line-separated block).
+
+use equimorph::adequacy::inputs::InputModel;
+use rand::SeedableRng;
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let path = args
+        .get(1)
+        .ok_or_else(|| anyhow::anyhow!("usage: input_model FILE [N] [SEED]"))?;
+    let n: usize = args.get(2).map_or(Ok(20), |s| s.parse())?;
+    let seed: u64 = args.get(3).map_or(Ok(0), |s| s.parse())?;
+    let text = std::fs::read_to_string(path)?;
+    let inputs: Vec<String> = text
+        .split("\n\n")
+        .filter(|b| !b.trim().is_empty())
+        .map(|b| format!("{}\n", b.trim_end()))
+        .collect();
+    let model = InputModel::of(inputs.iter().map(String::as_str));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut made = 0;
+    while made < n {
+        let Some(base) = inputs.get(made % inputs.len()) else {
+            break;
+        };
+        if let Some(out) = model.mutate(base, &mut rng) {
+            println!("{out}---");
+        }
+        made += 1;
+    }
+    Ok(())
+}

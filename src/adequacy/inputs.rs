@@ -305,6 +305,8 @@ impl Parsed {
     fn index_columns(inputs: &[Parsed]) -> BTreeMap<(usize, usize), Index> {
         // (width, k, place) → (holds everywhere, zero seen, top seen, one seen)
         let mut seen: BTreeMap<(usize, usize, usize), [bool; 4]> = BTreeMap::new();
+        // (width, k) → (values, counts among them)
+        let mut counted: BTreeMap<(usize, usize), (usize, usize)> = BTreeMap::new();
         for p in inputs {
             let header: Vec<(usize, i64)> = p
                 .header()
@@ -313,12 +315,16 @@ impl Parsed {
                 .filter_map(|(j, h)| Some((j, h?)))
                 .collect();
             let widths = records::record_widths(p);
-            for line in p.lines.iter().skip(1) {
+            let counts = record_count_places(p);
+            for (l, line) in p.lines.iter().enumerate().skip(1) {
                 if !widths.contains(&line.len()) {
                     continue;
                 }
                 for (k, t) in line.iter().enumerate() {
                     let Token::Int(v) = t else { continue };
+                    let e = counted.entry((line.len(), k)).or_default();
+                    e.0 += 1;
+                    e.1 += usize::from(counts.contains(&(l, k)));
                     for &(j, h) in &header {
                         let e = seen
                             .entry((line.len(), k, j))
@@ -331,10 +337,18 @@ impl Parsed {
                 }
             }
         }
+        // A column of counts is no index, though its values lie under `T` (a case's `normal
+        // 3` over three piles): two counts or more, half its values or more (a query's `2`
+        // counting the next query's two tokens is chance).
+        let counts_column = |w: usize, k: usize| {
+            counted
+                .get(&(w, k))
+                .is_some_and(|&(values, counts)| counts >= 2 && counts * 2 >= values)
+        };
         // (width, k) → (place, zero, top, one), the first place that holds.
         let mut columns: BTreeMap<(usize, usize), (usize, bool, bool, bool)> = BTreeMap::new();
         for ((w, k, place), [holds, zero, top, one]) in seen {
-            if holds {
+            if holds && !counts_column(w, k) {
                 columns.entry((w, k)).or_insert((place, zero, top, one));
             }
         }
@@ -483,8 +497,9 @@ impl Parsed {
     }
 
     /// The number of lines of each case when the lines after `line` split into `n` cases of
-    /// one layout (two lines or more each): the cases' first lines are numbers of one length,
-    /// and the lines at each place of a case are all numbers or all words.
+    /// one layout (two lines or more each): the cases' first lines are of one shape (numbers
+    /// and words at the same places, one number at least), and the lines at each place of a
+    /// case are all numbers or all words.
     fn cases_after(&self, line: usize, n: usize) -> Option<usize> {
         let after = self.lines.len().checked_sub(line + 1)?;
         if n < 2 || after % n != 0 || after / n < 2 {
@@ -494,10 +509,15 @@ impl Parsed {
         let cases: Vec<&[Vec<Token>]> = self.lines.get(line + 1..)?.chunks(per).collect();
         let numbers = |l: &Vec<Token>| l.iter().all(|t| matches!(t, Token::Int(_)));
         let first = cases.first()?;
-        let heads_agree = cases.iter().all(|c| {
-            c.first()
-                .is_some_and(|h| numbers(h) && Some(h.len()) == first.first().map(Vec::len))
-        });
+        // Heads of one shape that holds a number: `3 4`, or a mode and a size (`normal 3`).
+        let shape = |l: &Vec<Token>| -> Vec<bool> {
+            l.iter().map(|t| matches!(t, Token::Int(_))).collect()
+        };
+        let head_shape = first.first().map(shape)?;
+        let heads_agree = head_shape.contains(&true)
+            && cases
+                .iter()
+                .all(|c| c.first().map(shape).as_ref() == Some(&head_shape));
         let places_agree = (1..per).all(|j| {
             let kind = first.get(j).map(numbers);
             cases.iter().all(|c| c.get(j).map(numbers) == kind)
@@ -935,6 +955,19 @@ fn pair_places(width: usize) -> impl Iterator<Item = (usize, usize)> {
 /// The (line, token) places of `links`' counts.
 fn count_places(links: &[Link]) -> BTreeSet<(usize, usize)> {
     links.iter().map(|l| l.at()).collect()
+}
+
+/// The places of `p`'s counts, less a record line's count of the next line when that line is
+/// of its own width: records of one width count each other by chance (`2 4` over `1 5`).
+fn record_count_places(p: &Parsed) -> BTreeSet<Place> {
+    let mut links = p.links();
+    links.retain(|l| match *l {
+        Link::TokensOnNext { line, .. } if line >= 1 => {
+            p.lines.get(line).map(Vec::len) != p.lines.get(line + 1).map(Vec::len)
+        }
+        _ => true,
+    });
+    count_places(&links)
 }
 
 /// A fingerprint of an input's text, to tell whether a base is one of a model's inputs.
@@ -2072,6 +2105,17 @@ impl InputModel {
             || (matches!(link, Link::LinesAfter { .. }) && p.grid_of(l + 1).is_some());
         // Three columns where the grid had them: rows of two (`S.` over `E#`) may read as
         // values of one field shape, no longer a grid.
+        // A record's own count stays within what the task's records show (see
+        // [`records::RecordRules::count_range`]).
+        let own = (l >= 1)
+            .then(|| p.lines.get(l).map(Vec::len))
+            .flatten()
+            .and_then(|w| self.records.count_range(w, k))
+            .and_then(|(lo, hi)| Some((usize::try_from(lo).ok()?, usize::try_from(hi).ok()?)));
+        let new = match own {
+            Some((lo, hi)) if lo <= hi => new.clamp(lo.max(1), hi.max(1)),
+            _ => new,
+        };
         let new = match link {
             Link::GridWidth { .. } => new.max(n.min(3)).max(2),
             // Rows of one number would run on into one-number lines after them (`k`): the
@@ -2631,6 +2675,44 @@ mod tests {
         let p = Parsed::of("3 9 3\n0 5\n1 3\n2 4\n");
         assert!(!p.links().contains(&Link::LinesAfter { line: 0, tok: 0 }));
         assert!(!p.links().contains(&Link::LinesAfter { line: 0, tok: 2 }));
+    }
+
+    #[test]
+    fn cases_headed_by_a_word_and_a_size_keep_their_counts() {
+        // `T` games, each `mode n` over `n` piles: cases whose heads hold a word; `n` (a count
+        // under `T`) is no index of `T`, and stays near the sizes the cases show.
+        let base = "3\nnormal 3\n1 2 3\nmisere 2\n1 1\nmisere 3\n1 1 1\n";
+        let (mut more, mut fewer) = (0, 0);
+        for new in made(base, 300, 8) {
+            let lines: Vec<&str> = new.lines().collect();
+            let t: usize = lines[0].parse().unwrap();
+            assert_eq!(lines.len(), 1 + 2 * t, "{new:?}");
+            for case in lines[1..].chunks(2) {
+                let head: Vec<&str> = case[0].split(' ').collect();
+                assert!(["normal", "misere"].contains(&head[0]), "{new:?}");
+                let n: usize = head[1].parse().unwrap();
+                assert_eq!(case[1].split(' ').count(), n, "{new:?}");
+                assert!((1..=4).contains(&n), "{new:?}");
+            }
+            more += usize::from(t > 3);
+            fewer += usize::from(t < 3);
+        }
+        assert!(more > 10 && fewer > 10, "{more} {fewer}");
+    }
+
+    #[test]
+    fn queries_that_count_each_other_by_chance_keep_their_bounds() {
+        // `2 4` over the two tokens of `1 5`: chance, so the queries' `l` is still an index
+        // from 1 and a record column of its own range.
+        let base = "5 3\n12 18 24 36 7\n1 3\n2 4\n1 5\n";
+        let inputs = made(base, 300, 9);
+        assert!(inputs.len() > 100);
+        for new in inputs {
+            for q in new.lines().skip(2) {
+                let l: i64 = q.split(' ').next().unwrap().parse().unwrap();
+                assert!(l >= 1, "{new:?}");
+            }
+        }
     }
 
     #[test]

@@ -24,6 +24,10 @@ pub(super) struct RecordRules {
     /// Whether the lines of two integers are permutations too (none of them is not): else
     /// they are pairs (queries `l r`, swaps `i j`) beside the permutation, left as they are.
     pairs_permuted: bool,
+    /// The values each record column of counts holds (a case's `mode n` over `n` piles),
+    /// widened as [`widened`]: a record's own size stays near what the records show (a
+    /// solution may be exponential in it: `n ≤ 5` piles), where the number of records grows.
+    count_ranges: BTreeMap<Place, (i64, i64)>,
 }
 
 /// The widths of the lines after the first that two lines or more of `p` have: its records.
@@ -87,6 +91,8 @@ impl RecordRules {
     pub(super) fn of(inputs: &[Parsed]) -> RecordRules {
         // (w, k) → Some((lo, hi)) while every value there is an integer not a count.
         let mut ranges: BTreeMap<Place, Option<(i64, i64)>> = BTreeMap::new();
+        // (w, k) → the counts seen there (other lines of that width may hold values).
+        let mut count_ranges: BTreeMap<Place, Option<(i64, i64)>> = BTreeMap::new();
         // (w, k) → (comparisons, never falls, rises once)
         let mut order: BTreeMap<Place, (usize, bool, bool)> = BTreeMap::new();
         let mut base: Option<Option<i64>> = None;
@@ -97,7 +103,7 @@ impl RecordRules {
         let (mut wide_permutations, mut shuffled, mut long_shuffled) = (0, false, false);
         let mut pairs: Vec<&Vec<Token>> = Vec::new();
         for p in inputs {
-            let counts = super::count_places(&p.links());
+            let counts = super::record_count_places(p);
             let widths = record_widths(p);
             for (l, line) in p.lines.iter().enumerate().skip(1) {
                 if widths.contains(&line.len()) {
@@ -111,6 +117,15 @@ impl RecordRules {
                             }
                             _ => None,
                         };
+                        if counts.contains(&(l, k)) {
+                            let e = count_ranges
+                                .entry((line.len(), k))
+                                .or_insert(Some((i64::MAX, i64::MIN)));
+                            *e = match (*e, t) {
+                                (Some((lo, hi)), Token::Int(v)) => Some((lo.min(*v), hi.max(*v))),
+                                _ => None,
+                            };
+                        }
                     }
                 }
                 let ints = line.len() >= 2 && line.iter().all(|t| matches!(t, Token::Int(_)));
@@ -168,19 +183,29 @@ impl RecordRules {
                 sorted.entry(w).or_default().push(k);
             }
         }
-        RecordRules {
-            ranges: ranges
+        let widen_all = |ranges: BTreeMap<Place, Option<(i64, i64)>>| {
+            ranges
                 .into_iter()
                 .filter_map(|(place, r)| {
                     r.filter(|(lo, hi)| lo <= hi)
                         .map(|(lo, hi)| (place, widened(lo, hi)))
                 })
-                .collect(),
+                .collect()
+        };
+        RecordRules {
+            ranges: widen_all(ranges),
+            count_ranges: widen_all(count_ranges),
             sorted,
             permutation_base,
             pairs_permuted: permutation_base
                 .is_some_and(|b| pairs.iter().all(|l| is_permutation(l, b))),
         }
+    }
+
+    /// The range a count at token `k` of a record line of `width` tokens stays within, where
+    /// the task's records hold counts there.
+    pub(super) fn count_range(&self, width: usize, k: usize) -> Option<(i64, i64)> {
+        self.count_ranges.get(&(width, k)).copied()
     }
 
     /// Brings each integer of a record column (on a line after the first, not one of `counts`)

@@ -2703,7 +2703,7 @@ mod tests {
     #[test]
     fn queries_that_count_each_other_by_chance_keep_their_bounds() {
         // `2 4` over the two tokens of `1 5`: chance, so the queries' `l` is still an index
-        // from 1 and a record column of its own range.
+        // from 1 (one count in a column of three is no column of counts).
         let base = "5 3\n12 18 24 36 7\n1 3\n2 4\n1 5\n";
         let inputs = made(base, 300, 9);
         assert!(inputs.len() > 100);

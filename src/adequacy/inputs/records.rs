@@ -103,7 +103,7 @@ impl RecordRules {
         let (mut wide_permutations, mut shuffled, mut long_shuffled) = (0, false, false);
         let mut pairs: Vec<&Vec<Token>> = Vec::new();
         for p in inputs {
-            let counts = super::record_count_places(p);
+            let counts = super::count_places(&p.links());
             let widths = record_widths(p);
             for (l, line) in p.lines.iter().enumerate().skip(1) {
                 if widths.contains(&line.len()) {

@@ -769,8 +769,8 @@ impl Parsed {
 
     /// The token of a first line of three or four integers (`S T N`) that counts the records
     /// after it, where `links` read nothing on that line that counts lines: the records are
-    /// two lines or more of one width (two or more integers, not all led by their own count) to the
-    /// end, and exactly one token equals their number. `2 10 5` over five arrivals `a d` is no
+    /// two lines or more of one width (two or more integers, not all led by their own count)
+    /// to the end, and exactly one token equals their number. `2 10 5` over five arrivals `a d` is no
     /// `2` counting `10 5` (and then a `1 3` counting the three lines after it by chance).
     fn header_of_records(&self, links: &[Link]) -> Option<usize> {
         let (first, rows) = self.lines.split_first()?;
@@ -778,21 +778,21 @@ impl Parsed {
         let records = rows.len() >= 2
             && width >= 2
             && !rows.iter().all(|r| led_by_count(r))
-            && rows
-                .iter()
-                .all(|r| r.len() == width && r.iter().all(|t| matches!(t, Token::Int(_))));
+            && rows.iter().all(|r| r.len() == width && ints(r).is_some());
         let counts_lines = links.iter().any(|l| {
             l.at().0 == 0 && !matches!(l, Link::TokensAfter { .. } | Link::TokensOnNext { .. })
         });
-        if !records || counts_lines || !(3..=4).contains(&first.len()) {
+        let header = ints(first).filter(|h| (3..=4).contains(&h.len()));
+        let (true, false, Some(header)) = (records, counts_lines, header) else {
             return None;
-        }
-        let mut counting = first
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| matches!(t, Token::Int(v) if usize::try_from(*v) == Ok(rows.len())));
+        };
+        let mut counting = (0..header.len()).filter(|&j| {
+            header
+                .get(j)
+                .is_some_and(|&v| usize::try_from(v) == Ok(rows.len()))
+        });
         match (counting.next(), counting.next()) {
-            (Some((tok, _)), None) if first.iter().all(|t| matches!(t, Token::Int(_))) => Some(tok),
+            (Some(tok), None) => Some(tok),
             _ => None,
         }
     }
@@ -1107,14 +1107,7 @@ fn counted_list(link: &Link) -> Option<Place> {
 /// The integers of the counted list at `at` (to the end of its line), or `None` if a token
 /// there is no integer.
 fn list_values(p: &Parsed, at: Place) -> Option<Vec<i64>> {
-    let line = p.lines.get(at.0)?;
-    line.get(at.1..)?
-        .iter()
-        .map(|t| match t {
-            Token::Int(v) => Some(*v),
-            _ => None,
-        })
-        .collect()
+    ints(p.lines.get(at.0)?.get(at.1..)?)
 }
 
 /// The counted lists that hold only positive integers in every input that has them, where
@@ -2103,8 +2096,6 @@ impl InputModel {
         // a grid by the mutations that follow.
         let grid = matches!(link, Link::GridWidth { .. } | Link::GridRows { .. })
             || (matches!(link, Link::LinesAfter { .. }) && p.grid_of(l + 1).is_some());
-        // Three columns where the grid had them: rows of two (`S.` over `E#`) may read as
-        // values of one field shape, no longer a grid.
         // A record's own count stays within what the task's records show (see
         // [`records::RecordRules::count_range`]).
         let own = (l >= 1)
@@ -2116,6 +2107,8 @@ impl InputModel {
             Some((lo, hi)) if lo <= hi => new.clamp(lo.max(1), hi.max(1)),
             _ => new,
         };
+        // Three columns where the grid had them: rows of two (`S.` over `E#`) may read as
+        // values of one field shape, no longer a grid.
         let new = match link {
             Link::GridWidth { .. } => new.max(n.min(3)).max(2),
             // Rows of one number would run on into one-number lines after them (`k`): the

@@ -536,7 +536,8 @@ impl Parsed {
 
     /// Token `tok` of `line` read as a count of `kind`, when what follows it fits that reading
     /// (only the kinds a first line's count is read as: tokens of the next line, lines after
-    /// it, rows' width, cases; a lone case is all the lines after it).
+    /// it, rows' width, rows with lines after them, cases; a lone case is all the lines after
+    /// it).
     fn read_as(&self, kind: LinkKind, line: usize, tok: usize) -> Option<Link> {
         let n = match self.lines.get(line)?.get(tok)? {
             Token::Int(v) => usize::try_from(*v).ok().filter(|&n| n >= 1)?,
@@ -549,12 +550,26 @@ impl Parsed {
             }
             LinkKind::LinesAfter => (after == n).then_some(Link::LinesAfter { line, tok }),
             LinkKind::QueriesAfter => (after == n + 1).then_some(Link::QueriesAfter { line, tok }),
+            // Rows to the end, or as many as another token of the line says (`1 60` over one
+            // row of sixty, then the operations).
             LinkKind::Width => {
                 let rows = self.rows_of_width(line, n);
-                (rows >= 1 && line + 1 + rows == self.lines.len()).then_some(Link::Width {
+                let to_end = line + 1 + rows == self.lines.len();
+                (rows >= 1 && (to_end || self.other_token_is(line, tok, rows)))
+                    .then_some(Link::Width { line, tok, rows })
+            }
+            // Rows of the width another token of the line gives, with lines after them.
+            LinkKind::Rows => {
+                let line_ints = ints(self.lines.get(line)?)?;
+                let width_tok = line_ints.iter().enumerate().position(|(j, &w)| {
+                    j != tok
+                        && usize::try_from(w)
+                            .is_ok_and(|w| w >= 1 && self.rows_of_width(line, w) == n)
+                })?;
+                (line + 1 + n < self.lines.len()).then_some(Link::Rows {
                     line,
                     tok,
-                    rows,
+                    width_tok,
                 })
             }
             LinkKind::Cases => {
@@ -566,6 +581,15 @@ impl Parsed {
             }
             _ => None,
         }
+    }
+
+    /// Whether a token of `line` other than `tok` is the integer `n`.
+    fn other_token_is(&self, line: usize, tok: usize, n: usize) -> bool {
+        self.lines.get(line).is_some_and(|l| {
+            l.iter().enumerate().any(|(j, t)| {
+                j != tok && matches!(t, Token::Int(v) if usize::try_from(*v) == Ok(n))
+            })
+        })
     }
 
     /// Whether the lines after `line` are `n` rows of `n` numbers each (a square matrix).
@@ -1674,6 +1698,17 @@ impl InputModel {
                 *link = as_shown;
             }
         }
+        // A first-line count of the task's that this base reads as nothing, where it fits
+        // the kind shown (`1 60` over one row, then operations: the `1` counts rows).
+        let first = p.lines.first().map_or(0, Vec::len);
+        for (&tok, kinds) in self.first_line_kinds.range(..first) {
+            if links.iter().any(|l| l.at() == (0, tok)) {
+                continue;
+            }
+            if let Some(link) = kinds.iter().find_map(|&k| p.read_as(k, 0, tok)) {
+                links.push(link);
+            }
+        }
     }
 
     /// The smallest integer [`InputModel::within_observed`] accepts: the smallest seen, or 1
@@ -1765,6 +1800,13 @@ impl InputModel {
             .enumerate()
             .flat_map(|(l, line)| (0..line.len()).map(move |k| (l, k)))
             .filter(|s| !counts.contains(s))
+            // A first-line count of the task's this base does not read as one (`1 60` over
+            // one row: the `1` counts rows of one): an edit would leave what it counts behind.
+            .filter(|&(l, k)| {
+                l > 0
+                    || !self.first_line_kinds.contains_key(&k)
+                    || self.first_line_values.contains(&k)
+            })
             .filter(|&(l, k)| self.commands.is_none() || l == 0 || k > 0)
             .collect();
         if sites.is_empty() {
@@ -2706,6 +2748,54 @@ mod tests {
                 assert!(l >= 1, "{new:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_row_count_stays_with_its_rows_in_an_input_of_one_row() {
+        // `R C` over R rows, then operations. Growth mutates what it kept: `1 60` over one
+        // row reads its `1` as nothing, and an edit of it to 2 left the row alone.
+        let model = InputModel::of(["2 3\n1 2 3\n4 5 6\nRH\n"]);
+        let row: Vec<String> = (0..60).map(|i| (i % 6 + 1).to_string()).collect();
+        let base = format!("1 60\n{}\nRH\n", row.join(" "));
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut rows_changed = 0;
+        for _ in 0..300 {
+            let Some(new) = model.mutate(&base, &mut rng) else {
+                continue;
+            };
+            let lines: Vec<&str> = new.lines().collect();
+            let head: Vec<usize> = lines[0].split(' ').map(|v| v.parse().unwrap()).collect();
+            assert_eq!(lines.len(), head[0] + 2, "{new:?}");
+            for r in &lines[1..=head[0]] {
+                assert_eq!(r.split(' ').count(), head[1], "{new:?}");
+            }
+            rows_changed += usize::from(head[0] != 1);
+        }
+        assert!(rows_changed > 10, "{rows_changed}");
+    }
+
+    #[test]
+    fn cases_of_square_matrices_keep_each_matrix_square() {
+        // `T`, then each case `n` over n rows of n: counted lines of two widths, one case's.
+        let base = "2\n2\n1 2\n3 4\n3\n2 0 1\n1 3 2\n1 1 2\n";
+        let inputs = made(base, 300, 6);
+        assert!(inputs.len() > 200, "{}", inputs.len());
+        let mut sides = BTreeSet::new();
+        for new in &inputs {
+            let lines: Vec<&str> = new.lines().collect();
+            let t: usize = lines[0].parse().unwrap();
+            let mut at = 1;
+            for _ in 0..t {
+                let n: usize = lines[at].parse().unwrap();
+                sides.insert(n);
+                for r in &lines[at + 1..=at + n] {
+                    assert_eq!(r.split(' ').count(), n, "{new:?}");
+                }
+                at += n + 1;
+            }
+            assert_eq!(at, lines.len(), "{new:?}");
+        }
+        assert!(sides.len() >= 4, "{sides:?}");
     }
 
     #[test]

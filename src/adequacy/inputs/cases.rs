@@ -67,6 +67,18 @@ impl Layout {
         self.case_end(&lines, 0) == Some(lines.len())
     }
 
+    /// Whether every counted line of `case` holds as many tokens as the case counts lines (the
+    /// rows of a square matrix of side `n`).
+    fn is_square(&self, lines: &[&str], case: &Range<usize>) -> bool {
+        let body = lines
+            .get(case.start + 1 + self.pre..case.end)
+            .unwrap_or_default();
+        !body.is_empty()
+            && body
+                .iter()
+                .all(|l| l.split_whitespace().count() == body.len())
+    }
+
     /// The widths of the counted lines of `case` (after its header and its `pre` lines).
     fn body_widths(&self, lines: &[&str], case: &Range<usize>) -> BTreeSet<usize> {
         lines
@@ -87,8 +99,9 @@ fn text(lines: &[&str]) -> String {
 #[derive(Debug, Clone)]
 pub(super) struct Cases {
     layout: Layout,
-    /// Tokens on each counted line (one width: the evidence that they are cases).
-    line_width: usize,
+    /// Tokens on each counted line: one width, or (`None`) as many as the case counts lines
+    /// (a square matrix of side `n`): the evidence that they are cases.
+    line_width: Option<usize>,
     model: Box<InputModel>,
 }
 
@@ -123,11 +136,22 @@ impl Cases {
                 let counted = lengths
                     .first()
                     .is_some_and(|&shortest| shortest >= 1 + pre + 2);
-                if !many || (lengths.len() < 2 && !counted) || widths.len() > 1 {
+                // Counted lines of two widths are cases where each case is a square matrix
+                // (`2` over `2` and two rows of two, `3` and three rows of three).
+                let square = widths.len() > 1
+                    && all
+                        .iter()
+                        .zip(&splits)
+                        .all(|(lines, s)| s.iter().all(|c| layout.is_square(lines, c)));
+                if !many || (lengths.len() < 2 && !counted) || (widths.len() > 1 && !square) {
                     continue;
                 }
-                let Some(&line_width) = widths.first() else {
-                    continue;
+                let line_width = match square {
+                    true => None,
+                    false => match widths.first() {
+                        Some(&w) => Some(w),
+                        None => continue,
+                    },
                 };
                 let cases: Vec<String> = all
                     .iter()
@@ -166,12 +190,16 @@ impl Cases {
         (0..4).find_map(|_| {
             self.model.mutate(case, rng).filter(|c| {
                 let lines: Vec<&str> = c.lines().collect();
+                let all = 0..lines.len();
                 self.layout.is_case(c)
-                    && self
-                        .layout
-                        .body_widths(&lines, &(0..lines.len()))
-                        .iter()
-                        .all(|&w| w == self.line_width)
+                    && match self.line_width {
+                        Some(width) => self
+                            .layout
+                            .body_widths(&lines, &all)
+                            .iter()
+                            .all(|&w| w == width),
+                        None => self.layout.is_square(&lines, &all),
+                    }
             })
         })
     }

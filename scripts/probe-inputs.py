@@ -5,7 +5,10 @@ and 1 agree (and exit normally) while another solution differs is one growth cou
 keep rules run the solutions it grows on) and that would then reject an accepted solution it
 never saw: most often an input outside the problem's constraints.
 
-Usage: scripts/probe-inputs.py TASKS.jsonl [--count N] [--seed S] [PROBLEM ...]
+Usage: scripts/probe-inputs.py TASKS.jsonl [--count N] [--seed S] [--grown GROWN.jsonl] [PROBLEM ...]
+With --grown, the inputs a `tests grow` run kept (its output file) are mutated too, by the model
+of the problem's own tests: growth mutates what it kept, and a kept input may be read otherwise
+than the tests (`1 60` over one row of sixty).
 Build first: cargo build --release --example input_model
 Runs Python solutions only (one subprocess per solution and input, 3 s each)."""
 import argparse
@@ -35,6 +38,7 @@ def main():
     ap.add_argument("problems", nargs="*", help="only these problems")
     ap.add_argument("--count", type=int, default=60, help="inputs drawn per problem")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--grown", help="a `tests grow` output whose inputs are mutated too")
     args = ap.parse_intermixed_args()
     if not os.path.exists(TOOL):
         sys.exit(f"{TOOL} is missing: cargo build --release --example input_model")
@@ -46,6 +50,16 @@ def main():
             except json.JSONDecodeError as e:
                 sys.exit(f"{args.tasks}:{n}: not JSON: {e}")
             problems.setdefault(task.get("problem", task["id"]), []).append(task)
+    grown = collections.defaultdict(list)
+    if args.grown:
+        with open(args.grown, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                try:
+                    task = json.loads(line)
+                except json.JSONDecodeError as e:
+                    sys.exit(f"{args.grown}:{n}: not JSON: {e}")
+                name = task.get("problem", task["id"])
+                grown[name].extend(t["input"].rstrip("\n") + "\n" for t in task.get("tests", []))
     total = 0
     for name, solutions in problems.items():
         if args.problems and name not in args.problems:
@@ -53,13 +67,19 @@ def main():
         if len(solutions) < 3:
             continue
         inputs = [t["input"].rstrip("\n") + "\n" for t in solutions[0].get("tests", [])]
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-            f.write("\n".join(inputs))
+        files = []
         try:
-            out = subprocess.run([TOOL, f.name, str(args.count), str(args.seed)],
+            for texts in (inputs, grown.get(name)):
+                if not texts:
+                    continue
+                with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+                    f.write("\n".join(texts))
+                files.append(f.name)
+            out = subprocess.run([TOOL, *files[:1], str(args.count), str(args.seed), *files[1:]],
                                  capture_output=True, text=True, check=True).stdout
         finally:
-            os.unlink(f.name)
+            for name_ in files:
+                os.unlink(name_)
         drawn = [b for b in out.split("---\n") if b.strip()]
         alarms = []
         for b in drawn:

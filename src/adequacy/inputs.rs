@@ -91,6 +91,9 @@ fn ints(line: &[Token]) -> Option<Vec<i64>> {
 enum Link {
     /// Token `tok` of `line` is the number of tokens on the next line.
     TokensOnNext { line: usize, tok: usize },
+    /// Token `tok` of `line` is the number of tokens on the line after the next, whose tokens
+    /// another token of `line` counts (`n m` over n greeds, then m cookie sizes).
+    TokensOnSecond { line: usize, tok: usize },
     /// Token `tok` of `line` is the number of lines after it.
     LinesAfter { line: usize, tok: usize },
     /// Token `tok` of `line` is the number of lines after the next one, whose tokens another
@@ -130,6 +133,7 @@ enum Link {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum LinkKind {
     TokensOnNext,
+    TokensOnSecond,
     LinesAfter,
     QueriesAfter,
     LengthOfNext,
@@ -145,6 +149,7 @@ impl Link {
     fn kind(self) -> LinkKind {
         match self {
             Link::TokensOnNext { .. } => LinkKind::TokensOnNext,
+            Link::TokensOnSecond { .. } => LinkKind::TokensOnSecond,
             Link::LinesAfter { .. } => LinkKind::LinesAfter,
             Link::QueriesAfter { .. } => LinkKind::QueriesAfter,
             Link::LengthOfNext { .. } => LinkKind::LengthOfNext,
@@ -160,6 +165,7 @@ impl Link {
     fn at(self) -> (usize, usize) {
         match self {
             Link::TokensOnNext { line, tok }
+            | Link::TokensOnSecond { line, tok }
             | Link::LinesAfter { line, tok }
             | Link::QueriesAfter { line, tok }
             | Link::LengthOfNext { line, tok }
@@ -548,6 +554,9 @@ impl Parsed {
             LinkKind::TokensOnNext => {
                 (self.lines.get(line + 1)?.len() == n).then_some(Link::TokensOnNext { line, tok })
             }
+            LinkKind::TokensOnSecond => {
+                (self.lines.get(line + 2)?.len() == n).then_some(Link::TokensOnSecond { line, tok })
+            }
             LinkKind::LinesAfter => (after == n).then_some(Link::LinesAfter { line, tok }),
             LinkKind::QueriesAfter => (after == n + 1).then_some(Link::QueriesAfter { line, tok }),
             // Rows to the end, or as many as another token of the line says (`1 60` over one
@@ -629,9 +638,11 @@ impl Parsed {
             // `3 1 4 1`, `5 3` over `3 -1 4 2 5` (no header of a width 2 over rows of two).
             // Two tokens are too few to tell (`2` over a case's `n m`): only no count-led line.
             let counted = l > 0
-                && out
-                    .iter()
-                    .any(|x| matches!(x, Link::TokensOnNext { line, .. } if *line + 1 == l));
+                && out.iter().any(|x| match *x {
+                    Link::TokensOnNext { line, .. } => line + 1 == l,
+                    Link::TokensOnSecond { line, .. } => line + 2 == l,
+                    _ => false,
+                });
             if counted && line.len() >= 3 {
                 continue;
             }
@@ -747,6 +758,15 @@ impl Parsed {
                     out.push(Link::QueriesAfter { line: l, tok: k });
                     continue;
                 }
+                // `n m` over n values, then a line of m values of one type: a second list.
+                let second = self
+                    .lines
+                    .get(l + 2)
+                    .filter(|s| s.len() == n && s.windows(2).all(|w| same_type(&w[0], &w[1])));
+                if short && k >= 1 && n >= 2 && values_counted && second.is_some() {
+                    out.push(Link::TokensOnSecond { line: l, tok: k });
+                    continue;
+                }
                 if short
                     && n == after
                     && (n >= 2 || line.len() == 1)
@@ -804,7 +824,13 @@ impl Parsed {
             && !rows.iter().all(|r| led_by_count(r))
             && rows.iter().all(|r| r.len() == width && ints(r).is_some());
         let counts_lines = links.iter().any(|l| {
-            l.at().0 == 0 && !matches!(l, Link::TokensAfter { .. } | Link::TokensOnNext { .. })
+            l.at().0 == 0
+                && !matches!(
+                    l,
+                    Link::TokensAfter { .. }
+                        | Link::TokensOnNext { .. }
+                        | Link::TokensOnSecond { .. }
+                )
         });
         let header = ints(first).filter(|h| (3..=4).contains(&h.len()));
         let (true, false, Some(header)) = (records, counts_lines, header) else {
@@ -1123,6 +1149,7 @@ fn free_text_classes(inputs: &[Parsed], plain: impl Fn(&str) -> bool) -> [bool; 
 fn counted_list(link: &Link) -> Option<Place> {
     match *link {
         Link::TokensOnNext { line, .. } => Some((line + 1, 0)),
+        Link::TokensOnSecond { line, .. } => Some((line + 2, 0)),
         Link::TokensAfter { line, .. } => Some((line, 1)),
         _ => None,
     }
@@ -1611,6 +1638,7 @@ impl InputModel {
             .iter()
             .filter_map(|l| match l {
                 Link::TokensOnNext { line, .. } => Some(line + 1),
+                Link::TokensOnSecond { line, .. } => Some(line + 2),
                 _ => None,
             })
             .collect();
@@ -2093,6 +2121,7 @@ impl InputModel {
         // (shuffled lines) or changed what follows it (a resized line).
         let counts_now = match link {
             Link::TokensOnNext { .. } => p.lines.get(l + 1).map(Vec::len),
+            Link::TokensOnSecond { .. } => p.lines.get(l + 2).map(Vec::len),
             Link::TokensAfter { .. } => p.lines.get(l).map(|x| x.len().saturating_sub(1)),
             Link::LinesAfter { .. } => p.lines.len().checked_sub(l + 1),
             Link::QueriesAfter { .. } => p.lines.len().checked_sub(l + 2),
@@ -2163,8 +2192,12 @@ impl InputModel {
             return;
         }
         match link {
-            Link::TokensOnNext { .. } => {
-                let Some(next) = p.lines.get_mut(l + 1) else {
+            Link::TokensOnNext { .. } | Link::TokensOnSecond { .. } => {
+                let target = match link {
+                    Link::TokensOnSecond { .. } => l + 2,
+                    _ => l + 1,
+                };
+                let Some(next) = p.lines.get_mut(target) else {
                     return;
                 };
                 resize_vec(next, new, rng, |t, rng| self.mutated_token(t, rng));
@@ -2772,6 +2805,24 @@ mod tests {
             rows_changed += usize::from(head[0] != 1);
         }
         assert!(rows_changed > 10, "{rows_changed}");
+    }
+
+    #[test]
+    fn a_header_counts_two_lists_one_after_the_other() {
+        // `n m` over n greeds, then m cookie sizes: the `m` resized the line after the next
+        // (before, it was a plain value: the sizes stayed three and `m` drifted from them).
+        let inputs = made("4 3\n1 5 3 3\n4 2 3\n", 300, 8);
+        assert!(inputs.len() > 200, "{}", inputs.len());
+        let mut second = BTreeSet::new();
+        for new in &inputs {
+            let lines: Vec<&str> = new.lines().collect();
+            assert_eq!(lines.len(), 3, "{new:?}");
+            let head: Vec<usize> = lines[0].split(' ').map(|v| v.parse().unwrap()).collect();
+            assert_eq!(lines[1].split(' ').count(), head[0], "{new:?}");
+            assert_eq!(lines[2].split(' ').count(), head[1], "{new:?}");
+            second.insert(head[1]);
+        }
+        assert!(second.len() >= 4, "{second:?}");
     }
 
     #[test]

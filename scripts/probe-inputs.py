@@ -32,6 +32,16 @@ def run(source, stdin):
         return ("timeout", "")
 
 
+def tasks_of(path):
+    """The tasks of a JSONL file, one per line; exits with the line of any that is no JSON."""
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as e:
+                sys.exit(f"{path}:{n}: not JSON: {e}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("tasks")
@@ -43,23 +53,12 @@ def main():
     if not os.path.exists(TOOL):
         sys.exit(f"{TOOL} is missing: cargo build --release --example input_model")
     problems = collections.OrderedDict()
-    with open(args.tasks, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            try:
-                task = json.loads(line)
-            except json.JSONDecodeError as e:
-                sys.exit(f"{args.tasks}:{n}: not JSON: {e}")
-            problems.setdefault(task.get("problem", task["id"]), []).append(task)
+    for task in tasks_of(args.tasks):
+        problems.setdefault(task.get("problem", task["id"]), []).append(task)
     grown = collections.defaultdict(list)
-    if args.grown:
-        with open(args.grown, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                try:
-                    task = json.loads(line)
-                except json.JSONDecodeError as e:
-                    sys.exit(f"{args.grown}:{n}: not JSON: {e}")
-                name = task.get("problem", task["id"])
-                grown[name].extend(t["input"].rstrip("\n") + "\n" for t in task.get("tests", []))
+    for task in tasks_of(args.grown) if args.grown else []:
+        name = task.get("problem", task["id"])
+        grown[name].extend(t["input"].rstrip("\n") + "\n" for t in task.get("tests", []))
     total = 0
     for name, solutions in problems.items():
         if args.problems and name not in args.problems:

@@ -177,6 +177,16 @@ impl Link {
             | Link::Rows { line, tok, .. } => (line, tok),
         }
     }
+
+    /// The line whose tokens, all of them, this count counts (the next line, or the one after
+    /// it for a header's second list); `None` for counts of anything else.
+    fn counted_line(self) -> Option<usize> {
+        match self {
+            Link::TokensOnNext { line, .. } => Some(line + 1),
+            Link::TokensOnSecond { line, .. } => Some(line + 2),
+            _ => None,
+        }
+    }
 }
 
 /// An input split into lines of tokens.
@@ -637,12 +647,7 @@ impl Parsed {
             // A line the line before counts the tokens of holds values, not counts: `4` over
             // `3 1 4 1`, `5 3` over `3 -1 4 2 5` (no header of a width 2 over rows of two).
             // Two tokens are too few to tell (`2` over a case's `n m`): only no count-led line.
-            let counted = l > 0
-                && out.iter().any(|x| match *x {
-                    Link::TokensOnNext { line, .. } => line + 1 == l,
-                    Link::TokensOnSecond { line, .. } => line + 2 == l,
-                    _ => false,
-                });
+            let counted = l > 0 && out.iter().any(|x: &Link| x.counted_line() == Some(l));
             if counted && line.len() >= 3 {
                 continue;
             }
@@ -1148,10 +1153,8 @@ fn free_text_classes(inputs: &[Parsed], plain: impl Fn(&str) -> bool) -> [bool; 
 /// token after a count that leads its line).
 fn counted_list(link: &Link) -> Option<Place> {
     match *link {
-        Link::TokensOnNext { line, .. } => Some((line + 1, 0)),
-        Link::TokensOnSecond { line, .. } => Some((line + 2, 0)),
         Link::TokensAfter { line, .. } => Some((line, 1)),
-        _ => None,
+        other => other.counted_line().map(|l| (l, 0)),
     }
 }
 
@@ -1634,14 +1637,7 @@ impl InputModel {
         self.records.clamp(&mut p, &counts);
         p.keep_order(&orders, &counts);
         p.keep_indices(&self.indices);
-        let values: BTreeSet<usize> = links
-            .iter()
-            .filter_map(|l| match l {
-                Link::TokensOnNext { line, .. } => Some(line + 1),
-                Link::TokensOnSecond { line, .. } => Some(line + 2),
-                _ => None,
-            })
-            .collect();
+        let values: BTreeSet<usize> = links.iter().filter_map(|l| l.counted_line()).collect();
         // Trees and simple graphs after the indices (a clamped end may close a cycle or make a
         // loop), their new edges put in order.
         if !self.graphs.repair(&mut p, &trees, &self.indices, rng) {
@@ -2120,8 +2116,10 @@ impl InputModel {
         // Only a count that still counts what it did: an earlier mutation may have moved it
         // (shuffled lines) or changed what follows it (a resized line).
         let counts_now = match link {
-            Link::TokensOnNext { .. } => p.lines.get(l + 1).map(Vec::len),
-            Link::TokensOnSecond { .. } => p.lines.get(l + 2).map(Vec::len),
+            Link::TokensOnNext { .. } | Link::TokensOnSecond { .. } => link
+                .counted_line()
+                .and_then(|c| p.lines.get(c))
+                .map(Vec::len),
             Link::TokensAfter { .. } => p.lines.get(l).map(|x| x.len().saturating_sub(1)),
             Link::LinesAfter { .. } => p.lines.len().checked_sub(l + 1),
             Link::QueriesAfter { .. } => p.lines.len().checked_sub(l + 2),
@@ -2193,11 +2191,7 @@ impl InputModel {
         }
         match link {
             Link::TokensOnNext { .. } | Link::TokensOnSecond { .. } => {
-                let target = match link {
-                    Link::TokensOnSecond { .. } => l + 2,
-                    _ => l + 1,
-                };
-                let Some(next) = p.lines.get_mut(target) else {
+                let Some(next) = link.counted_line().and_then(|c| p.lines.get_mut(c)) else {
                     return;
                 };
                 resize_vec(next, new, rng, |t, rng| self.mutated_token(t, rng));

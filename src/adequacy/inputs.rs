@@ -923,6 +923,11 @@ pub struct InputModel {
     /// resized in rows and columns together (`2` over `1 2`, `3 4`; `3` over three rows of
     /// three).
     square_sides: BTreeSet<usize>,
+    /// Tokens of the first line that count the lines after it, each of as many numbers, at
+    /// one size only (`2 5` over `1 1`, `1 0`): a square matrix's side and a count of records
+    /// as wide as it by chance read the same. A base of that shape keeps the count: resizing
+    /// rows alone breaks a square, and resizing both breaks records.
+    unsure_sides: BTreeSet<usize>,
     /// Where every input is cases of varying length, their layout and model: inputs that
     /// split into them are edited case by case.
     cases: Option<cases::Cases>,
@@ -1341,11 +1346,13 @@ impl InputModel {
                 }
             }
         }
-        let square_sides = sides
-            .into_iter()
-            .filter(|(_, (square, sizes))| *square && sizes.len() >= 2)
-            .map(|(tok, _)| tok)
-            .collect();
+        let (square_sides, unsure_sides) =
+            sides
+                .into_iter()
+                .filter(|(_, (square, _))| *square)
+                .partition::<BTreeMap<_, _>, _>(|(_, (_, sizes))| sizes.len() >= 2);
+        let square_sides = square_sides.into_keys().collect();
+        let unsure_sides = unsure_sides.into_keys().collect();
         let positions = by_format
             .into_iter()
             .filter(|(_, ws)| ws.len() >= 2)
@@ -1385,6 +1392,7 @@ impl InputModel {
             first_line_values,
             unled_widths,
             square_sides,
+            unsure_sides,
             cases,
         }
     }
@@ -2113,6 +2121,10 @@ impl InputModel {
             return;
         };
         let n = usize::try_from((*n).max(1)).unwrap_or(1);
+        // A square-or-records count (see `unsure_sides`) over a base of that shape stays.
+        if l == 0 && self.unsure_sides.contains(&k) && p.square_after(0, n) {
+            return;
+        }
         // Only a count that still counts what it did: an earlier mutation may have moved it
         // (shuffled lines) or changed what follows it (a resized line).
         let counts_now = match link {
@@ -2886,6 +2898,31 @@ mod tests {
         assert!(records.square_sides.is_empty());
         let mixed = InputModel::of(["3\n1 2 3\n4 5 6\n7 8 9\n", "2\n1 2 3\n4 5 6\n"]);
         assert!(mixed.square_sides.is_empty());
+    }
+
+    #[test]
+    fn a_count_as_wide_as_its_rows_at_one_size_keeps_its_value() {
+        // `k e` over a k×k matrix, or k records of k values: shown at one size, no resize
+        // fits both readings, so the side stays and the values change.
+        let base = "2 5\n1 1\n1 0\n";
+        let model = InputModel::of([base]);
+        assert_eq!(model.unsure_sides, BTreeSet::from([0]));
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut changed = 0;
+        for _ in 0..300 {
+            let Some(new) = model.mutate(base, &mut rng) else {
+                continue;
+            };
+            let lines: Vec<Vec<&str>> = new.lines().map(|l| l.split(' ').collect()).collect();
+            assert_eq!(lines.len(), 3, "{new:?}");
+            assert_eq!(lines[0][0], "2", "{new:?}");
+            assert!(lines[1..].iter().all(|r| r.len() == 2), "{new:?}");
+            changed += usize::from(new != base);
+        }
+        assert!(changed > 100, "{changed}");
+        // Shown at two sizes it is a square's side, resized (see above), and nothing is unsure.
+        let two = InputModel::of(["3\n1 2 3\n4 5 6\n7 8 9\n", "2\n5 1\n0 4\n"]);
+        assert!(two.unsure_sides.is_empty());
     }
 
     #[test]

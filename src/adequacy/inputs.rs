@@ -31,6 +31,29 @@ fn round_down(v: i64, rng: &mut impl Rng) -> i64 {
     v / unit * unit
 }
 
+/// How often a header's parameter (see [`InputModel::first_line_values`]) is scaled up
+/// rather than edited within the range the inputs show.
+const SCALE_CHANCE: f64 = 0.15;
+
+/// The largest value [`scaled_up`] makes: small enough that a solution linear or quadratic
+/// in it stays quick, large enough that sums and counts pass a modulus such as 10⁹+7.
+const SCALE_TOP: i64 = 20_000;
+
+/// `v` times 10, 100 or 1,000, never above [`SCALE_TOP`] (`v` itself where even ×10 is):
+/// a sample shows a target sum of 5 or an exponent of 5, where a modulus, an overflow or a
+/// cut-off only shows at thousands; the keep rules drop what runs past the deadline.
+fn scaled_up(v: i64, rng: &mut impl Rng) -> i64 {
+    let options: Vec<i64> = [10, 100, 1000]
+        .into_iter()
+        .filter_map(|f| v.checked_mul(f))
+        .filter(|n| (1..=SCALE_TOP).contains(n))
+        .collect();
+    if options.is_empty() {
+        return v;
+    }
+    options[rng.random_range(0..options.len())]
+}
+
 /// Two indices into an input: (line, token), or (tokens on a record line, token) for a
 /// record column.
 type Place = (usize, usize);
@@ -1844,7 +1867,19 @@ impl InputModel {
         if sites.is_empty() {
             return;
         }
-        let (l, k) = sites[rng.random_range(0..sites.len())];
+        // A header's parameter (a target sum, an exponent) shapes the whole answer, where one
+        // value among fifty records rarely does: it is picked more often than its share.
+        let parameters: Vec<(usize, usize)> = sites
+            .iter()
+            .copied()
+            .filter(|&(l, k)| self.is_parameter(l, k))
+            .collect();
+        let (l, k) = match parameters.len() {
+            1.. if sites.len() > 4 && rng.random_bool(0.2) => {
+                parameters[rng.random_range(0..parameters.len())]
+            }
+            _ => sites[rng.random_range(0..sites.len())],
+        };
         // Not a grid that holds a count (`58` above rows of two letters): its cells are no
         // cells.
         if let Some(g) = p
@@ -1906,12 +1941,26 @@ impl InputModel {
             return;
         };
         let header = l == 0 && self.positive_header.contains(&k);
+        let parameter = self.is_parameter(l, k);
         *t = match t {
+            Token::Int(v) if parameter && rng.random_bool(SCALE_CHANCE) => {
+                Token::Int(scaled_up(*v, rng))
+            }
             Token::Int(v) if header => Token::Int(self.new_int(*v, rng).max(1)),
             Token::Int(v) => Token::Int(self.new_int(*v, rng)),
             Token::Float(v, d) => Token::Float(*v * rng.random_range(0.5..1.5), *d),
             Token::Word(w) => Token::Word(self.new_word(w, keep_length, rng)),
         };
+    }
+
+    /// Whether token `k` of line `l` is a header's parameter: a first-line value that counts
+    /// nothing ([`InputModel::first_line_values`]) and is no size that record columns index
+    /// into (`n` of `n m` over edges: a graph of thousands of vertices is slow for a solution
+    /// quadratic in them and tests little more).
+    fn is_parameter(&self, l: usize, k: usize) -> bool {
+        l == 0
+            && self.first_line_values.contains(&k)
+            && !self.indices.values().any(|i| i.place == k)
     }
 
     /// For a card at token `k` of line `l`: another card of the deck, none of the line's
@@ -2898,6 +2947,37 @@ mod tests {
         assert!(records.square_sides.is_empty());
         let mixed = InputModel::of(["3\n1 2 3\n4 5 6\n7 8 9\n", "2\n1 2 3\n4 5 6\n"]);
         assert!(mixed.square_sides.is_empty());
+    }
+
+    #[test]
+    fn a_header_parameter_is_sometimes_scaled_up() {
+        // `n S` over n coins: the `5` shown is a target sum that a modulus never reaches.
+        let base = "3 5\n1 2 5\n";
+        let model = InputModel::of([base]);
+        assert!(model.first_line_values.contains(&1));
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let mut scaled = BTreeSet::new();
+        for _ in 0..400 {
+            let Some(new) = model.mutate(base, &mut rng) else {
+                continue;
+            };
+            let Some(s) = new.split_whitespace().nth(1) else {
+                continue;
+            };
+            if let Ok(v @ 11..) = s.parse::<i64>() {
+                scaled.insert(v);
+            }
+        }
+        // The three scales reach past the shown range's double (10); a later step may edit
+        // a scaled value, never past the top.
+        assert!(scaled.iter().any(|v| [50, 500, 5000].contains(v)), "{scaled:?}");
+        assert!(scaled.iter().all(|v| *v <= SCALE_TOP), "{scaled:?}");
+        // Never past the top, and a value already there stays.
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for _ in 0..50 {
+            assert!(scaled_up(7, &mut rng) <= SCALE_TOP);
+            assert_eq!(scaled_up(SCALE_TOP, &mut rng), SCALE_TOP);
+        }
     }
 
     #[test]

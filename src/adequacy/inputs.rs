@@ -2970,7 +2970,10 @@ mod tests {
         }
         // The three scales reach past the shown range's double (10); a later step may edit
         // a scaled value, never past the top.
-        assert!(scaled.iter().any(|v| [50, 500, 5000].contains(v)), "{scaled:?}");
+        assert!(
+            scaled.iter().any(|v| [50, 500, 5000].contains(v)),
+            "{scaled:?}"
+        );
         assert!(scaled.iter().all(|v| *v <= SCALE_TOP), "{scaled:?}");
         // Never past the top, and a value already there stays.
         let mut rng = ChaCha8Rng::seed_from_u64(1);

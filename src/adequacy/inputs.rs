@@ -31,9 +31,13 @@ fn round_down(v: i64, rng: &mut impl Rng) -> i64 {
     v / unit * unit
 }
 
-/// How often a header's parameter (see [`InputModel::first_line_values`]) is scaled up
-/// rather than edited within the range the inputs show.
+/// How often a header's parameter ([`InputModel::is_parameter`]) is scaled up rather than
+/// edited within the range the inputs show.
 const SCALE_CHANCE: f64 = 0.15;
+
+/// How often an edit of a value goes to a header's parameter where the input has one and more
+/// than four values in all (else each value is as likely as any other).
+const PARAMETER_PICK_CHANCE: f64 = 0.2;
 
 /// The largest value [`scaled_up`] makes: small enough that a solution linear or quadratic
 /// in it stays quick, large enough that sums and counts pass a modulus such as 10⁹+7.
@@ -1875,7 +1879,7 @@ impl InputModel {
             .filter(|&(l, k)| self.is_parameter(l, k))
             .collect();
         let (l, k) = match parameters.len() {
-            1.. if sites.len() > 4 && rng.random_bool(0.2) => {
+            1.. if sites.len() > 4 && rng.random_bool(PARAMETER_PICK_CHANCE) => {
                 parameters[rng.random_range(0..parameters.len())]
             }
             _ => sites[rng.random_range(0..sites.len())],

@@ -95,6 +95,9 @@ struct Field {
     lengths: BTreeSet<usize>,
     /// Whether a number follows this field in its shape (`e` of `e4`: a file before a rank).
     before_number: bool,
+    /// Whether the field is a clock's (`23:15`): two digits seen, never fewer, mean a padded
+    /// `03:59`, though no value under 10 showed it.
+    clock: bool,
 }
 
 impl Field {
@@ -133,10 +136,16 @@ impl Field {
         self.widths.iter().next_back().copied().unwrap_or(1)
     }
 
+    /// Whether numbers are written zero-padded to the field's width: seen so (`05`), or a
+    /// clock's field seen only two digits wide.
+    fn pads(&self) -> bool {
+        self.padded || (self.clock && self.widths.iter().eq([&2]))
+    }
+
     /// `v` written as this field writes numbers (zero-padded to its width when it pads).
     fn write_number(&self, v: i64) -> String {
         let width = self.widest();
-        if self.padded {
+        if self.pads() {
             format!("{v:0width$}")
         } else {
             v.to_string()
@@ -172,7 +181,7 @@ impl Field {
                 let Ok(v) = s.parse::<i64>() else {
                     return false;
                 };
-                let written = if self.padded {
+                let written = if self.pads() {
                     self.write_number(v) == *s
                 } else {
                     self.widths.contains(&s.len()) && (s.len() == 1 || !s.starts_with('0'))
@@ -222,7 +231,7 @@ impl Field {
                 // field that shows only positive values (a square's rank, a die) never gets 0;
                 // a padded one (`09`) may (hour `00`).
                 let cap = 10i64.saturating_pow(self.widest().min(18) as u32) - 1;
-                let least = if self.widest() == 1 && !self.padded {
+                let least = if self.widest() == 1 && !self.pads() {
                     floor
                 } else {
                     0
@@ -285,7 +294,7 @@ fn known_bounds(shape: &str, fields: &[Field]) -> Vec<Option<(i64, i64)>> {
         }
     };
     match shape {
-        "d ': d" | "d ': d ': d" if (0..fields.len()).step_by(2).all(|i| widest(i) == 2) => {
+        _ if is_clock(shape) && (0..fields.len()).step_by(2).all(|i| widest(i) == 2) => {
             set(0, (0, 23));
             set(2, (0, 59));
             set(4, (0, 59));
@@ -324,6 +333,11 @@ fn known_bounds(shape: &str, fields: &[Field]) -> Vec<Option<(i64, i64)>> {
     out
 }
 
+/// Whether words of `shape` are clock times (`23:59`, `23:59:59`).
+fn is_clock(shape: &str) -> bool {
+    matches!(shape, "d ': d" | "d ': d ': d")
+}
+
 /// Whether words of `shape` with `fields` are dates, year first (`2024-01-05`, `2024/1/5`).
 fn is_date(shape: &str, fields: &[Field]) -> bool {
     let widest = |i: usize| fields.get(i).map_or(0, Field::widest);
@@ -357,6 +371,7 @@ impl Shapes {
             return;
         };
         let first = !self.fields.contains_key(&shape);
+        let clock = is_clock(&shape);
         let fields = self
             .fields
             .entry(shape)
@@ -364,6 +379,7 @@ impl Shapes {
         for (i, (field, piece)) in fields.iter_mut().zip(&pieces).enumerate() {
             field.add(piece, first);
             field.before_number = matches!(pieces.get(i + 1), Some(Piece::Digits(_)));
+            field.clock = clock;
         }
     }
 
@@ -442,6 +458,22 @@ mod tests {
             s.add(w);
         }
         s
+    }
+
+    #[test]
+    fn a_clock_seen_only_two_digits_wide_stays_padded() {
+        // `23:15` shows no hour under 10, but a clock writes 3 o'clock `03`.
+        let s = shapes(&["23:15"]);
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        for _ in 0..200 {
+            let new = s.edit("23:15", &mut rng).unwrap();
+            assert_eq!(new.len(), 5, "{new}");
+        }
+        assert_eq!(s.within("03:15"), Some(true));
+        assert_eq!(s.within("3:15"), Some(false));
+        // A clock that shows one-digit hours keeps writing them so.
+        let s = shapes(&["3:15", "11:05"]);
+        assert_eq!(s.within("4:09"), Some(true));
     }
 
     #[test]

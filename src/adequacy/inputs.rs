@@ -43,6 +43,12 @@ const PARAMETER_PICK_CHANCE: f64 = 0.2;
 /// in it stays quick, large enough that sums and counts pass a modulus such as 10⁹+7.
 const SCALE_TOP: i64 = 20_000;
 
+/// How often a lone value ([`InputModel::is_lone_value`]) that is scaled up is also given the other sign:
+/// an offset of days or minutes, a shift, a number of steps may run backwards, where every
+/// sample runs forwards. A statement that forbids it is told by the keep rules only where the
+/// accepted solutions disagree on it, so the chance stays low.
+const FLIP_CHANCE: f64 = 0.25;
+
 /// `v` times 10, 100 or 1,000, never above [`SCALE_TOP`] (`v` itself where even ×10 is):
 /// a sample shows a target sum of 5 or an exponent of 5, where a modulus, an overflow or a
 /// cut-off only shows at thousands; the keep rules drop what runs past the deadline.
@@ -723,9 +729,12 @@ impl Parsed {
                     let counted = line
                         .iter()
                         .any(|t| matches!(t, Token::Int(r) if usize::try_from(*r) == Ok(rows)));
-                    let a_row = l >= 1
-                        && line.len() == n
-                        && !line.iter().enumerate().any(|(j, t)| counts_rows(j, t));
+                    // Within a run of records as wide (`2 3 5` after `1 2 1`, over two more
+                    // edges), a `2` equal to the rows left is chance, not their count.
+                    let a_row = (line.len() == n && self.in_record_run(l))
+                        || (l >= 1
+                            && line.len() == n
+                            && !line.iter().enumerate().any(|(j, t)| counts_rows(j, t)));
                     if rows >= 2 && (to_end || counted) && !a_row {
                         matrix_rows = l + 1..l + 1 + rows;
                         out.push(Link::Width {
@@ -799,11 +808,25 @@ impl Parsed {
                     out.push(Link::TokensOnSecond { line: l, tok: k });
                     continue;
                 }
+                // `5 4` over a lone `3` and four records of three: the vertex count equals
+                // the lines after by chance; a parameter line is no record of the others'.
+                let lone_then_records = line.len() >= 2
+                    && self.lines.get(l + 1..).is_some_and(|rest| match rest {
+                        [first, others @ ..] => {
+                            matches!(first.as_slice(), [Token::Int(_)])
+                                && others.len() >= 2
+                                && others.iter().all(|r| {
+                                    r.len() >= 2 && Some(r.len()) == others.first().map(Vec::len)
+                                })
+                        }
+                        [] => false,
+                    });
                 if short
                     && n == after
                     && (n >= 2 || line.len() == 1)
                     && (rows_alike || !tokens_fit)
                     && !like_before
+                    && !lone_then_records
                 {
                     out.push(Link::LinesAfter { line: l, tok: k });
                     // Rows of one length that no count leads (a matrix) hold values, as do
@@ -823,7 +846,9 @@ impl Parsed {
                     // start cell, over the moves `RRDDLLUU`).
                     let one_word = matches!(nx.as_slice(), [Token::Word(_)]);
                     nx.len() == n && (n >= 2 || (short && !(line.len() >= 2 && one_word)))
-                }) {
+                }) && !self.lone_over_records(l, n)
+                    && !(k >= 1 && self.in_record_run(l))
+                {
                     out.push(Link::TokensOnNext { line: l, tok: k });
                 } else if let Some([Token::Word(w)]) = next.map(Vec::as_slice) {
                     if w.chars().count() == n {
@@ -841,6 +866,36 @@ impl Parsed {
             out.push(Link::LinesAfter { line: 0, tok });
         }
         out
+    }
+
+    /// Whether line `l` is a record among records: two integers or more, as many as on the
+    /// lines before and after it, neither of them the first line. A value after its first
+    /// equal to the next line's width (`2 3 5` over `4 5 3`) counts nothing. (A case's head
+    /// such as `misere 2` over `1 1` holds a word, and a count leads its line.)
+    fn in_record_run(&self, l: usize) -> bool {
+        let ints = |i: usize| {
+            self.lines
+                .get(i)
+                .filter(|line| line.iter().all(|t| matches!(t, Token::Int(_))))
+                .map(Vec::len)
+        };
+        l >= 2
+            && ints(l).is_some_and(|w| w >= 2)
+            && ints(l - 1) == ints(l)
+            && ints(l + 1) == ints(l)
+    }
+
+    /// Whether line `l` (after the first) is one integer `n` ≥ 2 over two lines or more that
+    /// are all `n` wide to the end: a threshold of 3 over edges `u v w` equals their width by
+    /// chance, and a count of the next line's tokens would leave the other records behind.
+    fn lone_over_records(&self, l: usize, n: usize) -> bool {
+        l >= 1
+            && n >= 2
+            && self.lines.get(l).map(Vec::len) == Some(1)
+            && self
+                .lines
+                .get(l + 1..)
+                .is_some_and(|rest| rest.len() >= 2 && rest.iter().all(|r| r.len() == n))
     }
 
     /// The token of a first line of three or four integers (`S T N`) that counts the records
@@ -1876,7 +1931,7 @@ impl InputModel {
         let parameters: Vec<(usize, usize)> = sites
             .iter()
             .copied()
-            .filter(|&(l, k)| self.is_parameter(l, k))
+            .filter(|&(l, k)| self.is_parameter(l, k) || self.is_lone_value(&*p, &counts, l, k))
             .collect();
         let (l, k) = match parameters.len() {
             1.. if sites.len() > 4 && rng.random_bool(PARAMETER_PICK_CHANCE) => {
@@ -1941,14 +1996,20 @@ impl InputModel {
             }
             return;
         }
+        let lone = self.is_lone_value(p, &counts, l, k);
+        let parameter = lone || self.is_parameter(l, k);
         let Some(t) = p.lines.get_mut(l).and_then(|line| line.get_mut(k)) else {
             return;
         };
         let header = l == 0 && self.positive_header.contains(&k);
-        let parameter = self.is_parameter(l, k);
         *t = match t {
             Token::Int(v) if parameter && rng.random_bool(SCALE_CHANCE) => {
-                Token::Int(scaled_up(*v, rng))
+                let scaled = scaled_up(*v, rng);
+                Token::Int(if lone && rng.random_bool(FLIP_CHANCE) {
+                    -scaled
+                } else {
+                    scaled
+                })
             }
             Token::Int(v) if header => Token::Int(self.new_int(*v, rng).max(1)),
             Token::Int(v) => Token::Int(self.new_int(*v, rng)),
@@ -1965,6 +2026,34 @@ impl InputModel {
         l == 0
             && self.first_line_values.contains(&k)
             && !self.indices.values().any(|i| i.place == k)
+    }
+
+    /// Whether token `k` of line `l` of `p` is a lone value: the only token of a line after
+    /// the first, an integer of at least 2 that counts nothing and indexes nothing, between
+    /// lines that are no lone integers themselves (a run of them is a column of records). A
+    /// day offset under a date, a number of steps under a grid: the sample shows 3, the
+    /// statement allows 10⁵, and a month-by-month loop only errs across many months.
+    fn is_lone_value(&self, p: &Parsed, counts: &[(usize, usize)], l: usize, k: usize) -> bool {
+        let single_int =
+            |l: usize| matches!(p.lines.get(l).map(Vec::as_slice), Some([Token::Int(_)]));
+        let Some([Token::Int(v)]) = p.lines.get(l).map(Vec::as_slice) else {
+            return false;
+        };
+        // The count of the next line's tokens (a case's `5` over five numbers), unless every
+        // line to the end is that wide (a threshold of 3 over edges `u v w`).
+        let counts_next = usize::try_from(*v).is_ok_and(|n| {
+            p.lines.get(l + 1).map(Vec::len) == Some(n) && !p.lone_over_records(l, n)
+        });
+        l >= 1
+            && k == 0
+            && *v >= 2
+            && !counts_next
+            && !counts.contains(&(l, k))
+            // A first line counts the run below it only where it is read as a count (`1000`
+            // over `15`: a modulus, then the value).
+            && !(single_int(l - 1) && (l >= 2 || counts.contains(&(0, 0))))
+            && !single_int(l + 1)
+            && !self.indices.contains_key(&(1, 0))
     }
 
     /// For a card at token `k` of line `l`: another card of the deck, none of the line's
@@ -2596,9 +2685,10 @@ mod tests {
         let negative = |m: &String| m.lines().any(|l| l.starts_with("-123456789"));
         assert!(made.iter().filter(|m| negative(m)).count() >= 5);
         assert!(made.iter().any(|m| m.lines().any(|l| l == "-1000000007")));
-        // Not where every number is positive.
+        // Not where every number is positive (the lone `5` below may run backwards: it is
+        // an offset's kind of value, not a huge number).
         let made = super::tests::made("2\n123456789012345678901234567890\n5\n", 200, 33);
-        assert!(!made.iter().any(|m| m.contains('-')));
+        assert!(!made.iter().any(|m| m.contains("-123")));
     }
 
     #[test]
@@ -2951,6 +3041,51 @@ mod tests {
         assert!(records.square_sides.is_empty());
         let mixed = InputModel::of(["3\n1 2 3\n4 5 6\n7 8 9\n", "2\n1 2 3\n4 5 6\n"]);
         assert!(mixed.square_sides.is_empty());
+    }
+
+    #[test]
+    fn a_lone_value_after_the_first_line_is_scaled_and_sometimes_flipped() {
+        // A date, then an offset of days: the sample's `3` is one of ±10⁵.
+        let base = "2024-03-15\n3\n";
+        let model = InputModel::of([base]);
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let (mut far, mut backwards) = (BTreeSet::new(), 0);
+        for _ in 0..1000 {
+            let Some(new) = model.mutate(base, &mut rng) else {
+                continue;
+            };
+            let Some(v) = new.lines().nth(1).and_then(|l| l.parse::<i64>().ok()) else {
+                continue;
+            };
+            if v.abs() >= 30 {
+                far.insert(v.abs());
+            }
+            backwards += usize::from(v < 0);
+            assert!(v.abs() <= SCALE_TOP, "{new:?}");
+        }
+        assert!(far.iter().any(|v| [30, 300, 3000].contains(v)), "{far:?}");
+        assert!(backwards > 0);
+        // A column of lone integers is records, not a value: `3` over three numbers.
+        let records = "3\n4\n9\n2\n";
+        let model = InputModel::of([records]);
+        let p = Parsed::of(records);
+        let counts: Vec<Place> = model.links_of(&p).iter().map(|l| l.at()).collect();
+        assert!((1..4).all(|l| !model.is_lone_value(&p, &counts, l, 0)));
+        // A first line that counts nothing does not make a run: a modulus over the value.
+        let p = Parsed::of("1000\n15\n");
+        let model = InputModel::of(["1000\n15\n"]);
+        let counts: Vec<Place> = model.links_of(&p).iter().map(|l| l.at()).collect();
+        assert!(model.is_lone_value(&p, &counts, 1, 0));
+        // `N M`, a threshold, then M edges: N = 5 equals the five lines after by chance.
+        let input = "5 4\n3\n1 2 1\n2 3 5\n4 5 3\n3 4 2\n";
+        let p = Parsed::of(input);
+        assert!(p.links().is_empty(), "{:?}", p.links());
+        let model = InputModel::of([input]);
+        let counts: Vec<Place> = model.links_of(&p).iter().map(|l| l.at()).collect();
+        assert!(model.is_lone_value(&p, &counts, 1, 0));
+        // Nor is a token of a line that holds more than one.
+        let pair = Parsed::of("2024-03-15\n3 4\n");
+        assert!(!model.is_lone_value(&pair, &[], 1, 0));
     }
 
     #[test]

@@ -60,14 +60,17 @@ fn pieces(w: &str) -> Vec<Piece> {
     out
 }
 
-/// The shape of a word made of fields (two runs or more, one of them a number or letters),
-/// or `None` for a plain word, whose characters are edited as before.
+/// The shape of a word made of fields (two runs or more, one of them a number or letters,
+/// separators no more than twice as many as fields), or `None` for a plain word, whose
+/// characters are edited as before. In `{[a](b)}(c` the brackets are the content, not
+/// separators: kept, they left nothing to edit.
 fn shape(pieces: &[Piece]) -> Option<String> {
     let fields = pieces
         .iter()
         .filter(|p| !matches!(p, Piece::Other(_)))
         .count();
-    (pieces.len() >= 2 && fields >= 1).then(|| {
+    let separators = pieces.len() - fields;
+    (pieces.len() >= 2 && fields >= 1 && separators <= 2 * fields).then(|| {
         pieces
             .iter()
             .map(Piece::class)
@@ -458,6 +461,13 @@ mod tests {
             s.add(w);
         }
         s
+    }
+
+    #[test]
+    fn brackets_around_letters_are_no_fields() {
+        assert_eq!(shape_of("{[a](b)}(c"), None);
+        assert!(shape_of("(1,2)").is_some());
+        assert!(shape_of("#a1b2c3").is_some());
     }
 
     #[test]

@@ -43,9 +43,9 @@ const PARAMETER_PICK_CHANCE: f64 = 0.2;
 /// in it stays quick, large enough that sums and counts pass a modulus such as 10⁹+7.
 const SCALE_TOP: i64 = 20_000;
 
-/// How often a lone value ([`InputModel::is_lone_value`]) that is scaled up is also given the other sign:
-/// an offset of days or minutes, a shift, a number of steps may run backwards, where every
-/// sample runs forwards. A statement that forbids it is told by the keep rules only where the
+/// How often a lone value ([`InputModel::is_lone_value`]) that is scaled up is also given
+/// the other sign: an offset of days or minutes, a shift, a number of steps may run
+/// backwards, where every sample runs forwards. A statement that forbids it is told by the keep rules only where the
 /// accepted solutions disagree on it, so the chance stays low.
 const FLIP_CHANCE: f64 = 0.25;
 
@@ -810,17 +810,7 @@ impl Parsed {
                 }
                 // `5 4` over a lone `3` and four records of three: the vertex count equals
                 // the lines after by chance; a parameter line is no record of the others'.
-                let lone_then_records = line.len() >= 2
-                    && self.lines.get(l + 1..).is_some_and(|rest| match rest {
-                        [first, others @ ..] => {
-                            matches!(first.as_slice(), [Token::Int(_)])
-                                && others.len() >= 2
-                                && others.iter().all(|r| {
-                                    r.len() >= 2 && Some(r.len()) == others.first().map(Vec::len)
-                                })
-                        }
-                        [] => false,
-                    });
+                let lone_then_records = line.len() >= 2 && self.lone_then_records(l);
                 if short
                     && n == after
                     && (n >= 2 || line.len() == 1)
@@ -883,6 +873,19 @@ impl Parsed {
             && ints(l).is_some_and(|w| w >= 2)
             && ints(l - 1) == ints(l)
             && ints(l + 1) == ints(l)
+    }
+
+    /// Whether the lines after line `l` are one integer, then two records or more of one
+    /// width of at least two, to the end.
+    fn lone_then_records(&self, l: usize) -> bool {
+        let Some([first, records @ ..]) = self.lines.get(l + 1..) else {
+            return false;
+        };
+        let width = records.first().map_or(0, Vec::len);
+        matches!(first.as_slice(), [Token::Int(_)])
+            && records.len() >= 2
+            && width >= 2
+            && records.iter().all(|r| r.len() == width)
     }
 
     /// Whether line `l` (after the first) is one integer `n` ≥ 2 over two lines or more that

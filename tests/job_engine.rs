@@ -256,7 +256,7 @@ fn a_second_process_on_a_run_directory_is_refused_with_the_holders_pid() {
 
 fn wait_for_lines(path: &Path, n: usize, child: &mut Child) {
     let start = Instant::now();
-    while lines(path).len() < n {
+    while common::whole_lines_so_far(path).len() < n {
         if let Ok(Some(status)) = child.try_wait() {
             panic!("the run ended ({status}) before {n} lines");
         }

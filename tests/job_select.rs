@@ -48,12 +48,7 @@ fn json(path: &Path) -> Value {
 
 /// The complete lines of `pairs.jsonl` (a line being written is left out).
 fn pairs(out: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(out.join("pairs.jsonl")).unwrap_or_default();
-    let end = text.rfind('\n').map_or(0, |i| i + 1);
-    text[..end]
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a whole record"))
-        .collect()
+    common::whole_lines_so_far(&out.join("pairs.jsonl"))
 }
 
 /// Asserts that no (group, file, task) key is in `pairs.jsonl` twice; returns the tasks.

@@ -483,3 +483,17 @@ pub fn assert_every_transform_equivalent(
         "applied to fewer than {min_tasks} {language} tasks: {rare:?}"
     );
 }
+
+/// The whole JSON lines of a file another process may still be appending to. A reader can catch
+/// a write half-copied (CI once read a line cut at its 93rd byte), so a last line without its
+/// newline is not a line yet. Polls of a running job use this; files read after a run ends are
+/// read strictly.
+pub fn whole_lines_so_far(path: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let whole = text.rfind('\n').map_or("", |i| &text[..=i]);
+    whole
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("every newline-ended line is whole"))
+        .collect()
+}

@@ -64,6 +64,16 @@ fn scaled_up(v: i64, rng: &mut impl Rng) -> i64 {
     options[rng.random_range(0..options.len())]
 }
 
+/// The largest magnitude an edit gives a first-line value that counts nothing, where the
+/// task's inputs show at most `top` there: what [`scaled_up`] reaches. A header's size or
+/// parameter is bounded by the statement at its own scale (`N ≤ 10⁵` beside `M ≤ 10⁹`): a
+/// draw from the range of the whole input (`256402290 7` from `10 1000000007`) leaves the
+/// problem, and a solution that shortcuts it (`N ≥ M`: 0) agrees with another that does
+/// while a third computes `N!` past any deadline.
+fn header_cap(top: i64) -> i64 {
+    top.saturating_mul(1000).max(SCALE_TOP)
+}
+
 /// Two indices into an input: (line, token), or (tokens on a record line, token) for a
 /// record column.
 type Place = (usize, usize);
@@ -858,6 +868,20 @@ impl Parsed {
         out
     }
 
+    /// Whether `link` is a first-line `1` over a single line of a single token, which reads
+    /// as a count of lines and as a count of tokens alike.
+    fn one_over_one(&self, link: Link) -> bool {
+        let (line, tok) = link.at();
+        line == 0
+            && matches!(link, Link::LinesAfter { .. } | Link::TokensOnNext { .. })
+            && matches!(
+                self.lines.first().and_then(|f| f.get(tok)),
+                Some(Token::Int(1))
+            )
+            && self.lines.len() == 2
+            && self.lines.get(1).map(Vec::len) == Some(1)
+    }
+
     /// Whether line `l` is a record among records: two integers or more, as many as on the
     /// lines before and after it, neither of them the first line. A value after its first
     /// equal to the next line's width (`2 3 5` over `4 5 3`) counts nothing. (A case's head
@@ -1003,6 +1027,9 @@ pub struct InputModel {
     /// Widths of lines that some input of the task shows not led by a count (see
     /// [`unled_widths`]): a grown base's line of such a width is a record wherever it is led.
     unled_widths: BTreeSet<usize>,
+    /// Per token of the first line, the largest magnitude of an integer there in any input:
+    /// a header value is edited up to [`header_cap`] of it (see [`InputModel::mutate`]).
+    header_tops: BTreeMap<usize, i64>,
     /// Tokens of the first line that count the lines after it, each of as many numbers, in
     /// every input where they count lines, at two sizes or more: a square matrix's side,
     /// resized in rows and columns together (`2` over `1 2`, `3 4`; `3` over three rows of
@@ -1327,10 +1354,13 @@ impl InputModel {
             .then(|| words.iter().filter_map(|w| numerals::read(w)).max())
             .flatten();
         let mut header: BTreeMap<usize, bool> = BTreeMap::new();
+        let mut header_tops: BTreeMap<usize, i64> = BTreeMap::new();
         for p in &parsed_all {
             for (k, t) in p.lines.first().into_iter().flatten().enumerate() {
                 if let Token::Int(v) = t {
                     *header.entry(k).or_insert(true) &= *v >= 1;
+                    let top = header_tops.entry(k).or_insert(0);
+                    *top = (*top).max(v.saturating_abs());
                 }
             }
         }
@@ -1385,6 +1415,7 @@ impl InputModel {
         let free_text = free_text_classes(&parsed_all, plain);
         let graphs = graphs::GraphRules::of(&parsed_all, &indices, commands.is_some());
         let mut first_line_kinds: BTreeMap<usize, BTreeSet<LinkKind>> = BTreeMap::new();
+        let mut weak_first_line_kinds = BTreeSet::new();
         let mut counting_widths = BTreeSet::new();
         let unled_widths: BTreeSet<usize> = parsed_all.iter().flat_map(unled_widths).collect();
         let mut first_line_values = BTreeSet::new();
@@ -1413,6 +1444,12 @@ impl InputModel {
             }
             for link in links {
                 match link {
+                    // `1` over one line of one token counts that line or that token: no
+                    // evidence of either, where another input shows which (`1\n7` beside
+                    // `3\n4 6 10` is a list of one, and its grown `2\n9\n8` no list).
+                    _ if p.one_over_one(link) => {
+                        weak_first_line_kinds.insert((link.at().1, link.kind()));
+                    }
                     // Only a count over a line of another width is evidence: records of
                     // one width count each other by chance (`2 5` over `7 9`).
                     Link::TokensOnNext { line, .. } if line >= 1 => {
@@ -1429,6 +1466,11 @@ impl InputModel {
                     }
                     _ => {}
                 }
+            }
+        }
+        for (tok, kind) in weak_first_line_kinds {
+            if !first_line_kinds.contains_key(&tok) {
+                first_line_kinds.entry(tok).or_default().insert(kind);
             }
         }
         let (square_sides, unsure_sides) =
@@ -1476,6 +1518,7 @@ impl InputModel {
             counting_widths,
             first_line_values,
             unled_widths,
+            header_tops,
             square_sides,
             unsure_sides,
             cases,
@@ -1702,11 +1745,30 @@ impl InputModel {
             }
         }
         // A header's positive size stays positive, whatever edit reached it (a record's group
-        // copied: `4 0` → `0 0`).
+        // copied: `4 0` → `0 0`). A header value that counts nothing stays within
+        // [`header_cap`] of the largest the inputs show there, or of the base's own.
+        let counted = count_places(&links);
+        let base_first = Parsed::of(base)
+            .lines
+            .into_iter()
+            .next()
+            .unwrap_or_default();
         for (k, t) in p.lines.first_mut().into_iter().flatten().enumerate() {
             if let Token::Int(v) = t {
                 if self.positive_header.contains(&k) {
                     *v = (*v).max(1);
+                }
+                let own = match base_first.get(k) {
+                    Some(Token::Int(b)) => b.saturating_abs(),
+                    _ => 0,
+                };
+                let Some(&top) = self.header_tops.get(&k) else {
+                    continue;
+                };
+                // Past the cap, a value of the range shown there (doubled, as `int_range`).
+                if !counted.contains(&(0, k)) && v.saturating_abs() > header_cap(top).max(own) {
+                    let lo = i64::from(self.positive_header.contains(&k));
+                    *v = v.signum() * rng.random_range(lo..=top.saturating_mul(2).max(lo));
                 }
             }
         }
@@ -3089,6 +3151,76 @@ mod tests {
         // Nor is a token of a line that holds more than one.
         let pair = Parsed::of("2024-03-15\n3 4\n");
         assert!(!model.is_lone_value(&pair, &[], 1, 0));
+    }
+
+    #[test]
+    fn a_one_over_one_token_is_the_list_another_input_shows() {
+        // `1` over `7` reads as one line or one token; `3` over `4 6 10` says which. A grown
+        // `2\n9\n8` is outside the problem, and a solution reading one line of N numbers
+        // disagrees with one reading all tokens.
+        let inputs = ["3\n4 6 10\n", "1\n7\n"];
+        let model = InputModel::of(inputs);
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut resized = 0;
+        for _ in 0..300 {
+            let Some(new) = model.mutate("1\n7\n", &mut rng) else {
+                continue;
+            };
+            let lines: Vec<&str> = new.lines().collect();
+            assert_eq!(lines.len(), 2, "{new:?}");
+            let n: usize = lines[0].trim().parse().unwrap();
+            assert_eq!(lines[1].split_whitespace().count(), n, "{new:?}");
+            resized += usize::from(n >= 2);
+        }
+        assert!(resized >= 10, "{resized}");
+        // Alone, the `1` still counts something: a one-line list grows as lines or tokens.
+        assert!(!InputModel::of(["1\n7\n"]).first_line_kinds.is_empty());
+    }
+
+    #[test]
+    fn a_header_value_stays_at_the_scale_its_place_shows() {
+        // `N M` with N ≤ 10 shown beside M = 10⁹+7: N is drawn near its own scale (up to
+        // the scaled top), never from the whole input's range.
+        let inputs = ["5 7\n", "10 1000000007\n", "6 4\n"];
+        let model = InputModel::of(inputs);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (mut firsts, mut big_seconds) = (BTreeSet::new(), 0);
+        for i in 0..600 {
+            let Some(new) = model.mutate(inputs[i % 3], &mut rng) else {
+                continue;
+            };
+            let v: Vec<i64> = new.split_whitespace().map(|t| t.parse().unwrap()).collect();
+            firsts.insert(v[0]);
+            big_seconds += usize::from(v[1] > 1_000_000);
+        }
+        assert!(firsts.iter().all(|&n| n <= SCALE_TOP), "{firsts:?}");
+        assert!(
+            firsts.iter().any(|&n| n > 20),
+            "scaled values stay: {firsts:?}"
+        );
+        assert!(big_seconds >= 20, "M keeps its own scale: {big_seconds}");
+        // A base's own larger value is kept where a later edit does not touch it.
+        assert_eq!(header_cap(10), SCALE_TOP);
+        assert_eq!(header_cap(1_000_000), 1_000_000_000);
+    }
+
+    #[test]
+    fn a_counted_list_of_one_is_no_record_and_an_amount_after_it_scales() {
+        // Coins `1 2 5` and an amount `5`; then one coin `2` and an amount `3`. The coin and
+        // the amount are no column of records, so the amount is not held to 2..=3.
+        let inputs = ["3\n1 2 5\n5\n", "1\n2\n3\n"];
+        let model = InputModel::of(inputs);
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut amounts = BTreeSet::new();
+        for i in 0..600 {
+            let Some(new) = model.mutate(inputs[i % 2], &mut rng) else {
+                continue;
+            };
+            if let Some(Ok(a)) = new.lines().nth(2).map(|l| l.trim().parse::<i64>()) {
+                amounts.insert(a);
+            }
+        }
+        assert!(amounts.iter().any(|&a| a >= 50), "{amounts:?}");
     }
 
     #[test]

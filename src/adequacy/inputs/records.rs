@@ -31,10 +31,21 @@ pub(super) struct RecordRules {
 }
 
 /// The widths of the lines after the first that two lines or more of `p` have: its records.
+/// A line whose tokens a first-line count counts is a list, not a record: `1\n2\n3` is a
+/// list of one coin and an amount, and the amount's range is no coin's. (Among records, a
+/// value equal to the next line's width is most often chance: `2 1` over `2 5`.)
 pub(super) fn record_widths(p: &Parsed) -> BTreeSet<usize> {
+    let lists: BTreeSet<usize> = p
+        .links()
+        .into_iter()
+        .filter(|l| l.at().0 == 0)
+        .filter_map(|l| l.counted_line())
+        .collect();
     let mut widths: BTreeMap<usize, usize> = BTreeMap::new();
-    for line in p.lines.iter().skip(1) {
-        *widths.entry(line.len()).or_default() += 1;
+    for (l, line) in p.lines.iter().enumerate().skip(1) {
+        if !lists.contains(&l) {
+            *widths.entry(line.len()).or_default() += 1;
+        }
     }
     widths
         .into_iter()

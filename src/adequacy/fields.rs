@@ -98,8 +98,8 @@ struct Field {
     lengths: BTreeSet<usize>,
     /// Whether a number follows this field in its shape (`e` of `e4`: a file before a rank).
     before_number: bool,
-    /// Whether the field is a clock's (`23:15`): two digits seen, never fewer, mean a padded
-    /// `03:59`, though no value under 10 showed it.
+    /// Whether the field is a clock's or a date's (`23:15`, `2024-02-28`): two digits seen,
+    /// never fewer, mean a padded `03:59` or `1924-03-01`, though no value under 10 showed it.
     clock: bool,
 }
 
@@ -140,7 +140,7 @@ impl Field {
     }
 
     /// Whether numbers are written zero-padded to the field's width: seen so (`05`), or a
-    /// clock's field seen only two digits wide.
+    /// clock's or a date's field seen only two digits wide.
     fn pads(&self) -> bool {
         self.padded || (self.clock && self.widths.iter().eq([&2]))
     }
@@ -341,13 +341,15 @@ fn is_clock(shape: &str) -> bool {
     matches!(shape, "d ': d" | "d ': d ': d")
 }
 
+/// Whether words of `shape` are written as dates are: three numbers between `-` or `/`.
+fn is_date_shape(shape: &str) -> bool {
+    matches!(shape, "d '- d '- d" | "d '/ d '/ d")
+}
+
 /// Whether words of `shape` with `fields` are dates, year first (`2024-01-05`, `2024/1/5`).
 fn is_date(shape: &str, fields: &[Field]) -> bool {
     let widest = |i: usize| fields.get(i).map_or(0, Field::widest);
-    matches!(shape, "d '- d '- d" | "d '/ d '/ d")
-        && widest(0) == 4
-        && widest(2) <= 2
-        && widest(4) <= 2
+    is_date_shape(shape) && widest(0) == 4 && widest(2) <= 2 && widest(4) <= 2
 }
 
 /// The days of month `m` of year `y` (Gregorian).
@@ -374,7 +376,7 @@ impl Shapes {
             return;
         };
         let first = !self.fields.contains_key(&shape);
-        let clock = is_clock(&shape);
+        let clock = is_clock(&shape) || is_date_shape(&shape);
         let fields = self
             .fields
             .entry(shape)
@@ -484,6 +486,23 @@ mod tests {
         // A clock that shows one-digit hours keeps writing them so.
         let s = shapes(&["3:15", "11:05"]);
         assert_eq!(s.within("4:09"), Some(true));
+    }
+
+    #[test]
+    fn a_date_seen_with_two_digit_days_stays_padded() {
+        // Days 28, 31 and 15 show no day under 10, but the months show `02`: the day 1 of
+        // such a date is `01` (blind kit 31 kept `1924-03-1`).
+        let s = shapes(&["2024-02-28", "1999-12-31", "2023-03-15"]);
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        for _ in 0..300 {
+            let new = s.edit("2024-02-28", &mut rng).unwrap();
+            assert_eq!(new.len(), 10, "{new}");
+        }
+        assert_eq!(s.within("1924-03-01"), Some(true));
+        assert_eq!(s.within("1924-03-1"), Some(false));
+        // Dates written without padding keep being written so.
+        let s = shapes(&["2024/1/5", "2023/12/25"]);
+        assert_eq!(s.within("2024/2/7"), Some(true));
     }
 
     #[test]

@@ -985,6 +985,11 @@ pub struct InputModel {
     /// Counted lists (their first value's place) that hold only positive integers in every
     /// input, where another counted list shows a 0 or less ([`positive_lists`]).
     positive_lists: BTreeSet<Place>,
+    /// Where every input has the same layout, the places whose integer differs between
+    /// inputs ([`varying_places`]): no count, whatever it equals in one input.
+    chance_counts: BTreeSet<Place>,
+    /// Counted lists (their first value's place) that are sets ([`distinct_lists`]).
+    distinct_lists: BTreeSet<Place>,
     /// The characters of the grids seen.
     grid_chars: BTreeSet<char>,
     /// For plain words of one class and length of which two or more are seen (cards `AS`,
@@ -1285,6 +1290,93 @@ fn list_values(p: &Parsed, at: Place) -> Option<Vec<i64>> {
 /// some counted list of the task shows a 0 or less: a move set `2 3` beside queries `0 1 2 4
 /// 5` is a set of positive moves (a move of 0 is outside the problem, and solutions part
 /// there), which the task's other list shows to be a choice, not chance.
+/// Counted lists (their first value's place) whose values are distinct in every input, where
+/// that is unlikely by chance: drawn uniformly from the range the place shows, the inputs'
+/// lists would all be distinct with a chance under [`DISTINCT_CHANCE`] (eight distinct values
+/// within -1..=10, and six within -2..=4: a set, not an array). A solution may read them as
+/// a set and another as a list, and they part on a duplicate that the statement rules out.
+fn distinct_lists(inputs: &[Parsed]) -> BTreeSet<Place> {
+    // place → (all distinct so far, the lists' lengths, lowest and highest value)
+    let mut seen: BTreeMap<Place, (bool, Vec<usize>, i64, i64)> = BTreeMap::new();
+    for p in inputs {
+        for at in p.links().iter().filter_map(counted_list) {
+            let Some(values) = list_values(p, at) else {
+                continue;
+            };
+            let e = seen
+                .entry(at)
+                .or_insert((true, Vec::new(), i64::MAX, i64::MIN));
+            let unique: BTreeSet<i64> = values.iter().copied().collect();
+            e.0 &= unique.len() == values.len();
+            e.1.push(values.len());
+            e.2 = values.iter().copied().fold(e.2, i64::min);
+            e.3 = values.iter().copied().fold(e.3, i64::max);
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, (distinct, lengths, lo, hi))| {
+            let range = hi.saturating_sub(*lo).saturating_add(1) as f64;
+            let by_chance: f64 = lengths
+                .iter()
+                .flat_map(|&n| (1..n).map(move |i| (1.0 - i as f64 / range).max(0.0)))
+                .product();
+            *distinct && by_chance < DISTINCT_CHANCE
+        })
+        .map(|(at, _)| at)
+        .collect()
+}
+
+/// Where two inputs or more all have the same number of lines, each as wide in every input
+/// (a fixed layout: `a`, `b`, `k` one per line), the places whose integer is not the same in
+/// all: what such a value would count is the same in every input, so it counts nothing.
+fn varying_places(inputs: &[Parsed]) -> BTreeSet<Place> {
+    let widths = |p: &Parsed| p.lines.iter().map(Vec::len).collect::<Vec<_>>();
+    let Some((first, rest)) = inputs.split_first() else {
+        return BTreeSet::new();
+    };
+    if rest.is_empty() || rest.iter().any(|p| widths(p) != widths(first)) {
+        return BTreeSet::new();
+    }
+    let mut out = BTreeSet::new();
+    for (l, line) in first.lines.iter().enumerate() {
+        for (k, t) in line.iter().enumerate() {
+            let differs = rest
+                .iter()
+                .any(|p| p.lines.get(l).and_then(|x| x.get(k)) != Some(t));
+            if matches!(t, Token::Int(_)) && differs {
+                out.insert((l, k));
+            }
+        }
+    }
+    out
+}
+
+/// The chance below which lists seen distinct are taken to be sets ([`distinct_lists`]).
+const DISTINCT_CHANCE: f64 = 0.05;
+
+/// Replaces each repeated value of `values` (after its first) by the nearest integer above it
+/// that the list does not hold, so the list stays a set near the values it had.
+fn make_distinct(values: &mut [Token]) {
+    let mut held: BTreeSet<i64> = BTreeSet::new();
+    let firsts: Vec<bool> = values
+        .iter()
+        .map(|t| match t {
+            Token::Int(v) => held.insert(*v),
+            _ => true,
+        })
+        .collect();
+    for (t, first) in values.iter_mut().zip(firsts) {
+        if let (Token::Int(v), false) = (&mut *t, first) {
+            let mut new = v.saturating_add(1);
+            while held.contains(&new) {
+                new = new.saturating_add(1);
+            }
+            held.insert(new);
+            *v = new;
+        }
+    }
+}
+
 fn positive_lists(inputs: &[Parsed]) -> BTreeSet<Place> {
     let mut positive: BTreeMap<Place, bool> = BTreeMap::new();
     let mut contrast = false;
@@ -1366,6 +1458,7 @@ impl InputModel {
         }
         let positive_header = header.into_iter().filter(|h| h.1).map(|h| h.0).collect();
         let positive_lists = positive_lists(&parsed_all);
+        let distinct_lists = distinct_lists(&parsed_all);
         let cards = Deck::of(
             &words,
             parsed_all
@@ -1468,6 +1561,10 @@ impl InputModel {
                 }
             }
         }
+        // A count of a fixed layout's value that varies counts by chance (`2` over `10` and
+        // `3`, beside `7` over `222` and `5`: a base, an exponent and a digit count).
+        let chance_counts = varying_places(&parsed_all);
+        first_line_kinds.retain(|tok, _| !chance_counts.contains(&(0, *tok)));
         for (tok, kind) in weak_first_line_kinds {
             if !first_line_kinds.contains_key(&tok) {
                 first_line_kinds.entry(tok).or_default().insert(kind);
@@ -1502,6 +1599,8 @@ impl InputModel {
             cards,
             positive_header,
             positive_lists,
+            distinct_lists,
+            chance_counts,
             grid_chars,
             positions,
             columns,
@@ -1772,17 +1871,22 @@ impl InputModel {
                 }
             }
         }
-        // A list the task shows positive beside one that is not stays positive too.
+        // A list the task shows positive beside one that is not stays positive too, and a
+        // list it shows as a set stays one.
         for at in links.iter().filter_map(counted_list) {
-            if !self.positive_lists.contains(&at) {
-                continue;
-            }
             let Some(line) = p.lines.get_mut(at.0) else {
                 continue;
             };
-            for t in line.iter_mut().skip(at.1) {
-                if let Token::Int(v) = t {
-                    *v = (*v).max(1);
+            if self.positive_lists.contains(&at) {
+                for t in line.iter_mut().skip(at.1) {
+                    if let Token::Int(v) = t {
+                        *v = (*v).max(1);
+                    }
+                }
+            }
+            if self.distinct_lists.contains(&at) {
+                if let Some(values) = line.get_mut(at.1..) {
+                    make_distinct(values);
                 }
             }
         }
@@ -1824,6 +1928,7 @@ impl InputModel {
     fn links_of(&self, p: &Parsed) -> Vec<Link> {
         let mut links = p.links();
         self.settle_first_line(p, &mut links);
+        links.retain(|l| !self.chance_counts.contains(&l.at()));
         // A record line counting a next line of its own width (`2 10` over `0 2`), where no
         // input of the task has a count on a line of that width after its first.
         links.retain(|l| match *l {
@@ -3175,6 +3280,58 @@ mod tests {
         assert!(resized >= 10, "{resized}");
         // Alone, the `1` still counts something: a one-line list grows as lines or tokens.
         assert!(!InputModel::of(["1\n7\n"]).first_line_kinds.is_empty());
+    }
+
+    #[test]
+    fn a_value_that_counts_lines_in_one_input_of_a_fixed_layout_counts_nothing() {
+        // `a`, `b` and `k` one per line: `2` equals the two lines after it by chance.
+        let inputs = ["2\n10\n3\n", "7\n222\n5\n", "12\n1\n4\n"];
+        let model = InputModel::of(inputs);
+        let mut rng = ChaCha8Rng::seed_from_u64(13);
+        let mut made = 0;
+        for i in 0..300 {
+            if let Some(new) = model.mutate(inputs[i % 3], &mut rng) {
+                assert_eq!(new.lines().count(), 3, "{new:?}");
+                made += 1;
+            }
+        }
+        assert!(made >= 100, "{made}");
+        // Where the layouts differ, the count of lines stays one (`2` over two rows, `3` over
+        // three).
+        let model = InputModel::of(["2\n1 5\n2 6\n", "3\n1 2\n3 4\n5 6\n"]);
+        assert!(model
+            .first_line_kinds
+            .get(&0)
+            .is_some_and(|k| k.contains(&LinkKind::LinesAfter)));
+    }
+
+    #[test]
+    fn a_list_shown_as_a_set_stays_one() {
+        // Eight distinct values within -1..=10 and six within -2..=4: sets. A solution that
+        // reads them into a set and one that sorts a list part on a duplicate.
+        let inputs = ["8\n5 1 2 3 7 8 10 -1\n", "6\n-2 0 -1 1 4 3\n"];
+        let model = InputModel::of(inputs);
+        assert!(!model.distinct_lists.is_empty());
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut grown = 0;
+        for i in 0..300 {
+            let Some(new) = model.mutate(inputs[i % 2], &mut rng) else {
+                continue;
+            };
+            let values: Vec<&str> = new.lines().nth(1).unwrap().split_whitespace().collect();
+            let unique: BTreeSet<&str> = values.iter().copied().collect();
+            assert_eq!(unique.len(), values.len(), "{new:?}");
+            grown += usize::from(values.len() > 8);
+        }
+        assert!(grown >= 10, "{grown}");
+        // Three distinct values among ten possible are no evidence: duplicates may be drawn.
+        assert!(InputModel::of(["3\n4 9 2\n"]).distinct_lists.is_empty());
+        let mut values = vec![Token::Int(3), Token::Int(3), Token::Int(4), Token::Int(3)];
+        make_distinct(&mut values);
+        assert_eq!(
+            values,
+            [Token::Int(3), Token::Int(5), Token::Int(4), Token::Int(6)]
+        );
     }
 
     #[test]

@@ -100,7 +100,7 @@ struct Field {
     before_number: bool,
     /// Whether the field is a clock's or a date's (`23:15`, `2024-02-28`): two digits seen,
     /// never fewer, mean a padded `03:59` or `1924-03-01`, though no value under 10 showed it.
-    clock: bool,
+    clock_or_date: bool,
 }
 
 impl Field {
@@ -142,7 +142,7 @@ impl Field {
     /// Whether numbers are written zero-padded to the field's width: seen so (`05`), or a
     /// clock's or a date's field seen only two digits wide.
     fn pads(&self) -> bool {
-        self.padded || (self.clock && self.widths.iter().eq([&2]))
+        self.padded || (self.clock_or_date && self.widths.iter().eq([&2]))
     }
 
     /// `v` written as this field writes numbers (zero-padded to its width when it pads).
@@ -376,7 +376,7 @@ impl Shapes {
             return;
         };
         let first = !self.fields.contains_key(&shape);
-        let clock = is_clock(&shape) || is_date_shape(&shape);
+        let clock_or_date = is_clock(&shape) || is_date_shape(&shape);
         let fields = self
             .fields
             .entry(shape)
@@ -384,7 +384,7 @@ impl Shapes {
         for (i, (field, piece)) in fields.iter_mut().zip(&pieces).enumerate() {
             field.add(piece, first);
             field.before_number = matches!(pieces.get(i + 1), Some(Piece::Digits(_)));
-            field.clock = clock;
+            field.clock_or_date = clock_or_date;
         }
     }
 

@@ -1286,10 +1286,17 @@ fn list_values(p: &Parsed, at: Place) -> Option<Vec<i64>> {
     ints(p.lines.get(at.0)?.get(at.1..)?)
 }
 
-/// The counted lists that hold only positive integers in every input that has them, where
-/// some counted list of the task shows a 0 or less: a move set `2 3` beside queries `0 1 2 4
-/// 5` is a set of positive moves (a move of 0 is outside the problem, and solutions part
-/// there), which the task's other list shows to be a choice, not chance.
+/// Every counted list of `inputs` that holds integers only: its place and its values.
+fn integer_lists(inputs: &[Parsed]) -> impl Iterator<Item = (Place, Vec<i64>)> + '_ {
+    inputs.iter().flat_map(|p| {
+        p.links()
+            .iter()
+            .filter_map(counted_list)
+            .filter_map(|at| Some((at, list_values(p, at)?)))
+            .collect::<Vec<_>>()
+    })
+}
+
 /// Counted lists (their first value's place) whose values are distinct in every input, where
 /// that is unlikely by chance: drawn uniformly from the range the place shows, the inputs'
 /// lists would all be distinct with a chance under [`DISTINCT_CHANCE`] (eight distinct values
@@ -1298,20 +1305,15 @@ fn list_values(p: &Parsed, at: Place) -> Option<Vec<i64>> {
 fn distinct_lists(inputs: &[Parsed]) -> BTreeSet<Place> {
     // place → (all distinct so far, the lists' lengths, lowest and highest value)
     let mut seen: BTreeMap<Place, (bool, Vec<usize>, i64, i64)> = BTreeMap::new();
-    for p in inputs {
-        for at in p.links().iter().filter_map(counted_list) {
-            let Some(values) = list_values(p, at) else {
-                continue;
-            };
-            let e = seen
-                .entry(at)
-                .or_insert((true, Vec::new(), i64::MAX, i64::MIN));
-            let unique: BTreeSet<i64> = values.iter().copied().collect();
-            e.0 &= unique.len() == values.len();
-            e.1.push(values.len());
-            e.2 = values.iter().copied().fold(e.2, i64::min);
-            e.3 = values.iter().copied().fold(e.3, i64::max);
-        }
+    for (at, values) in integer_lists(inputs) {
+        let e = seen
+            .entry(at)
+            .or_insert((true, Vec::new(), i64::MAX, i64::MIN));
+        let unique: BTreeSet<i64> = values.iter().copied().collect();
+        e.0 &= unique.len() == values.len();
+        e.1.push(values.len());
+        e.2 = values.iter().copied().fold(e.2, i64::min);
+        e.3 = values.iter().copied().fold(e.3, i64::max);
     }
     seen.into_iter()
         .filter(|(_, (distinct, lengths, lo, hi))| {
@@ -1377,18 +1379,17 @@ fn make_distinct(values: &mut [Token]) {
     }
 }
 
+/// The counted lists that hold only positive integers in every input that has them, where
+/// some counted list of the task shows a 0 or less: a move set `2 3` beside queries `0 1 2 4
+/// 5` is a set of positive moves (a move of 0 is outside the problem, and solutions part
+/// there), which the task's other list shows to be a choice, not chance.
 fn positive_lists(inputs: &[Parsed]) -> BTreeSet<Place> {
     let mut positive: BTreeMap<Place, bool> = BTreeMap::new();
     let mut contrast = false;
-    for p in inputs {
-        for at in p.links().iter().filter_map(counted_list) {
-            let Some(values) = list_values(p, at) else {
-                continue;
-            };
-            let all_positive = values.iter().all(|&v| v >= 1);
-            contrast |= !all_positive;
-            *positive.entry(at).or_insert(true) &= all_positive;
-        }
+    for (at, values) in integer_lists(inputs) {
+        let all_positive = values.iter().all(|&v| v >= 1);
+        contrast |= !all_positive;
+        *positive.entry(at).or_insert(true) &= all_positive;
     }
     if !contrast {
         return BTreeSet::new();
@@ -1734,6 +1735,7 @@ impl InputModel {
         if p.lines.iter().all(Vec::is_empty) {
             return None;
         }
+        let base_first = p.lines.first().cloned().unwrap_or_default();
         // The counts are read once, from the base: a count of 1 left by a resize must keep
         // its meaning (one token, not one line).
         let mut links = self.links_of(&p);
@@ -1847,11 +1849,6 @@ impl InputModel {
         // copied: `4 0` → `0 0`). A header value that counts nothing stays within
         // [`header_cap`] of the largest the inputs show there, or of the base's own.
         let counted = count_places(&links);
-        let base_first = Parsed::of(base)
-            .lines
-            .into_iter()
-            .next()
-            .unwrap_or_default();
         for (k, t) in p.lines.first_mut().into_iter().flatten().enumerate() {
             if let Token::Int(v) = t {
                 if self.positive_header.contains(&k) {

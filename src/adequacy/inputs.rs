@@ -169,6 +169,26 @@ enum Link {
         tok: usize,
         width_tok: usize,
     },
+    /// Token `tok` of `line` is the number of lines after it but the last `tail` (`q` over q
+    /// values, then the modulus), as every input of the task shows ([`tail_counts`]).
+    LinesBefore {
+        line: usize,
+        tok: usize,
+        tail: usize,
+        shape: TailShape,
+    },
+}
+
+/// How the lines a [`Link::LinesBefore`] counts are resized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum TailShape {
+    /// Lines of any width: they are dropped or copied.
+    Lines,
+    /// `n` rows of `n` (a square matrix before its exponent): rows and widths together.
+    Square,
+    /// `n` rows of `n` at one size only: a square, or records as wide as their count by
+    /// chance. The count stays.
+    Unsure,
 }
 
 /// What a [`Link`] counts, without where it is: a base's reading of a first-line count is
@@ -186,6 +206,24 @@ enum LinkKind {
     GridRows,
     Width,
     Rows,
+    LinesBefore,
+}
+
+impl LinkKind {
+    /// Whether [`Parsed::read_as`] reads a count as this kind.
+    fn readable(self) -> bool {
+        matches!(
+            self,
+            LinkKind::TokensOnNext
+                | LinkKind::TokensOnSecond
+                | LinkKind::LinesAfter
+                | LinkKind::LengthOfNext
+                | LinkKind::QueriesAfter
+                | LinkKind::Width
+                | LinkKind::Rows
+                | LinkKind::Cases
+        )
+    }
 }
 
 impl Link {
@@ -202,6 +240,7 @@ impl Link {
             Link::GridRows { .. } => LinkKind::GridRows,
             Link::Width { .. } => LinkKind::Width,
             Link::Rows { .. } => LinkKind::Rows,
+            Link::LinesBefore { .. } => LinkKind::LinesBefore,
         }
     }
 
@@ -217,7 +256,8 @@ impl Link {
             | Link::Cases { line, tok, .. }
             | Link::GridRows { line, tok }
             | Link::Width { line, tok, .. }
-            | Link::Rows { line, tok, .. } => (line, tok),
+            | Link::Rows { line, tok, .. }
+            | Link::LinesBefore { line, tok, .. } => (line, tok),
         }
     }
 
@@ -292,7 +332,13 @@ impl Parsed {
                 .map(|r| shape_of(r).map(|s| s.replace("'- d", "d")))
                 .collect();
             let one_shape = shapes.len() == 1 && shapes.iter().all(Option::is_some);
-            if end - start >= 2 && words && !one_shape {
+            // Commands among records (`max` and `pop` between `push 3` lines): a line
+            // elsewhere led by a word of the rows' class, with arguments after it.
+            let class = rows.first().map(|r| word_class(r));
+            let commands = self.lines.iter().any(|l| {
+                l.len() >= 2 && matches!(l.first(), Some(Token::Word(w)) if Some(word_class(w)) == class)
+            });
+            if end - start >= 2 && words && !one_shape && !commands {
                 out.push(start..end);
             }
             start = end;
@@ -477,27 +523,15 @@ impl Parsed {
     /// never a pair holding one of `counts` (a count leads its line: `1 7`).
     fn keep_order(&mut self, orders: &BTreeMap<PairPlace, bool>, counts: &BTreeSet<Place>) {
         for (l, line) in self.lines.iter_mut().enumerate().skip(1) {
-            for (k, j) in pair_places(line.len()) {
-                let Some(&strict) = orders.get(&(line.len(), k, j)) else {
-                    continue;
-                };
-                if counts.contains(&(l, k)) || counts.contains(&(l, j)) {
-                    continue;
-                }
-                let (Some(a), Some(b)) = (line.get(k), line.get(j)) else {
-                    continue;
-                };
-                if order_of(a, b).is_some_and(std::cmp::Ordering::is_gt) {
-                    line.swap(k, j);
-                }
-                if let (true, Some(Token::Int(a))) = (strict, line.get(k).cloned()) {
-                    if let Some(Token::Int(b)) = line.get_mut(j) {
-                        if a == *b {
-                            *b = b.saturating_add(1);
-                        }
-                    }
-                }
-            }
+            order_pairs(line, orders, |k| counts.contains(&(l, k)));
+        }
+    }
+
+    /// Puts the pairs of a one-line input in the order `orders` says the task's one-line
+    /// inputs keep ([`one_line_orders`]).
+    fn keep_line_order(&mut self, orders: &BTreeMap<PairPlace, bool>) {
+        if let [line] = self.lines.as_mut_slice() {
+            order_pairs(line, orders, |_| false);
         }
     }
 
@@ -611,6 +645,13 @@ impl Parsed {
                 (self.lines.get(line + 2)?.len() == n).then_some(Link::TokensOnSecond { line, tok })
             }
             LinkKind::LinesAfter => (after == n).then_some(Link::LinesAfter { line, tok }),
+            // The next line's only token, a word or a string of digits, of length n.
+            LinkKind::LengthOfNext => match self.lines.get(line + 1).map(Vec::as_slice) {
+                Some([t @ (Token::Word(_) | Token::Int(0..))]) if t.render().chars().count() == n => {
+                    Some(Link::LengthOfNext { line, tok })
+                }
+                _ => None,
+            },
             LinkKind::QueriesAfter => (after == n + 1).then_some(Link::QueriesAfter { line, tok }),
             // Rows to the end, or as many as another token of the line says (`1 60` over one
             // row of sixty, then the operations).
@@ -713,6 +754,12 @@ impl Parsed {
                     out.push(Link::TokensAfter { line: l, tok: k });
                     break;
                 }
+                // `n q` over n values (or a string of n): q counts no rows as wide (`3 3`
+                // over two lists), and no string's length.
+                let values_counted = out.iter().any(|x| {
+                    matches!(x, Link::TokensOnNext { line, tok } | Link::LengthOfNext { line, tok }
+                        if *line == l && *tok != k)
+                });
                 // A grid on the next line: its rows or its width.
                 if let Some(g) = grids.iter().find(|g| g.start == l + 1) {
                     let width = self.rows(g).first().map(|r| r.chars().count());
@@ -720,7 +767,12 @@ impl Parsed {
                         out.push(Link::GridRows { line: l, tok: k });
                         continue;
                     }
-                    if width == Some(n) && g.len() != n {
+                    // A lone count of every line after it, some beyond the grid, counts the
+                    // lines: six words of which four are as long as the count (`6` over
+                    // `listen`, …, `google`, `cat`, `act`).
+                    let counts_lines =
+                        line.len() == 1 && self.lines.len() - l - 1 == n && g.end < self.lines.len();
+                    if width == Some(n) && g.len() != n && !counts_lines {
                         out.push(Link::GridWidth { line: l, tok: k });
                         continue;
                     }
@@ -730,7 +782,7 @@ impl Parsed {
                 // the rows run to the end of the input or their number is on the header too.
                 // A line of the rows' own width after the first is one of them (`2 1 3` over
                 // `2 2 5`, `1 4 10`: records), unless it also counts them.
-                if k >= 1 && n >= 2 {
+                if k >= 1 && n >= 2 && !values_counted {
                     let rows = self.rows_of_width(l, n);
                     let to_end = l + 1 + rows == self.lines.len();
                     let counts_rows = |j: usize, t: &Token| {
@@ -802,9 +854,6 @@ impl Parsed {
                             if self.lines.get(*line).is_some_and(|c| c.len() == 1))
                     });
                 // `n q` over n values, then q lines: q counts the lines after the values.
-                let values_counted = out.iter().any(
-                    |x| matches!(x, Link::TokensOnNext { line, tok } if *line == l && *tok != k),
-                );
                 if short && k >= 1 && values_counted && n + 1 == after {
                     out.push(Link::QueriesAfter { line: l, tok: k });
                     continue;
@@ -848,6 +897,9 @@ impl Parsed {
                     nx.len() == n && (n >= 2 || (short && !(line.len() >= 2 && one_word)))
                 }) && !self.lone_over_records(l, n)
                     && !(k >= 1 && self.in_record_run(l))
+                    // An argument of a command over the next command (`flip 2 4` over
+                    // `get 2`): both lines are led by their words.
+                    && !(l >= 1 && leads_with_word(line) && next.is_some_and(|nx| leads_with_word(nx)))
                 {
                     out.push(Link::TokensOnNext { line: l, tok: k });
                 } else if let Some([Token::Word(w)]) = next.map(Vec::as_slice) {
@@ -857,6 +909,12 @@ impl Parsed {
                         } else {
                             out.push(Link::LengthOfNext { line: l, tok: k });
                         }
+                    }
+                } else if let Some([Token::Int(v)]) = next.map(Vec::as_slice) {
+                    // A string of digits as long as the count (`5 5` over `10110`): a bit
+                    // string, not a number (three digits or more: `2` over `10` is chance).
+                    if n >= 3 && *v >= 0 && v.to_string().len() == n {
+                        out.push(Link::LengthOfNext { line: l, tok: k });
                     }
                 }
             }
@@ -882,21 +940,25 @@ impl Parsed {
             && self.lines.get(1).map(Vec::len) == Some(1)
     }
 
-    /// Whether line `l` is a record among records: two integers or more, as many as on the
-    /// lines before and after it, neither of them the first line. A value after its first
-    /// equal to the next line's width (`2 3 5` over `4 5 3`) counts nothing. (A case's head
-    /// such as `misere 2` over `1 1` holds a word, and a count leads its line.)
+    /// Whether line `l` is a record among records: two integers or more, with words and
+    /// integers in the same places as on the lines before and after it, neither of them the
+    /// first line. A value after its first equal to the next line's width (`2 3 5` over
+    /// `4 5 3`, `q 1 3` over `r 2 1`) counts nothing. (A case's head such as `misere 2` over
+    /// `1 1` holds a word where the line after it does not, and a count leads its line.)
     fn in_record_run(&self, l: usize) -> bool {
-        let ints = |i: usize| {
+        // Per token: whether it is an integer. A record may hold names (`q 1 3` between
+        // `p 0 5` and `r 2 1`), in the same places on each line.
+        let shape = |i: usize| {
             self.lines
                 .get(i)
-                .filter(|line| line.iter().all(|t| matches!(t, Token::Int(_))))
-                .map(Vec::len)
+                .filter(|line| line.iter().filter(|t| matches!(t, Token::Int(_))).count() >= 2)
+                .map(|line| {
+                    line.iter()
+                        .map(|t| matches!(t, Token::Int(_)))
+                        .collect::<Vec<_>>()
+                })
         };
-        l >= 2
-            && ints(l).is_some_and(|w| w >= 2)
-            && ints(l - 1) == ints(l)
-            && ints(l + 1) == ints(l)
+        l >= 2 && shape(l).is_some() && shape(l - 1) == shape(l) && shape(l + 1) == shape(l)
     }
 
     /// Whether the lines after line `l` are one integer, then two records or more of one
@@ -988,6 +1050,13 @@ pub struct InputModel {
     /// Where every input has the same layout, the places whose integer differs between
     /// inputs ([`varying_places`]): no count, whatever it equals in one input.
     chance_counts: BTreeSet<Place>,
+    /// Where every input has the same layout, the line widths ([`varying_places`]'), and the
+    /// integers each place of it holds ([`place_ranges`]).
+    layout: Option<Vec<usize>>,
+    place_ranges: BTreeMap<Place, (i64, i64)>,
+    /// First-line tokens that count the lines after them but a tail of fixed length
+    /// ([`tail_counts`]), with that length.
+    tail_counts: BTreeMap<usize, (usize, TailShape)>,
     /// Counted lists (their first value's place) that are sets ([`distinct_lists`]).
     distinct_lists: BTreeSet<Place>,
     /// The characters of the grids seen.
@@ -1005,6 +1074,8 @@ pub struct InputModel {
     /// The integer pairs of the inputs' records ([`pair_places`]), pooled with a base's own when it is
     /// mutated: a grown base with one record still keeps the order the task's inputs show.
     pairs: PairStats,
+    /// Where every input is one line: its pairs ordered in every input ([`one_line_orders`]).
+    line_orders: BTreeMap<PairPlace, bool>,
     /// The fingerprints of the inputs the model was made from (their pairs are counted once).
     seen_inputs: BTreeSet<u64>,
     /// What the records show beyond one line: column ranges, sorted columns, permutations.
@@ -1165,6 +1236,74 @@ fn ordered_pairs(seen: PairStats) -> BTreeMap<PairPlace, bool> {
         .filter(|(_, (lines, ordered, _))| *lines >= 2 && *ordered)
         .map(|(key, (_, _, strict))| (key, strict))
         .collect()
+}
+
+/// Puts each pair of `line` that `orders` holds (by the line's width) in order, swapping a
+/// pair that is not, and making a strictly ordered pair's equal values differ; tokens
+/// `counted` says are counts are left alone.
+fn order_pairs(
+    line: &mut [Token],
+    orders: &BTreeMap<PairPlace, bool>,
+    counted: impl Fn(usize) -> bool,
+) {
+    for (k, j) in pair_places(line.len()) {
+        let Some(&strict) = orders.get(&(line.len(), k, j)) else {
+            continue;
+        };
+        if counted(k) || counted(j) {
+            continue;
+        }
+        let (Some(a), Some(b)) = (line.get(k), line.get(j)) else {
+            continue;
+        };
+        if order_of(a, b).is_some_and(std::cmp::Ordering::is_gt) {
+            line.swap(k, j);
+        }
+        if let (true, Some(Token::Int(a))) = (strict, line.get(k).cloned()) {
+            if let Some(Token::Int(b)) = line.get_mut(j) {
+                if a == *b {
+                    *b = b.saturating_add(1);
+                }
+            }
+        }
+    }
+}
+
+/// Where every input is one line, of one width, and two inputs or more: the pairs of it that
+/// are ordered in every input (see [`ordered_pairs`]): `L R` shown as `1 10` and `27 27` is a
+/// range, and `10 1` is outside it. (Records after a first line are [`Parsed::add_pairs`]'.)
+fn one_line_orders(inputs: &[Parsed]) -> BTreeMap<PairPlace, bool> {
+    let width = match inputs.first().map(|p| p.lines.as_slice()) {
+        Some([line]) if line.len() >= 2 => line.len(),
+        _ => return BTreeMap::new(),
+    };
+    let one_line = |p: &Parsed| matches!(p.lines.as_slice(), [line] if line.len() == width);
+    if inputs.len() < 2 || !inputs.iter().all(one_line) {
+        return BTreeMap::new();
+    }
+    let mut seen = PairStats::new();
+    for line in inputs.iter().filter_map(|p| p.lines.first()) {
+        for (k, j) in pair_places(width) {
+            let (Some(a), Some(b)) = (line.get(k), line.get(j)) else {
+                continue;
+            };
+            let Some(ord) = order_of(a, b) else {
+                continue;
+            };
+            let e = seen.entry((width, k, j)).or_insert((0, true, true));
+            e.0 += 1;
+            e.1 &= ord.is_le();
+            e.2 &= ord.is_lt();
+        }
+    }
+    // Every input must show the pair: one without integers there is no evidence.
+    seen.retain(|_, (lines, _, _)| *lines == inputs.len());
+    ordered_pairs(seen)
+}
+
+/// Whether `line` starts with a word and holds something after it (`flip 2 4`, `get 2`).
+fn leads_with_word(line: &[Token]) -> bool {
+    line.len() >= 2 && matches!(line.first(), Some(Token::Word(_)))
 }
 
 /// Whether `line` starts with the count of the tokens after it (`2 AS KD`).
@@ -1353,6 +1492,92 @@ fn varying_places(inputs: &[Parsed]) -> BTreeSet<Place> {
     out
 }
 
+/// Where two inputs or more all have one layout (as [`varying_places`]), its line widths
+/// and, per place where every input holds an integer, the lowest and highest: a value of such
+/// a place is drawn near its own (`k ≤ 18` shown as 3 to 5, beside `b` = 222), not from the
+/// whole input's range.
+fn place_ranges(inputs: &[Parsed]) -> (Option<Vec<usize>>, BTreeMap<Place, (i64, i64)>) {
+    let widths = |p: &Parsed| p.lines.iter().map(Vec::len).collect::<Vec<_>>();
+    let Some((first, rest)) = inputs.split_first() else {
+        return (None, BTreeMap::new());
+    };
+    if rest.is_empty() || rest.iter().any(|p| widths(p) != widths(first)) {
+        return (None, BTreeMap::new());
+    }
+    let mut ranges = BTreeMap::new();
+    for (l, line) in first.lines.iter().enumerate() {
+        for k in 0..line.len() {
+            let values: Option<Vec<i64>> = inputs
+                .iter()
+                .map(|p| match p.lines.get(l).and_then(|x| x.get(k)) {
+                    Some(Token::Int(v)) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            if let Some(values) = values {
+                let lo = values.iter().copied().min().unwrap_or(0);
+                let hi = values.iter().copied().max().unwrap_or(0);
+                ranges.insert((l, k), (lo, hi));
+            }
+        }
+    }
+    (Some(widths(first)), ranges)
+}
+
+/// The longest tail a count of lines is read to leave ([`tail_counts`]).
+const MAX_TAIL: usize = 2;
+
+/// A first-line token (of a first line of one token: a lone count) that in two inputs or more
+/// equals the lines after it but the same last 1 to [`MAX_TAIL`]: `3` over three values, then
+/// a modulus, beside `2` over two, then the modulus. Without it the count is read as a value,
+/// and an edit leaves it counting lines that are not there. Where an input reads it as the
+/// count of the next line's tokens, only if every input's counted lines are as wide as their
+/// count (a square before its exponent; records of three under a `3` by chance): a square where
+/// two sizes show it, else [`TailShape::Unsure`]. Another reading, or one value only of
+/// lines of any width, is no such count.
+fn tail_counts(
+    inputs: &[Parsed],
+    kinds: &BTreeMap<usize, BTreeSet<LinkKind>>,
+) -> BTreeMap<usize, (usize, TailShape)> {
+    let next_tokens = match kinds.get(&0) {
+        None => false,
+        Some(k) if k.iter().all(|&k| k == LinkKind::TokensOnNext) => true,
+        Some(_) => return BTreeMap::new(),
+    };
+    if inputs.len() < 2 {
+        return BTreeMap::new();
+    }
+    let mut tails = BTreeSet::new();
+    let mut values = BTreeSet::new();
+    let mut square = true;
+    for p in inputs {
+        let Some([Token::Int(v)]) = p.lines.first().map(Vec::as_slice) else {
+            return BTreeMap::new();
+        };
+        let Ok(n) = usize::try_from(*v) else {
+            return BTreeMap::new();
+        };
+        match p.lines.len().checked_sub(n + 1) {
+            Some(t @ 1..=MAX_TAIL) if n >= 1 => {
+                tails.insert(t);
+                values.insert(n);
+                square &= p.lines.get(1..=n).is_some_and(|rows| rows.iter().all(|r| r.len() == n));
+            }
+            _ => return BTreeMap::new(),
+        }
+    }
+    let shape = match (next_tokens || square, values.len()) {
+        (true, 2..) if square => TailShape::Square,
+        (true, _) if square => TailShape::Unsure,
+        (false, 2..) => TailShape::Lines,
+        _ => return BTreeMap::new(),
+    };
+    match (tails.first(), tails.len()) {
+        (Some(&t), 1) => BTreeMap::from([(0, (t, shape))]),
+        _ => BTreeMap::new(),
+    }
+}
+
 /// The chance below which lists seen distinct are taken to be sets ([`distinct_lists`]).
 const DISTINCT_CHANCE: f64 = 0.05;
 
@@ -1401,7 +1626,7 @@ fn positive_lists(inputs: &[Parsed]) -> BTreeSet<Place> {
 }
 
 /// Largest count a resized structure gets (grown tests stay small and cheap).
-const MAX_COUNT: usize = 60;
+const MAX_COUNT: usize = 50;
 
 impl InputModel {
     /// The model of `inputs`.
@@ -1506,6 +1731,7 @@ impl InputModel {
         for p in &parsed_all {
             p.add_pairs(&mut pairs);
         }
+        let line_orders = one_line_orders(&parsed_all);
         let free_text = free_text_classes(&parsed_all, plain);
         let graphs = graphs::GraphRules::of(&parsed_all, &indices, commands.is_some());
         let mut first_line_kinds: BTreeMap<usize, BTreeSet<LinkKind>> = BTreeMap::new();
@@ -1562,9 +1788,35 @@ impl InputModel {
                 }
             }
         }
+        // Where one input reads a first-line count two ways (`2 2` over two rows of two: a
+        // matrix, or two lists), the reading that every input allows is the count's
+        // (`3 3` over `5 2 9` and `4 8 1` is two lists, no matrix).
+        // Where no reading fits every input that holds a count there, and one input shows a
+        // value of 2 or more there counting nothing, the token is a value that counted by
+        // chance (`3 1` over the edge `1 2 7`, beside `4 5` over five edges).
+        first_line_kinds.retain(|&tok, kinds| {
+            let fits_all = |kind: LinkKind| {
+                !kind.readable()
+                    || parsed_all.iter().all(|p| {
+                        let holds = matches!(
+                            p.lines.first().and_then(|f| f.get(tok)),
+                            Some(Token::Int(v)) if *v >= 1
+                        );
+                        !holds || p.read_as(kind, 0, tok).is_some()
+                    })
+            };
+            let kept: BTreeSet<LinkKind> = kinds.iter().copied().filter(|&k| fits_all(k)).collect();
+            if kept.is_empty() {
+                return !first_line_values.contains(&tok);
+            }
+            *kinds = kept;
+            true
+        });
         // A count of a fixed layout's value that varies counts by chance (`2` over `10` and
         // `3`, beside `7` over `222` and `5`: a base, an exponent and a digit count).
         let chance_counts = varying_places(&parsed_all);
+        let (layout, place_ranges) = place_ranges(&parsed_all);
+        let tail_counts = tail_counts(&parsed_all, &first_line_kinds);
         first_line_kinds.retain(|tok, _| !chance_counts.contains(&(0, *tok)));
         for (tok, kind) in weak_first_line_kinds {
             if !first_line_kinds.contains_key(&tok) {
@@ -1602,12 +1854,16 @@ impl InputModel {
             positive_lists,
             distinct_lists,
             chance_counts,
+            layout,
+            place_ranges,
+            tail_counts,
             grid_chars,
             positions,
             columns,
             leads,
             indices,
             pairs,
+            line_orders,
             seen_inputs,
             records,
             free_text,
@@ -1739,6 +1995,15 @@ impl InputModel {
         // The counts are read once, from the base: a count of 1 left by a resize must keep
         // its meaning (one token, not one line).
         let mut links = self.links_of(&p);
+        // A string of digits whose length is counted is a word: edited and resized by its
+        // characters (`10110` → `1011001`), never as a number.
+        for link in &links {
+            if let Link::LengthOfNext { line, .. } = *link {
+                if let Some(t @ Token::Int(_)) = p.lines.get_mut(line + 1).and_then(|x| x.first_mut()) {
+                    *t = Token::Word(t.render());
+                }
+            }
+        }
         let mut pairs = self.pairs.clone();
         if !self.seen_inputs.contains(&fingerprint(base)) {
             p.add_pairs(&mut pairs);
@@ -1803,7 +2068,8 @@ impl InputModel {
                         Link::LinesAfter { line, .. }
                         | Link::Cases { line, .. }
                         | Link::GridRows { line, .. }
-                        | Link::Rows { line, .. } => Some(line),
+                        | Link::Rows { line, .. }
+                        | Link::LinesBefore { line, .. } => Some(line),
                         Link::QueriesAfter { line, .. } => Some(line + 1),
                         _ => None,
                     };
@@ -1815,13 +2081,26 @@ impl InputModel {
                         // Counts that lead their lines were copied with their lines, and a
                         // copied case holds its own counts.
                         let cases = matches!(link, Link::Cases { .. });
-                        links.extend(p.links().into_iter().filter(|l| {
-                            l.at().0 > line && (cases || matches!(l, Link::TokensAfter { .. }))
-                        }));
+                        // Not a record's first value equal to the values after it by
+                        // chance (`3 2 3 3` where the task's records of four are not led).
+                        let unled = |l: &Link| {
+                            matches!(l, Link::TokensAfter { line, .. }
+                                if p.lines.get(*line).is_some_and(|x| self.unled_widths.contains(&x.len())))
+                        };
+                        let found: Vec<Link> = p
+                            .links()
+                            .into_iter()
+                            .filter(|l| {
+                                l.at().0 > line
+                                    && (cases || matches!(l, Link::TokensAfter { .. }))
+                                    && !unled(l)
+                            })
+                            .collect();
+                        links.extend(found);
                     }
                 }
                 10 => {}
-                _ => shuffle_line(&mut p, &links, rng),
+                _ => shuffle_line(&mut p, &links, !self.first_line_kinds.is_empty(), rng),
             }
         }
         if broad {
@@ -1892,6 +2171,7 @@ impl InputModel {
         let counts = count_places(&links);
         self.records.clamp(&mut p, &counts);
         p.keep_order(&orders, &counts);
+        p.keep_line_order(&self.line_orders);
         p.keep_indices(&self.indices);
         let values: BTreeSet<usize> = links.iter().filter_map(|l| l.counted_line()).collect();
         // Trees and simple graphs after the indices (a clamped end may close a cycle or make a
@@ -1925,6 +2205,30 @@ impl InputModel {
     fn links_of(&self, p: &Parsed) -> Vec<Link> {
         let mut links = p.links();
         self.settle_first_line(p, &mut links);
+        // A count of the lines but a tail, as the task shows, where the base fits it: what
+        // the lines it counts seemed to count is chance (`3` over `4`, `10`, then `7`).
+        let lines = p.lines.len();
+        let tails: Vec<Link> = self
+            .tail_counts
+            .iter()
+            .filter(|&(&tok, &(tail, _))| {
+                matches!(p.lines.first().and_then(|f| f.get(tok)),
+                    Some(Token::Int(v)) if usize::try_from(*v).is_ok_and(|n| n >= 1 && n + tail + 1 == lines))
+            })
+            .map(|(&tok, &(tail, shape))| Link::LinesBefore {
+                line: 0,
+                tok,
+                tail,
+                shape,
+            })
+            .collect();
+        if !tails.is_empty() {
+            links.retain(|l| {
+                matches!(l, Link::TokensAfter { .. })
+                    || (l.at().0 == 0 && !tails.iter().any(|t| t.at() == l.at()))
+            });
+            links.extend(tails);
+        }
         links.retain(|l| !self.chance_counts.contains(&l.at()));
         // A record line counting a next line of its own width (`2 10` over `0 2`), where no
         // input of the task has a count on a line of that width after its first.
@@ -1978,6 +2282,26 @@ impl InputModel {
             if let Some(as_shown) = kinds.iter().find_map(|&k| p.read_as(k, line, tok)) {
                 *link = as_shown;
             }
+        }
+        // The next line's width counted twice, by its count and as a matrix's: the other
+        // count is the second list's where it fits (`2 2` over `4 4`, `4 4` read as the
+        // task's two lists), else none.
+        if links.iter().any(|l| matches!(l, Link::TokensOnNext { line: 0, .. })) {
+            for link in links.iter_mut() {
+                if let Link::Width { line: 0, tok, .. } = *link {
+                    let second = self
+                        .first_line_kinds
+                        .get(&tok)
+                        .is_some_and(|k| k.contains(&LinkKind::TokensOnSecond));
+                    if let Some(as_second) = p
+                        .read_as(LinkKind::TokensOnSecond, 0, tok)
+                        .filter(|_| second)
+                    {
+                        *link = as_second;
+                    }
+                }
+            }
+            links.retain(|l| !matches!(l, Link::Width { line: 0, .. }));
         }
         // A first-line count of the task's that this base reads as nothing, where it fits
         // the kind shown (`1 60` over one row, then operations: the `1` counts rows).
@@ -2165,10 +2489,11 @@ impl InputModel {
         }
         let lone = self.is_lone_value(p, &counts, l, k);
         let parameter = lone || self.is_parameter(l, k);
+        let header = l == 0 && self.positive_header.contains(&k);
+        let seen = self.seen_at(p, l, k);
         let Some(t) = p.lines.get_mut(l).and_then(|line| line.get_mut(k)) else {
             return;
         };
-        let header = l == 0 && self.positive_header.contains(&k);
         *t = match t {
             Token::Int(v) if parameter && rng.random_bool(SCALE_CHANCE) => {
                 let scaled = scaled_up(*v, rng);
@@ -2178,8 +2503,8 @@ impl InputModel {
                     scaled
                 })
             }
-            Token::Int(v) if header => Token::Int(self.new_int(*v, rng).max(1)),
-            Token::Int(v) => Token::Int(self.new_int(*v, rng)),
+            Token::Int(v) if header => Token::Int(self.new_int(*v, seen, rng).max(1)),
+            Token::Int(v) => Token::Int(self.new_int(*v, seen, rng)),
             Token::Float(v, d) => Token::Float(*v * rng.random_range(0.5..1.5), *d),
             Token::Word(w) => Token::Word(self.new_word(w, keep_length, rng)),
         };
@@ -2302,15 +2627,30 @@ impl InputModel {
     /// The range new integers are drawn from: the observed one, widened to reach 0 (or
     /// twice as far below 0) and twice as far up (one sample test shows one value, not the
     /// problem's range); the keep rules drop what lies outside the constraints.
-    fn int_range(&self) -> (i64, i64) {
-        let (lo, hi) = (self.int_lo, self.int_hi.max(self.int_lo));
+    fn int_range((lo, hi): (i64, i64)) -> (i64, i64) {
+        let hi = hi.max(lo);
         let lo = if lo >= 0 { 0 } else { lo.saturating_mul(2) };
         let hi = hi.saturating_mul(2).max(hi.saturating_add(2)).max(lo);
         (lo, hi)
     }
 
-    fn new_int(&self, v: i64, rng: &mut impl Rng) -> i64 {
-        let (lo, hi) = self.int_range();
+    /// The integers seen at `(l, k)` of `p`: where every input of the task has one layout
+    /// and `p` has it too, those of that place in the task's inputs ([`place_ranges`]: `k`
+    /// under `a` and `b` shows 3 to 5, not the input's 222), else those of every input.
+    fn seen_at(&self, p: &Parsed, l: usize, k: usize) -> (i64, i64) {
+        let fixed = self
+            .layout
+            .as_ref()
+            .is_some_and(|w| p.lines.iter().map(Vec::len).eq(w.iter().copied()));
+        match self.place_ranges.get(&(l, k)) {
+            Some(&range) if fixed => range,
+            _ => (self.int_lo, self.int_hi),
+        }
+    }
+
+    fn new_int(&self, v: i64, seen: (i64, i64), rng: &mut impl Rng) -> i64 {
+        let (int_lo, int_hi) = seen;
+        let (lo, hi) = Self::int_range(seen);
         let step = (v.unsigned_abs() / 2).clamp(1, 1 << 20) as i64;
         let candidate = match rng.random_range(0..10) {
             0 => v.saturating_add(1),
@@ -2319,15 +2659,15 @@ impl InputModel {
             3 => v.saturating_sub(rng.random_range(1..=step)),
             // 1 where the inputs show only positive integers: `1 ≤ x` is the commonest lower
             // bound, and values the tests never go near (`x mod y = 1`, `y = 1`) sit there.
-            4 if self.int_lo > 1 && rng.random_bool(0.5) => 1,
-            4 => self.int_lo,
-            5 => self.int_hi,
+            4 if int_lo > 1 && rng.random_bool(0.5) => 1,
+            4 => int_lo,
+            5 => int_hi,
             // A round number: where divisibility by 10, 100, … changes the answer.
             6 => round_down(rng.random_range(lo..=hi), rng),
             // The other sign where the task shows negative numbers: far values of the other
             // sign that `lo..=hi` does not reach around a large `v` (no clamp: its size is
             // one the task shows).
-            7 if self.int_lo < 0 => return v.saturating_neg(),
+            7 if int_lo < 0 => return v.saturating_neg(),
             _ => rng.random_range(lo..=hi),
         };
         candidate.clamp(lo.min(v), hi.max(v))
@@ -2457,6 +2797,11 @@ impl InputModel {
                 Some(Token::Int(w)) => usize::try_from(*w).ok().map(|w| p.rows_of_width(l, w)),
                 _ => None,
             },
+            Link::LinesBefore {
+                shape: TailShape::Unsure,
+                ..
+            } => None,
+            Link::LinesBefore { tail, .. } => p.lines.len().checked_sub(l + 1 + tail),
             Link::Cases { per, .. } => p
                 .lines
                 .len()
@@ -2560,6 +2905,21 @@ impl InputModel {
                 p.lines.extend(block);
                 p.lines.extend(tail);
             }
+            Link::LinesBefore { tail, shape, .. } => {
+                // The counted lines, then the tail as it is.
+                let mut block = p.lines.split_off(l + 1);
+                let rest = block.split_off(block.len().saturating_sub(tail));
+                resize_vec(&mut block, new, rng, |line, rng| {
+                    line.iter().map(|t| self.mutated_token(t, rng)).collect()
+                });
+                if shape == TailShape::Square {
+                    for row in &mut block {
+                        resize_vec(row, new, rng, |t, rng| self.mutated_token(t, rng));
+                    }
+                }
+                p.lines.extend(block);
+                p.lines.extend(rest);
+            }
             Link::Cases { per, .. } => {
                 // Whole cases are dropped or copied: a case holds its own counts.
                 let rest = p.lines.split_off(l + 1);
@@ -2632,7 +2992,7 @@ impl InputModel {
             return t.clone();
         }
         match t {
-            Token::Int(v) => Token::Int(self.new_int(*v, rng)),
+            Token::Int(v) => Token::Int(self.new_int(*v, (self.int_lo, self.int_hi), rng)),
             Token::Float(v, d) => Token::Float(*v * rng.random_range(0.5..1.5), *d),
             Token::Word(w) if self.cards.as_ref().is_some_and(|d| d.holds(w)) => self
                 .cards
@@ -2703,8 +3063,9 @@ fn copy_group(line: &mut [Token], rng: &mut impl Rng) -> bool {
 }
 
 /// Shuffles the tokens of a line that holds several of one kind (or makes an array's numbers
-/// equal or sorted), or the lines a count counts.
-fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
+/// equal or sorted), or the lines a count counts. Not the first line where `header` (the
+/// task's first line holds counts): `4 0` shuffled is `0 4`, four edges counted and none there.
+fn shuffle_line(p: &mut Parsed, links: &[Link], header: bool, rng: &mut impl Rng) {
     use rand::seq::SliceRandom;
     let blocks: Vec<usize> = links
         .iter()
@@ -2727,7 +3088,7 @@ fn shuffle_line(p: &mut Parsed, links: &[Link], rng: &mut impl Rng) {
         _ => same_type(a, b),
     };
     let lines: Vec<usize> = (0..p.lines.len())
-        .filter(|&l| p.lines[l].len() >= 2 && !counted.contains(&l))
+        .filter(|&l| p.lines[l].len() >= 2 && !counted.contains(&l) && !(header && l == 0))
         .filter(|&l| p.lines[l].windows(2).all(|w| alike(&w[0], &w[1])))
         .collect();
     if lines.is_empty() {

@@ -13,9 +13,11 @@ pub(super) struct RecordRules {
     /// The integers each record column holds, widened by half their spread (see [`widened`]).
     ranges: BTreeMap<Place, (i64, i64)>,
     /// Per record width, the columns every run of such records is sorted by (non-decreasing),
-    /// seen over four comparisons or more with at least one strict rise (a list of five
-    /// records sorted by chance is rare; a sample's author sorting them is not, so a solution
-    /// that sorts them itself is then only tested on sorted lists).
+    /// seen over four comparisons or more, or three in two runs or more, with at least one
+    /// strict rise (three records and two more, each run in order, are so by chance once in
+    /// about twelve; a sample's author sorting them is common, and a statement that promises
+    /// the order is broken by unsorted ones: `a_i non-decreasing` over arrivals `0 1 10`
+    /// and `4 4`).
     sorted: BTreeMap<usize, Vec<usize>>,
     /// Where every line of three integers or more after the first is a permutation (of
     /// `base..base + width`), two of them and one of those unsorted (or one unsorted of four or
@@ -104,8 +106,8 @@ impl RecordRules {
         let mut ranges: BTreeMap<Place, Option<(i64, i64)>> = BTreeMap::new();
         // (w, k) → the counts seen there (other lines of that width may hold values).
         let mut count_ranges: BTreeMap<Place, Option<(i64, i64)>> = BTreeMap::new();
-        // (w, k) → (comparisons, never falls, rises once)
-        let mut order: BTreeMap<Place, (usize, bool, bool)> = BTreeMap::new();
+        // (w, k) → (comparisons, never falls, rises once, runs)
+        let mut order: BTreeMap<Place, (usize, bool, bool, usize)> = BTreeMap::new();
         let mut base: Option<Option<i64>> = None;
         // Permutation lines of three numbers or more, and whether one of them is not sorted: a
         // sample's `1 2 3 4 5` alone is most likely an array that happens to be one.
@@ -163,10 +165,14 @@ impl RecordRules {
                 let Some(rows) = p.lines.get(start..end) else {
                     continue;
                 };
+                let width = rows.first().map_or(0, Vec::len);
+                for k in 0..width {
+                    order.entry((width, k)).or_insert((0, true, false, 0)).3 += 1;
+                }
                 for pair in rows.windows(2) {
                     let [a, b] = pair else { continue };
                     for (k, (x, y)) in a.iter().zip(b).enumerate() {
-                        let e = order.entry((a.len(), k)).or_insert((0, true, false));
+                        let e = order.entry((a.len(), k)).or_insert((0, true, false, 0));
                         match (x, y) {
                             (Token::Int(x), Token::Int(y)) => {
                                 e.0 += 1;
@@ -177,7 +183,6 @@ impl RecordRules {
                         }
                     }
                 }
-                let width = rows.first().map_or(0, Vec::len);
                 for &(_, k) in counts.iter().filter(|(l, _)| (start..end).contains(l)) {
                     if let Some(e) = order.get_mut(&(width, k)) {
                         e.1 = false;
@@ -189,8 +194,8 @@ impl RecordRules {
             .flatten()
             .filter(|_| (wide_permutations >= 2 && shuffled) || long_shuffled);
         let mut sorted: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for ((w, k), (comparisons, never_falls, rises)) in order {
-            if comparisons >= 4 && never_falls && rises {
+        for ((w, k), (comparisons, never_falls, rises, runs)) in order {
+            if (comparisons >= 4 || (comparisons >= 3 && runs >= 2)) && never_falls && rises {
                 sorted.entry(w).or_default().push(k);
             }
         }

@@ -336,7 +336,8 @@ impl Parsed {
             // elsewhere led by a word of the rows' class, with arguments after it.
             let class = rows.first().map(|r| word_class(r));
             let commands = self.lines.iter().any(|l| {
-                l.len() >= 2 && matches!(l.first(), Some(Token::Word(w)) if Some(word_class(w)) == class)
+                l.len() >= 2
+                    && matches!(l.first(), Some(Token::Word(w)) if Some(word_class(w)) == class)
             });
             if end - start >= 2 && words && !one_shape && !commands {
                 out.push(start..end);
@@ -647,7 +648,9 @@ impl Parsed {
             LinkKind::LinesAfter => (after == n).then_some(Link::LinesAfter { line, tok }),
             // The next line's only token, a word or a string of digits, of length n.
             LinkKind::LengthOfNext => match self.lines.get(line + 1).map(Vec::as_slice) {
-                Some([t @ (Token::Word(_) | Token::Int(0..))]) if t.render().chars().count() == n => {
+                Some([t @ (Token::Word(_) | Token::Int(0..))])
+                    if t.render().chars().count() == n =>
+                {
                     Some(Link::LengthOfNext { line, tok })
                 }
                 _ => None,
@@ -770,8 +773,9 @@ impl Parsed {
                     // A lone count of every line after it, some beyond the grid, counts the
                     // lines: six words of which four are as long as the count (`6` over
                     // `listen`, …, `google`, `cat`, `act`).
-                    let counts_lines =
-                        line.len() == 1 && self.lines.len() - l - 1 == n && g.end < self.lines.len();
+                    let counts_lines = line.len() == 1
+                        && self.lines.len() - l - 1 == n
+                        && g.end < self.lines.len();
                     if width == Some(n) && g.len() != n && !counts_lines {
                         out.push(Link::GridWidth { line: l, tok: k });
                         continue;
@@ -1053,7 +1057,7 @@ pub struct InputModel {
     /// Where every input has the same layout, the line widths ([`varying_places`]'), and the
     /// integers each place of it holds ([`place_ranges`]).
     layout: Option<Vec<usize>>,
-    place_ranges: BTreeMap<Place, (i64, i64)>,
+    place_ranges: PlaceRanges,
     /// First-line tokens that count the lines after them but a tail of fixed length
     /// ([`tail_counts`]), with that length.
     tail_counts: BTreeMap<usize, (usize, TailShape)>,
@@ -1496,7 +1500,7 @@ fn varying_places(inputs: &[Parsed]) -> BTreeSet<Place> {
 /// and, per place where every input holds an integer, the lowest and highest: a value of such
 /// a place is drawn near its own (`k ≤ 18` shown as 3 to 5, beside `b` = 222), not from the
 /// whole input's range.
-fn place_ranges(inputs: &[Parsed]) -> (Option<Vec<usize>>, BTreeMap<Place, (i64, i64)>) {
+fn place_ranges(inputs: &[Parsed]) -> (Option<Vec<usize>>, PlaceRanges) {
     let widths = |p: &Parsed| p.lines.iter().map(Vec::len).collect::<Vec<_>>();
     let Some((first, rest)) = inputs.split_first() else {
         return (None, BTreeMap::new());
@@ -1561,7 +1565,10 @@ fn tail_counts(
             Some(t @ 1..=MAX_TAIL) if n >= 1 => {
                 tails.insert(t);
                 values.insert(n);
-                square &= p.lines.get(1..=n).is_some_and(|rows| rows.iter().all(|r| r.len() == n));
+                square &= p
+                    .lines
+                    .get(1..=n)
+                    .is_some_and(|rows| rows.iter().all(|r| r.len() == n));
             }
             _ => return BTreeMap::new(),
         }
@@ -1577,6 +1584,9 @@ fn tail_counts(
         _ => BTreeMap::new(),
     }
 }
+
+/// Per place of a fixed layout, the lowest and highest integer seen there ([`place_ranges`]).
+type PlaceRanges = BTreeMap<Place, (i64, i64)>;
 
 /// The chance below which lists seen distinct are taken to be sets ([`distinct_lists`]).
 const DISTINCT_CHANCE: f64 = 0.05;
@@ -1999,7 +2009,9 @@ impl InputModel {
         // characters (`10110` → `1011001`), never as a number.
         for link in &links {
             if let Link::LengthOfNext { line, .. } = *link {
-                if let Some(t @ Token::Int(_)) = p.lines.get_mut(line + 1).and_then(|x| x.first_mut()) {
+                if let Some(t @ Token::Int(_)) =
+                    p.lines.get_mut(line + 1).and_then(|x| x.first_mut())
+                {
                     *t = Token::Word(t.render());
                 }
             }
@@ -2286,7 +2298,10 @@ impl InputModel {
         // The next line's width counted twice, by its count and as a matrix's: the other
         // count is the second list's where it fits (`2 2` over `4 4`, `4 4` read as the
         // task's two lists), else none.
-        if links.iter().any(|l| matches!(l, Link::TokensOnNext { line: 0, .. })) {
+        if links
+            .iter()
+            .any(|l| matches!(l, Link::TokensOnNext { line: 0, .. }))
+        {
             for link in links.iter_mut() {
                 if let Link::Width { line: 0, tok, .. } = *link {
                     let second = self
@@ -3661,6 +3676,208 @@ mod tests {
             .first_line_kinds
             .get(&0)
             .is_some_and(|k| k.contains(&LinkKind::LinesAfter)));
+    }
+
+    /// Inputs `model` makes from `inputs` in turn, `count` tries.
+    fn made_from(inputs: &[&str], count: usize, seed: u64) -> Vec<String> {
+        let model = InputModel::of(inputs.iter().copied());
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        (0..count)
+            .filter_map(|i| model.mutate(inputs.get(i % inputs.len())?, &mut rng))
+            .collect()
+    }
+
+    #[test]
+    fn a_count_of_lines_before_a_last_line_counts_them() {
+        // `q`, q values, then the modulus.
+        let made = made_from(
+            &[
+                "3
+3
+4
+10
+7
+",
+                "2
+6
+5
+9
+",
+            ],
+            300,
+            21,
+        );
+        let resized = made
+            .iter()
+            .filter(|new| {
+                let lines: Vec<&str> = new.lines().collect();
+                let q: usize = lines[0].parse().unwrap();
+                assert_eq!(lines.len(), q + 2, "{new:?}");
+                q > 3
+            })
+            .count();
+        assert!(resized > 10, "{resized}");
+        // A square matrix before its exponent, seen at two sizes: rows and widths together.
+        let inputs = [
+            "2
+1 1
+1 0
+10
+",
+            "2
+2 0
+3 1
+0
+",
+            "1
+2
+100
+",
+        ];
+        for new in made_from(&inputs, 300, 22) {
+            let rows = numbers(&new);
+            let n = rows[0][0] as usize;
+            assert_eq!(rows.len(), n + 2, "{new:?}");
+            assert!(rows[1..=n].iter().all(|r| r.len() == n), "{new:?}");
+        }
+        // Records as wide as their count at one size only: the count stays.
+        for new in made_from(
+            &[
+                "3
+0 2 5
+1 5 0
+20 3 4
+1 2
+",
+                "3
+10 1 0
+2 7 3
+10 0 9
+2 0
+",
+            ],
+            200,
+            23,
+        ) {
+            let rows = numbers(&new);
+            assert_eq!(rows.len(), rows[0][0] as usize + 2, "{new:?}");
+            assert!(
+                rows[1..rows.len() - 1].iter().all(|r| r.len() == 3),
+                "{new:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_first_line_count_reads_as_every_input_allows() {
+        // `N M` over two lists of cards: `2 2` over `4 4`, `4 4` is two lists, not a matrix.
+        let inputs = ["3 3\n5 2 9\n4 8 1\n", "2 2\n4 4\n4 4\n"];
+        let made = made_from(&inputs, 300, 24);
+        assert!(made.len() > 100);
+        for new in &made {
+            let rows = numbers(new);
+            assert_eq!(rows.len(), 3, "{new:?}");
+            assert_eq!(rows[1].len() as i64, rows[0][0], "{new:?}");
+            assert_eq!(rows[2].len() as i64, rows[0][1], "{new:?}");
+        }
+        // `n m` over m edges: a `3 1` over the edge `1 2 7` counts no tokens where `4 5` over
+        // five edges counts nothing there.
+        for new in made_from(
+            &["4 5\n1 2 3\n2 3 -1\n3 4 4\n4 1 2\n1 3 5\n", "3 1\n1 2 7\n"],
+            300,
+            25,
+        ) {
+            let rows = numbers(&new);
+            assert_eq!(rows.len() as i64, rows[0][1] + 1, "{new:?}");
+            assert!(rows[1..].iter().all(|r| r.len() == 3), "{new:?}");
+        }
+    }
+
+    #[test]
+    fn a_count_of_words_that_run_past_a_grid_counts_lines() {
+        // Six words, four of them as long as the count: a list, no grid six wide.
+        let made = made_from(
+            &[
+                "6\nlisten\nsilent\nenlist\ngoogle\ncat\nact\n",
+                "2\nab\nabb\n",
+            ],
+            300,
+            26,
+        );
+        assert!(made.len() > 100);
+        for new in &made {
+            let lines: Vec<&str> = new.lines().collect();
+            assert_eq!(
+                lines.len() as i64 - 1,
+                lines[0].parse::<i64>().unwrap(),
+                "{new:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn commands_among_records_are_no_grid() {
+        // `max` and `pop` between `push 3` lines keep their spelling.
+        let base = "9\npush 3\npush -5\nmax\npush 7\nmax\npop\npop\npop\nmax\n";
+        let made = made(base, 300, 27);
+        assert!(made.len() > 100);
+        for new in &made {
+            for line in new.lines().skip(1) {
+                let word = line.split(' ').next().unwrap();
+                assert!(["push", "pop", "max"].contains(&word), "{new:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_first_line_of_counts_is_not_shuffled() {
+        // `4 0`, shuffled, would count four edges that are not there.
+        for new in made_from(&["5 3\n1 2\n2 3\n4 5\n", "4 0\n"], 300, 28) {
+            let rows = numbers(&new);
+            assert_eq!(rows.len() as i64, rows[0][1] + 1, "{new:?}");
+        }
+    }
+
+    #[test]
+    fn a_place_of_a_fixed_layout_keeps_near_its_own_values() {
+        // `k` (3 to 5) under `a` and `b` (up to 222) is drawn near 3 to 5.
+        let inputs = ["2\n10\n3\n", "7\n222\n5\n", "12\n1\n4\n"];
+        let made = made_from(&inputs, 400, 29);
+        assert!(made.len() > 100);
+        let ks: Vec<i64> = made.iter().map(|new| numbers(new)[2][0]).collect();
+        assert!(ks.iter().all(|&k| k <= 10), "{ks:?}");
+        assert!(ks.iter().any(|&k| k != 3 && k != 4 && k != 5), "{ks:?}");
+    }
+
+    #[test]
+    fn a_one_line_range_stays_in_order() {
+        // `L R` shown as `1 10` and `27 27`.
+        let made = made_from(&["1 10\n", "27 27\n"], 300, 30);
+        assert!(made.len() > 100);
+        assert!(made.iter().all(|new| {
+            let v = &numbers(new)[0];
+            v[0] <= v[1]
+        }));
+        // One input shows no order.
+        assert!(one_line_orders(&[Parsed::of("1 10\n")]).is_empty());
+    }
+
+    #[test]
+    fn a_string_of_digits_as_long_as_its_count_is_a_string() {
+        let inputs = [
+            "5 5\n10110\ncount 1 5\nflip 2 4\nget 2\ncount 1 3\nget 5\n",
+            "1 3\n0\nflip 1 1\nflip 1 1\nget 1\n",
+        ];
+        let made = made_from(&inputs, 300, 31);
+        let mut longer = 0;
+        for new in &made {
+            let lines: Vec<&str> = new.lines().collect();
+            let n: usize = lines[0].split(' ').next().unwrap().parse().unwrap();
+            assert_eq!(lines[1].len(), n, "{new:?}");
+            assert!(lines[1].chars().all(|c| c == '0' || c == '1'), "{new:?}");
+            longer += usize::from(n > 5);
+        }
+        assert!(longer > 5, "{longer}");
     }
 
     #[test]

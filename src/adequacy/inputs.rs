@@ -727,6 +727,13 @@ impl Parsed {
         // The rows of a matrix whose width a header gives hold values, not counts (`9 4 4 8`
         // over a row of four is no count of it).
         let mut matrix_rows = 0..0;
+        let commands = self
+            .lines
+            .iter()
+            .skip(1)
+            .filter(|l| leads_with_word(l))
+            .count()
+            >= 2;
         for (l, line) in self.lines.iter().enumerate() {
             if matrix_rows.contains(&l) {
                 continue;
@@ -736,6 +743,11 @@ impl Parsed {
             // Two tokens are too few to tell (`2` over a case's `n m`): only no count-led line.
             let counted = l > 0 && out.iter().any(|x: &Link| x.counted_line() == Some(l));
             if counted && line.len() >= 3 {
+                continue;
+            }
+            // Among commands led by their words (`push 3`, `flip 2 4`, `get 2`), an argument
+            // counts nothing: not the next command's tokens, a word's length or the lines left.
+            if l >= 1 && commands && leads_with_word(line) {
                 continue;
             }
             for (k, t) in line.iter().enumerate() {
@@ -901,9 +913,6 @@ impl Parsed {
                     nx.len() == n && (n >= 2 || (short && !(line.len() >= 2 && one_word)))
                 }) && !self.lone_over_records(l, n)
                     && !(k >= 1 && self.in_record_run(l))
-                    // An argument of a command over the next command (`flip 2 4` over
-                    // `get 2`): both lines are led by their words.
-                    && !(l >= 1 && leads_with_word(line) && next.is_some_and(|nx| leads_with_word(nx)))
                 {
                     out.push(Link::TokensOnNext { line: l, tok: k });
                 } else if let Some([Token::Word(w)]) = next.map(Vec::as_slice) {

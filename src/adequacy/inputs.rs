@@ -1645,7 +1645,7 @@ fn positive_lists(inputs: &[Parsed]) -> BTreeSet<Place> {
 }
 
 /// Largest count a resized structure gets (grown tests stay small and cheap).
-const MAX_COUNT: usize = 50;
+const MAX_COUNT: usize = 60;
 
 impl InputModel {
     /// The model of `inputs`.

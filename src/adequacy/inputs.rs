@@ -747,7 +747,12 @@ impl Parsed {
             }
             // Among commands led by their words (`push 3`, `flip 2 4`, `get 2`), an argument
             // counts nothing: not the next command's tokens, a word's length or the lines left.
-            if l >= 1 && commands && leads_with_word(line) {
+            // (A case's head, `misere 2` over `1 1`, is followed by its numbers.)
+            let next_is_command = self
+                .lines
+                .get(l + 1)
+                .is_none_or(|nx| matches!(nx.first(), Some(Token::Word(_))));
+            if l >= 1 && commands && leads_with_word(line) && next_is_command {
                 continue;
             }
             for (k, t) in line.iter().enumerate() {
@@ -3831,9 +3836,20 @@ mod tests {
         let made = made(base, 300, 27);
         assert!(made.len() > 100);
         for new in &made {
-            for line in new.lines().skip(1) {
-                let word = line.split(' ').next().unwrap();
-                assert!(["push", "pop", "max"].contains(&word), "{new:?}");
+            let lines: Vec<&str> = new.lines().collect();
+            // No argument counts the lines after it (`push 3` over three more commands).
+            assert_eq!(
+                lines[0].parse::<usize>().unwrap(),
+                lines.len() - 1,
+                "{new:?}"
+            );
+            for line in lines.iter().skip(1) {
+                let words: Vec<&str> = line.split(' ').collect();
+                match words[0] {
+                    "push" => assert_eq!(words.len(), 2, "{new:?}"),
+                    "pop" | "max" => assert_eq!(words.len(), 1, "{new:?}"),
+                    _ => panic!("{new:?}"),
+                }
             }
         }
     }

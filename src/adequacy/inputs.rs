@@ -1489,13 +1489,10 @@ fn distinct_lists(inputs: &[Parsed]) -> BTreeSet<Place> {
 /// (a fixed layout: `a`, `b`, `k` one per line), the places whose integer is not the same in
 /// all: what such a value would count is the same in every input, so it counts nothing.
 fn varying_places(inputs: &[Parsed]) -> BTreeSet<Place> {
-    let widths = |p: &Parsed| p.lines.iter().map(Vec::len).collect::<Vec<_>>();
-    let Some((first, rest)) = inputs.split_first() else {
+    let (Some(first), Some(_)) = (inputs.first(), fixed_layout(inputs)) else {
         return BTreeSet::new();
     };
-    if rest.is_empty() || rest.iter().any(|p| widths(p) != widths(first)) {
-        return BTreeSet::new();
-    }
+    let rest = inputs.get(1..).unwrap_or_default();
     let mut out = BTreeSet::new();
     for (l, line) in first.lines.iter().enumerate() {
         for (k, t) in line.iter().enumerate() {
@@ -1515,13 +1512,9 @@ fn varying_places(inputs: &[Parsed]) -> BTreeSet<Place> {
 /// a place is drawn near its own (`k ≤ 18` shown as 3 to 5, beside `b` = 222), not from the
 /// whole input's range.
 fn place_ranges(inputs: &[Parsed]) -> (Option<Vec<usize>>, PlaceRanges) {
-    let widths = |p: &Parsed| p.lines.iter().map(Vec::len).collect::<Vec<_>>();
-    let Some((first, rest)) = inputs.split_first() else {
+    let (Some(first), Some(layout)) = (inputs.first(), fixed_layout(inputs)) else {
         return (None, BTreeMap::new());
     };
-    if rest.is_empty() || rest.iter().any(|p| widths(p) != widths(first)) {
-        return (None, BTreeMap::new());
-    }
     let mut ranges = BTreeMap::new();
     for (l, line) in first.lines.iter().enumerate() {
         for k in 0..line.len() {
@@ -1539,7 +1532,16 @@ fn place_ranges(inputs: &[Parsed]) -> (Option<Vec<usize>>, PlaceRanges) {
             }
         }
     }
-    (Some(widths(first)), ranges)
+    (Some(layout), ranges)
+}
+
+/// Where two inputs or more all have the same number of lines, each as wide in every input,
+/// those widths.
+fn fixed_layout(inputs: &[Parsed]) -> Option<Vec<usize>> {
+    let widths = |p: &Parsed| p.lines.iter().map(Vec::len).collect::<Vec<_>>();
+    let (first, rest) = inputs.split_first()?;
+    let layout = widths(first);
+    (!rest.is_empty() && rest.iter().all(|p| widths(p) == layout)).then_some(layout)
 }
 
 /// The longest tail a count of lines is read to leave ([`tail_counts`]).

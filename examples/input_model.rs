@@ -2,7 +2,8 @@
 //! input model makes of a problem (`cargo run --release --example input_model -- FILE N SEED`,
 //! FILE holding one input per blank-line-separated block; an optional BASES file, in the same
 //! layout, holds inputs to mutate by FILE's model instead of FILE's own, as growth mutates
-//! the inputs it kept).
+//! the inputs it kept). With `EQUIMORPH_LARGE=CAP` set, it prints large inputs instead
+//! (`InputModel::enlarge` at that cap).
 
 use equimorph::adequacy::inputs::InputModel;
 use rand::SeedableRng;
@@ -27,12 +28,21 @@ fn main() -> anyhow::Result<()> {
         None => inputs,
     };
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    // EQUIMORPH_LARGE=CAP: large inputs (`tests grow`'s rule 6) instead of small edits.
+    let large: Option<usize> = std::env::var("EQUIMORPH_LARGE")
+        .ok()
+        .map(|v| v.parse())
+        .transpose()?;
     let mut made = 0;
     while made < n {
         let Some(base) = inputs.get(made % inputs.len()) else {
             break;
         };
-        if let Some(out) = model.mutate(base, &mut rng) {
+        let out = match large {
+            Some(cap) => model.enlarge(base, cap, &mut rng),
+            None => model.mutate(base, &mut rng),
+        };
+        if let Some(out) = out {
             println!("{out}---");
         }
         made += 1;

@@ -140,7 +140,7 @@ fn grown_tests_reject_the_off_by_one_the_sample_misses_and_no_accepted_solution(
         ..GrowOptions::default()
     };
     let (_, none) = grow_task(&oracle, original, &siblings, retired);
-    assert_eq!(none.added, none.covering, "{none:?}");
+    assert_eq!(none.added, none.covering + none.large, "{none:?}");
     assert_eq!(none.sibling_killed, 0);
     assert_eq!(
         none.after.unwrap().mutation_score,
@@ -825,4 +825,55 @@ fn the_score_includes_the_datasets_known_broken_programs() {
         .unwrap()
         .iter()
         .any(|t| t["adequacy"]["broken"]["programs"].as_u64().unwrap_or(0) > 0));
+}
+
+#[test]
+fn large_inputs_are_kept_on_the_keep_rules_alone_and_every_solution_passes_them() {
+    let oracle = common::oracle(OracleMode::Fork);
+    let tasks = adequacy_tasks();
+    let prefix = problem(&tasks, "prefix-max");
+    let original = &prefix[0];
+    let siblings = siblings_of(original, &tasks);
+    assert!(!siblings.is_empty());
+    let quick = GrowOptions {
+        max_tests: 1,
+        coverage_tests: 0,
+        patience: 1,
+        ..GrowOptions::default()
+    };
+    let (grown, report) = grow_task(&oracle, original, &siblings, quick);
+    assert!(
+        (1..=quick.large_tests).contains(&report.large),
+        "{report:?}"
+    );
+    // A large input: a count of a few hundred and its values (`5` over five in the sample).
+    let large = grown
+        .tests
+        .iter()
+        .filter(|t| t.grown && t.input.split_whitespace().count() > 100)
+        .count();
+    assert_eq!(large, report.large, "{report:?}");
+    // No false alarm: every accepted solution passes them with its own output.
+    for s in std::iter::once(original).chain(siblings.iter().copied()) {
+        let as_task = Task {
+            source: s.source.clone(),
+            ..grown.clone()
+        };
+        assert_eq!(
+            oracle.validate(&as_task).status,
+            ValidationStatus::Ok,
+            "{}",
+            s.id
+        );
+    }
+    let off = GrowOptions {
+        large_tests: 0,
+        ..quick
+    };
+    let (small, none) = grow_task(&oracle, original, &siblings, off);
+    assert_eq!(none.large, 0, "{none:?}");
+    assert!(small
+        .tests
+        .iter()
+        .all(|t| t.input.split_whitespace().count() <= 100));
 }

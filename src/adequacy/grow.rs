@@ -15,6 +15,11 @@
 //!    test has no mutant's evidence behind it, so it is taken only when its integers lie in the
 //!    range the task's own tests show and its words are theirs, where the problem's
 //!    constraints most likely hold.
+//! 6. Besides, up to `large_tests` large inputs per stdin task (every count grown to a few
+//!    hundred, as a judge's large random tests are; [`InputModel::enlarge`]) are kept on rules
+//!    1–3 alone: a solution growth never saw may split its work in blocks of 128 or keep
+//!    a buffer that only a large input fills, which no small input and no mutant of the known
+//!    solutions points at. They are not mutated further (growth's own inputs stay small).
 //!
 //! A kept test is differential: its `output` is the original's. Growing stops when no new
 //! test has been kept for `patience` rounds, or when neither a surviving mutant nor coverage
@@ -27,7 +32,7 @@
 use super::calls::{shows, stated_calls, CallModel, Value};
 use super::coverage::{arcs_of, Arc};
 use super::equivalent::mutants_to_judge;
-use super::inputs::InputModel;
+use super::inputs::{InputModel, LARGE_COUNT};
 use super::mutants::Mutant;
 use super::score::{tally, test_panic_point, verdicts, MutantOptions, Verdict};
 use super::{Adequacy, MutantTally};
@@ -54,6 +59,8 @@ pub struct GrowOptions {
     pub max_tests: usize,
     /// Most tests added to one task for the branches they reach alone (rule 5; 0: none).
     pub coverage_tests: usize,
+    /// Large inputs added to one stdin task on keep rules 1–3 alone (rule 6; 0: none).
+    pub large_tests: usize,
     /// New inputs tried per round.
     pub batch: usize,
     /// Rounds in a row without a new test kept before a task stops.
@@ -78,6 +85,7 @@ impl Default for GrowOptions {
             mutants: MutantOptions::default(),
             max_tests: 10,
             coverage_tests: DEFAULT_COVERAGE_TESTS,
+            large_tests: DEFAULT_LARGE_TESTS,
             batch: 16,
             patience: 4,
             retire_after: usize::MAX,
@@ -95,6 +103,13 @@ impl Default for GrowOptions {
 /// tests rejected 0.743 → 0.784 → 0.811 of the held-out solutions' mutants, with 8.7 → 13.4
 /// tests per task at 10 (docs/guides/test-adequacy.md, kit 27).
 pub const DEFAULT_COVERAGE_TESTS: usize = 10;
+
+/// Large inputs kept per stdin task by default (rule 6).
+pub const DEFAULT_LARGE_TESTS: usize = 2;
+
+/// Large inputs drawn per large test wanted: the first ones at [`LARGE_COUNT`], the rest at a
+/// quarter of it, for a task whose original runs past the deadline on the largest.
+const LARGE_TRIES: usize = 3;
 
 /// Largest output a grown test may have (bytes): a grown test is a small one.
 const MAX_GROWN_OUTPUT: usize = 64 << 10;
@@ -122,6 +137,8 @@ pub struct GrowReport {
     pub added: usize,
     /// Of them, kept only for the branches they reach (rule 5).
     pub covering: usize,
+    /// Of them, large inputs kept on keep rules 1–3 alone (rule 6).
+    pub large: usize,
     /// Of them, calls with the value the task's text states (docstring examples), kept
     /// whether or not they reject a mutant.
     pub stated: usize,
@@ -395,6 +412,7 @@ struct Growth<'m> {
     pool: Vec<String>,
     stated: usize,
     covering: usize,
+    large: usize,
     covered: Vec<Option<BTreeSet<Arc>>>,
     outputs: HashSet<String>,
     atypical: HashSet<String>,
@@ -404,13 +422,20 @@ struct Growth<'m> {
 }
 
 impl Growth<'_> {
-    /// Tests added for the mutants they reject (neither stated nor covering).
+    /// Tests added for the mutants they reject (neither stated, covering nor large).
     fn killing(&self) -> usize {
-        self.new_tests.len() - self.stated - self.covering
+        self.new_tests.len() - self.stated - self.covering - self.large
     }
 
-    /// Records a new test, with the arcs it reaches in each program and each sibling's output.
-    fn push(&mut self, test: TestCase, arcs: Vec<Option<BTreeSet<Arc>>>, outputs: Vec<String>) {
+    /// Records a new test, with the arcs it reaches in each program and each sibling's output;
+    /// a stdin input joins the inputs to mutate unless it is a large one.
+    fn push(
+        &mut self,
+        test: TestCase,
+        arcs: Vec<Option<BTreeSet<Arc>>>,
+        outputs: Vec<String>,
+        to_pool: bool,
+    ) {
         for (all, o) in self.sibling_outputs.iter_mut().zip(outputs) {
             all.push(o);
         }
@@ -419,7 +444,7 @@ impl Growth<'_> {
                 c.extend(n);
             }
         }
-        if test.call.is_none() {
+        if test.call.is_none() && to_pool {
             self.pool.push(test.input.clone());
         }
         if let Some(o) = &test.output {
@@ -512,7 +537,7 @@ fn admit_covering(
         if new {
             growth.covering += 1;
             added += 1;
-            growth.push(test, arcs, outputs);
+            growth.push(test, arcs, outputs, true);
         } else {
             *report.discarded.entry(NO_KILL).or_default() += 1;
         }
@@ -520,15 +545,25 @@ fn admit_covering(
     added
 }
 
-/// Adds the kept tests that reject a surviving mutant (or all of them when `max_tests` is
-/// `None`: tests the task states), while fewer than `max_tests` were added; returns how many
-/// were, and the kept tests it did not add, in order.
+/// Which kept tests [`admit`] takes.
+#[derive(Clone, Copy, PartialEq)]
+enum Admit {
+    /// All: tests the task's text states.
+    Stated,
+    /// All: large inputs (rule 6).
+    Large,
+    /// Those that reject a surviving mutant, while fewer than this many were added for kills.
+    Killing(usize),
+}
+
+/// Adds the kept tests `which` says (every one takes the mutants it rejects); returns how many
+/// were added, and the kept tests it did not add, in order.
 fn admit(
     oracle: &Oracle,
     task: &Task,
     programs: &[(Language, &str)],
     kept: Vec<Kept>,
-    max_tests: Option<usize>,
+    which: Admit,
     options: &GrowOptions,
     growth: &mut Growth<'_>,
 ) -> (usize, Vec<Kept>) {
@@ -548,9 +583,9 @@ fn admit(
         })
         .collect();
     let firsts: BTreeSet<usize> = first_kill.iter().flatten().copied().collect();
-    let taken: BTreeSet<usize> = match max_tests {
-        None => (0..kept.len()).collect(),
-        Some(max) => firsts
+    let taken: BTreeSet<usize> = match which {
+        Admit::Stated | Admit::Large => (0..kept.len()).collect(),
+        Admit::Killing(max) => firsts
             .into_iter()
             .take(max.saturating_sub(growth.killing()))
             .collect(),
@@ -589,10 +624,12 @@ fn admit(
         .map(|(t, _)| arcs_in(oracle, programs, t, options.deadline))
         .collect();
     for ((test, outputs), arcs) in admitted.into_iter().zip(arcs) {
-        if max_tests.is_none() {
-            growth.stated += 1;
+        match which {
+            Admit::Stated => growth.stated += 1,
+            Admit::Large => growth.large += 1,
+            Admit::Killing(_) => {}
         }
-        growth.push(test, arcs, outputs);
+        growth.push(test, arcs, outputs, which != Admit::Large);
     }
     for (all, new) in growth.sibling_kills.iter_mut().zip(sibling_kills) {
         *all += new;
@@ -610,6 +647,54 @@ fn admit(
         .collect();
     (added, left)
 }
+
+/// Up to [`LARGE_TRIES`] × `wanted` new large inputs (rule 6) made from the task's `inputs`,
+/// largest first, none of them `seen` before: the first two thirds at [`LARGE_COUNT`], the
+/// rest at a quarter of it. Drawn from a generator of their own, so that the rest of growth
+/// draws the same inputs whether or not large ones are asked for.
+fn large_inputs(
+    model: &InputModel,
+    inputs: &[String],
+    wanted: usize,
+    seen: &mut HashSet<String>,
+    id: &str,
+    seed: u64,
+) -> Vec<TestCase> {
+    let mut bases: Vec<&String> = inputs.iter().collect();
+    bases.sort_by_key(|b| std::cmp::Reverse(b.len()));
+    if bases.is_empty() || wanted == 0 {
+        return Vec::new();
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(task_seed(seed, id) ^ LARGE_SEED);
+    let tries = wanted * LARGE_TRIES;
+    let mut made = Vec::new();
+    for i in 0..tries {
+        let cap = if i * 3 < tries * 2 {
+            LARGE_COUNT
+        } else {
+            LARGE_COUNT / 4
+        };
+        let Some(base) = bases.get(i % bases.len()) else {
+            continue;
+        };
+        let Some(input) = model.enlarge(base, cap, &mut rng) else {
+            continue;
+        };
+        let test = TestCase {
+            input,
+            output: None,
+            call: None,
+            grown: true,
+        };
+        if seen.insert(test_key(&test)) {
+            made.push(test);
+        }
+    }
+    made
+}
+
+/// Mixed into a task's seed for its large inputs' generator.
+const LARGE_SEED: u64 = 0x6c61_7267_6569_6e70;
 
 /// A per-task seed: the run's seed mixed with the task's id.
 fn task_seed(seed: u64, id: &str) -> u64 {
@@ -747,6 +832,7 @@ fn shared(
     report.after = Some(after);
     report.added = grown.added;
     report.covering = grown.covering;
+    report.large = grown.large;
     report.stated = grown.stated;
     report.tried = grown.tried;
     report.discarded = grown.discarded.clone();
@@ -800,6 +886,7 @@ pub fn empty_report(task: &Task, siblings: usize) -> GrowReport {
         after: None,
         added: 0,
         covering: 0,
+        large: 0,
         stated: 0,
         tried: 0,
         discarded: BTreeMap::new(),
@@ -917,6 +1004,7 @@ fn grow_inner(
         pool,
         stated: 0,
         covering: 0,
+        large: 0,
         covered,
         outputs: reference
             .runs
@@ -958,7 +1046,43 @@ fn grow_inner(
             })
             .collect();
         let kept = sorted_out(verdicts, &mut report);
-        admit(oracle, task, &programs, kept, None, &options, &mut growth);
+        admit(
+            oracle,
+            task,
+            &programs,
+            kept,
+            Admit::Stated,
+            &options,
+            &mut growth,
+        );
+    }
+    if let Maker::Stdin(model, inputs) = &maker {
+        let made = large_inputs(
+            model,
+            inputs,
+            options.large_tests,
+            &mut seen,
+            &task.id,
+            options.seed,
+        );
+        report.tried += made.len();
+        let verdicts: Vec<Result<Kept, &'static str>> = made
+            .into_par_iter()
+            .map(|t| keep(oracle, task, siblings, t, options.deadline))
+            .collect();
+        let kept: Vec<Kept> = sorted_out(verdicts, &mut report)
+            .into_iter()
+            .take(options.large_tests)
+            .collect();
+        admit(
+            oracle,
+            task,
+            &programs,
+            kept,
+            Admit::Large,
+            &options,
+            &mut growth,
+        );
     }
     let mut idle = 0;
     while idle < options.patience {
@@ -1006,7 +1130,7 @@ fn grow_inner(
             task,
             &programs,
             kept,
-            Some(options.max_tests),
+            Admit::Killing(options.max_tests),
             &options,
             &mut growth,
         );
@@ -1029,6 +1153,7 @@ fn grow_inner(
     report.added = growth.new_tests.len();
     report.stated = growth.stated;
     report.covering = growth.covering;
+    report.large = growth.large;
     report.sibling_killed = growth.sibling_kills.iter().sum();
     let shares = sibling_mutants
         .iter()

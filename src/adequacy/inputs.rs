@@ -519,6 +519,41 @@ impl Parsed {
         })
     }
 
+    /// The places (line, token) of `p` that hold an index column's integer.
+    fn index_places(&self, indices: &BTreeMap<(usize, usize), Index>) -> Vec<Place> {
+        let mut out = Vec::new();
+        for (l, line) in self.lines.iter().enumerate().skip(1) {
+            for k in 0..line.len() {
+                if indices.contains_key(&(line.len(), k)) {
+                    out.push((l, k));
+                }
+            }
+        }
+        out
+    }
+
+    /// Redraws every integer of an index column over all the value it indexes on this input's
+    /// first line allows (see [`Parsed::keep_indices`]).
+    fn redraw_indices(&mut self, indices: &BTreeMap<(usize, usize), Index>, rng: &mut impl Rng) {
+        let header = self.header();
+        for line in self.lines.iter_mut().skip(1) {
+            let width = line.len();
+            for (k, t) in line.iter_mut().enumerate() {
+                let (Some(ix), Token::Int(v)) = (indices.get(&(width, k)), &mut *t) else {
+                    continue;
+                };
+                if let Some((lo, hi)) = header
+                    .get(ix.place)
+                    .copied()
+                    .flatten()
+                    .and_then(|h| ix.bounds(h))
+                {
+                    *v = rng.random_range(lo..=hi);
+                }
+            }
+        }
+    }
+
     /// Puts each ordered pair of `orders` back in order where a mutation reversed it (the
     /// two values swap places), and parts a strictly ordered pair a mutation made equal;
     /// never a pair holding one of `counts` (a count leads its line: `1 7`).
@@ -1045,6 +1080,8 @@ impl Parsed {
 /// What the existing inputs show: integer range, word alphabets and lengths.
 #[derive(Debug, Clone)]
 pub struct InputModel {
+    /// Largest count a resize gives: [`MAX_COUNT`], or [`LARGE_COUNT`] for large inputs.
+    cap: usize,
     int_lo: i64,
     int_hi: i64,
     /// Characters seen in words, per class (lower, upper, digit, other).
@@ -1654,6 +1691,18 @@ fn positive_lists(inputs: &[Parsed]) -> BTreeSet<Place> {
 /// Largest count a resized structure gets (grown tests stay small and cheap).
 const MAX_COUNT: usize = 60;
 
+/// Largest count a large input's structures get ([`InputModel::enlarge`]): past a block of
+/// 128, the first power of two past 100, where square-root decompositions, buffers and
+/// word-sized bit sets a judge's large tests reach start to matter.
+pub const LARGE_COUNT: usize = 400;
+
+/// Largest large input, in bytes: a grid of 400 by 400 is no test a task file should carry.
+const MAX_LARGE_INPUT: usize = 64 << 10;
+
+/// Broad mutations in a row that make a large input: each resizes one count, so two counts
+/// on one line (`n q`) both grow in most large inputs.
+const LARGE_STEPS: usize = 4;
+
 impl InputModel {
     /// The model of `inputs`.
     pub fn of<'a>(inputs: impl IntoIterator<Item = &'a str>) -> InputModel {
@@ -1904,6 +1953,7 @@ impl InputModel {
             square_sides,
             unsure_sides,
             cases,
+            cap: MAX_COUNT,
         }
     }
 
@@ -2010,6 +2060,35 @@ impl InputModel {
     /// A new input made from `base` by one to three mutations; `None` when `base` has nothing
     /// to mutate.
     pub fn mutate(&self, base: &str, rng: &mut impl Rng) -> Option<String> {
+        self.mutate_in(base, false, rng)
+    }
+
+    /// A large input made from `base`, as a judge's large random tests are: every count
+    /// resized to between half of `cap` and all of it (a few broad mutations in a row, each
+    /// re-reading the counts), its values redrawn within the range the task's tests show,
+    /// and every index column redrawn over all it may index (`flip l r` over the whole string,
+    /// not its first five places). `None` where `base` has no count to grow or is made of
+    /// cases. The same keep rules judge it as any grown input.
+    pub fn enlarge(&self, base: &str, cap: usize, rng: &mut impl Rng) -> Option<String> {
+        if self.cases_of(base).is_some() {
+            return None;
+        }
+        let big = InputModel {
+            cap: cap.max(MAX_COUNT),
+            ..self.clone()
+        };
+        let mut input = base.to_string();
+        for _ in 0..LARGE_STEPS {
+            if let Some(next) = big.mutate_in(&input, true, rng) {
+                input = next;
+            }
+        }
+        (input.len() > base.len() && input.len() <= MAX_LARGE_INPUT).then_some(input)
+    }
+
+    /// [`InputModel::mutate`]; `large`: a broad mutation at this model's cap whose index
+    /// columns are all redrawn (see [`InputModel::enlarge`]).
+    fn mutate_in(&self, base: &str, large: bool, rng: &mut impl Rng) -> Option<String> {
         if let Some((c, cases)) = self.cases_of(base) {
             return c.mutate(base, cases, rng);
         }
@@ -2045,7 +2124,11 @@ impl InputModel {
         // Not of cards: a hand cannot outgrow the deck.
         let broad = (!links.is_empty() || !trees.is_empty())
             && self.cards.is_none()
-            && rng.random_ratio(1, 5);
+            && (large || rng.random_ratio(1, 5));
+        // A large input is a broad one, of a count or a tree it can grow.
+        if large && !broad {
+            return None;
+        }
         // A broad input of a tree makes the tree large (its edges are rebuilt below); a tree
         // whose count is also a link's (a value per vertex) is resized by the link.
         let tree = match trees.len() {
@@ -2058,7 +2141,7 @@ impl InputModel {
                 && !links.iter().any(|l| l.at() == t.at())
         });
         if let Some(slot) = big_tree.and_then(|t| p.token_mut(t.at())) {
-            *slot = Token::Int(rng.random_range(MAX_COUNT as i64 / 2..=MAX_COUNT as i64));
+            *slot = Token::Int(rng.random_range(self.cap as i64 / 2..=self.cap as i64));
         }
         // A broad grid grows both ways half the time (a long thin strip has one route): its
         // row count and its width are resized in turn.
@@ -2141,7 +2224,7 @@ impl InputModel {
             self.keep_typical(&mut p, &counts);
             // Half the broad inputs without a tree also spread what indexes a value of the
             // first line that no count fixes (`n` vertices under `m` edges) over a larger one.
-            if trees.is_empty() && !self.indices.is_empty() && rng.random_bool(0.5) {
+            if trees.is_empty() && !self.indices.is_empty() && (large || rng.random_bool(0.5)) {
                 let mut fixed = counts.clone();
                 fixed.extend(links.iter().filter_map(|l| match *l {
                     Link::Rows {
@@ -2150,6 +2233,9 @@ impl InputModel {
                     _ => None,
                 }));
                 self.spread_indices(&mut p, &fixed, rng);
+                if large {
+                    p.redraw_indices(&self.indices, rng);
+                }
             }
         }
         // A header's positive size stays positive, whatever edit reached it (a record's group
@@ -2197,14 +2283,25 @@ impl InputModel {
         // Orders first: an index past its bound crashes a solution, and the bound wins where
         // both cannot hold (`l < r` with n = 1).
         let counts = count_places(&links);
-        self.records.clamp(&mut p, &counts);
+        // A large input's index columns span what they index, past the range records show.
+        let unclamped = if large {
+            let mut c = counts.clone();
+            c.extend(p.index_places(&self.indices));
+            c
+        } else {
+            counts.clone()
+        };
+        self.records.clamp(&mut p, &unclamped);
         p.keep_order(&orders, &counts);
         p.keep_line_order(&self.line_orders);
         p.keep_indices(&self.indices);
         let values: BTreeSet<usize> = links.iter().filter_map(|l| l.counted_line()).collect();
         // Trees and simple graphs after the indices (a clamped end may close a cycle or make a
         // loop), their new edges put in order.
-        if !self.graphs.repair(&mut p, &trees, &self.indices, rng) {
+        if !self
+            .graphs
+            .repair(&mut p, &trees, &self.indices, self.cap, rng)
+        {
             return None;
         }
         p.keep_order(&orders, &counts);
@@ -2395,10 +2492,10 @@ impl InputModel {
             let Some(Some(h)) = header.get(j).copied() else {
                 continue;
             };
-            if !(1..MAX_COUNT as i64).contains(&h) {
+            if !(1..self.cap as i64).contains(&h) {
                 continue;
             }
-            let new = rng.random_range(h.max(MAX_COUNT as i64 / 4)..=MAX_COUNT as i64);
+            let new = rng.random_range(h.max(self.cap as i64 / 4)..=self.cap as i64);
             if let Some(slot) = p.token_mut((0, j)) {
                 *slot = Token::Int(new);
                 grown.insert(j, new);
@@ -2851,7 +2948,7 @@ impl InputModel {
         }
         let upper = n.saturating_mul(2).clamp(8, MAX_COUNT).max(n);
         let new = match rng.random_range(0..5) {
-            _ if broad => rng.random_range(n.max(MAX_COUNT / 2)..=n.max(MAX_COUNT)),
+            _ if broad => rng.random_range(n.max(self.cap / 2)..=n.max(self.cap)),
             0 => n.saturating_sub(1).max(1),
             1 => (n + 1).min(upper),
             2 => 1,
@@ -4637,5 +4734,60 @@ mod tests {
                 .collect();
             assert!(head.iter().all(|&v| v >= 1), "{new:?}");
         }
+    }
+
+    #[test]
+    fn a_large_input_grows_its_counts_and_spreads_its_indices_over_them() {
+        // A string under range queries: `n q`, the string, then q queries into it.
+        let inputs = [
+            "5 5\n10110\ncount 1 5\nflip 2 4\nget 2\ncount 1 3\nget 5\n",
+            "1 3\n0\nflip 1 1\nflip 1 1\nget 1\n",
+        ];
+        let model = InputModel::of(inputs);
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let (mut made, mut long, mut wide) = (0, 0, 0);
+        for i in 0..20 {
+            let Some(new) = model.enlarge(inputs[i % 2], LARGE_COUNT, &mut rng) else {
+                continue;
+            };
+            made += 1;
+            let lines: Vec<&str> = new.lines().collect();
+            let head: Vec<usize> = lines[0].split(' ').map(|v| v.parse().unwrap()).collect();
+            let (n, q) = (head[0], head[1]);
+            assert_eq!(lines[1].len(), n, "{new:?}");
+            assert!(lines[1].chars().all(|c| c == '0' || c == '1'), "{new:?}");
+            assert_eq!(lines.len(), q + 2, "{new:?}");
+            long += usize::from(n >= LARGE_COUNT / 2 && q >= LARGE_COUNT / 2);
+            for query in &lines[2..] {
+                let args: Vec<usize> = query
+                    .split(' ')
+                    .skip(1)
+                    .map(|v| v.parse().unwrap())
+                    .collect();
+                assert!(
+                    args.iter().all(|&a| (1..=n).contains(&a)),
+                    "{query} past {n}"
+                );
+                assert!(args.windows(2).all(|w| w[0] <= w[1]), "{query}");
+                wide += usize::from(args.iter().any(|&a| a > 5));
+            }
+        }
+        assert!(made >= 15, "{made} large inputs");
+        assert!(long * 2 >= made, "{long} of {made} grew both counts");
+        assert!(wide > 100, "indices spread past the samples' 5: {wide}");
+        // The same seed makes the same input.
+        let again =
+            |seed| model.enlarge(inputs[0], LARGE_COUNT, &mut ChaCha8Rng::seed_from_u64(seed));
+        assert_eq!(again(3), again(3));
+        // A list's count follows it; a lone value has nothing to grow.
+        let list = "5\n1 3 2 5 4\n";
+        let model = InputModel::of([list]);
+        let new = model.enlarge(list, LARGE_COUNT, &mut rng).unwrap();
+        let lines: Vec<&str> = new.lines().collect();
+        let n: usize = lines[0].parse().unwrap();
+        assert!(n >= LARGE_COUNT / 2, "{n}");
+        assert_eq!(lines[1].split(' ').count(), n);
+        let model = InputModel::of(["85\n"]);
+        assert_eq!(model.enlarge("85\n", LARGE_COUNT, &mut rng), None);
     }
 }

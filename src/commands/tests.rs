@@ -6,7 +6,7 @@ use super::common::{
 };
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use equimorph::adequacy::grow::{GrowOptions, DEFAULT_COVERAGE_TESTS};
+use equimorph::adequacy::grow::{GrowOptions, DEFAULT_COVERAGE_TESTS, DEFAULT_LARGE_TESTS};
 use equimorph::adequacy::score::MutantOptions;
 use equimorph::adequacy::seed::SeedOptions;
 use equimorph::job::tests::{grow_options, mutant_options, GrowJob, ScoreJob};
@@ -100,6 +100,11 @@ pub struct GrowArgs {
     /// another accepted solution that no test reached (Python: traced; Java: probes in its source; 0: none).
     #[arg(long, default_value_t = DEFAULT_COVERAGE_TESTS, value_name = "N")]
     coverage_tests: usize,
+    /// Large inputs added to each stdin task whatever mutants they reject: every count grown
+    /// to a few hundred, as a judge's large tests are, kept where the original runs normally
+    /// and deterministically and the other accepted solutions agree (0: none).
+    #[arg(long, default_value_t = DEFAULT_LARGE_TESTS, value_name = "N")]
+    large_tests: usize,
     /// New inputs tried per round.
     #[arg(long, default_value_t = 16, value_name = "N")]
     batch: usize,
@@ -191,6 +196,7 @@ fn grow(args: GrowArgs) -> Result<ExitCode> {
         oracle: &oracle,
         options: GrowOptions {
             share: !args.per_solution,
+            large_tests: args.large_tests,
             ..options
         },
         out: args.out.clone(),

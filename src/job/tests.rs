@@ -95,6 +95,7 @@ pub fn grow_options(
         mutants,
         max_tests,
         coverage_tests,
+        large_tests: crate::adequacy::grow::DEFAULT_LARGE_TESTS,
         batch,
         patience,
         retire_after: if retire_after == 0 {
@@ -788,6 +789,9 @@ fn grown_lines(p: &mut Printout, r: &GrowReport) {
     };
     if r.covering > 0 {
         stated.push_str(&format!(", {} for new branches or answers", r.covering));
+    }
+    if r.large > 0 {
+        stated.push_str(&format!(", {} large", r.large));
     }
     p.out(format!(
         "{}: {} → {}, +{} test(s){stated} ({} input(s) tried{siblings}{dropped})",

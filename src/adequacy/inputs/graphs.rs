@@ -7,7 +7,7 @@
 //! tree's edges are rebuilt for its (possibly edited) vertex count, keeping the edits that
 //! still fit, and a loop or repeat is redrawn between other vertices.
 
-use super::{Index, Parsed, Place, Token, MAX_COUNT};
+use super::{Index, Parsed, Place, Token};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use std::collections::{BTreeMap, BTreeSet};
@@ -260,16 +260,18 @@ impl GraphRules {
 
     /// Makes `p`, a mutation of an input holding `trees`, hold trees there again and keep
     /// its edge lines simple where the task's are. False when that cannot be (a count that is
-    /// no longer a number, a graph too small for its edges): no input is made then.
+    /// no longer a number, a graph too small for its edges): no input is made then. A tree
+    /// has at most `cap` vertices, or its own count where that is larger.
     pub(super) fn repair(
         &self,
         p: &mut Parsed,
         trees: &[Tree],
         indices: &BTreeMap<(usize, usize), Index>,
+        cap: usize,
         rng: &mut impl Rng,
     ) -> bool {
         // The last first: a rebuilt tree changes the lines after it, not those before.
-        trees.iter().rev().all(|t| rebuild(p, t, rng)) && self.keep_simple(p, indices, rng)
+        trees.iter().rev().all(|t| rebuild(p, t, cap, rng)) && self.keep_simple(p, indices, rng)
     }
 
     /// Redraws an edge that is a loop or repeats one above it, where the task shows none.
@@ -325,10 +327,10 @@ impl GraphRules {
     }
 }
 
-/// Rebuilds tree `t` of `p` for the vertex count `p` now holds (within 2..=[`MAX_COUNT`], or
-/// the tree's own count where that is larger):
+/// Rebuilds tree `t` of `p` for the vertex count `p` now holds (within 2..=`cap`, or the
+/// tree's own count where that is larger):
 /// the edges that still join two parts are kept, and random ones join what is left.
-fn rebuild(p: &mut Parsed, t: &Tree, rng: &mut impl Rng) -> bool {
+fn rebuild(p: &mut Parsed, t: &Tree, cap: usize, rng: &mut impl Rng) -> bool {
     let token = |p: &Parsed, k: usize| match p.lines.get(t.line).and_then(|l| l.get(k)) {
         Some(Token::Int(v)) => Some(*v),
         _ => None,
@@ -337,7 +339,7 @@ fn rebuild(p: &mut Parsed, t: &Tree, rng: &mut impl Rng) -> bool {
         return false;
     };
     // No larger than broad inputs make, unless the tree already was.
-    let n = n.clamp(2, MAX_COUNT.max(t.n) as i64) as usize;
+    let n = n.clamp(2, cap.max(t.n) as i64) as usize;
     // The edges' lines now: as many as the tree had.
     let count = t.n - 1;
     // A line of one value per vertex is resized with the count, or the input is no tree's.

@@ -15,11 +15,11 @@
 //!    test has no mutant's evidence behind it, so it is taken only when its integers lie in the
 //!    range the task's own tests show and its words are theirs, where the problem's
 //!    constraints most likely hold.
-//! 6. Besides, up to `large_tests` large inputs per stdin task (every count grown to a few
-//!    hundred, as a judge's large random tests are; [`InputModel::enlarge`]) are kept on rules
-//!    1–3 alone: a solution growth never saw may split its work in blocks of 128 or keep
-//!    a buffer that only a large input fills, which no small input and no mutant of the known
-//!    solutions points at. They are not mutated further (growth's own inputs stay small).
+//! 6. Besides, once growth ends, up to `large_tests` large inputs per stdin task (every count
+//!    grown to a few hundred, as a judge's large random tests are; [`InputModel::enlarge`]) are
+//!    kept on rules 1–3 alone: a solution growth never saw may split its work in blocks of 128
+//!    or keep a buffer that only a large input fills, which no small input and no mutant of the
+//!    known solutions points at. They are not mutated further (growth's own inputs stay small).
 //!
 //! A kept test is differential: its `output` is the original's. Growing stops when no new
 //! test has been kept for `patience` rounds, or when neither a surviving mutant nor coverage
@@ -184,6 +184,8 @@ pub const DISAGREE: &str = "accepted solutions disagree on it";
 pub const NO_KILL: &str = "it rejects no surviving mutant and reaches no new branch";
 /// The original does not return what the task's text states for this call.
 pub const CONTRADICTS: &str = "the original contradicts the value the task's text states";
+/// A large input passed the keep rules after `--large-tests` of them had (rule 6).
+pub const LARGE_SPARE: &str = "enough large inputs were kept before it";
 
 /// The source of new tests for a task.
 pub(super) enum Maker {
@@ -402,7 +404,8 @@ fn sorted_out(verdicts: Vec<Result<Kept, &'static str>>, report: &mut GrowReport
 }
 
 /// What growth has so far: the mutants still alive, the own mutants rejected, the tests added
-/// (the first `stated` of them from the task's text, `covering` of them for coverage alone),
+/// (the first `stated` of them from the task's text, `covering` of them for coverage alone,
+/// `large` of them large inputs),
 /// the stdin inputs to mutate, and the arcs the tests reach in each program (the original
 /// first, then its siblings; `None` where coverage cannot be read).
 struct Growth<'m> {
@@ -427,15 +430,9 @@ impl Growth<'_> {
         self.new_tests.len() - self.stated - self.covering - self.large
     }
 
-    /// Records a new test, with the arcs it reaches in each program and each sibling's output;
-    /// a stdin input joins the inputs to mutate unless it is a large one.
-    fn push(
-        &mut self,
-        test: TestCase,
-        arcs: Vec<Option<BTreeSet<Arc>>>,
-        outputs: Vec<String>,
-        to_pool: bool,
-    ) {
+    /// Records a new test, with the arcs it reaches in each program and each sibling's output.
+    /// (Large inputs join the inputs to mutate too, but come after the last mutation.)
+    fn push(&mut self, test: TestCase, arcs: Vec<Option<BTreeSet<Arc>>>, outputs: Vec<String>) {
         for (all, o) in self.sibling_outputs.iter_mut().zip(outputs) {
             all.push(o);
         }
@@ -444,7 +441,7 @@ impl Growth<'_> {
                 c.extend(n);
             }
         }
-        if test.call.is_none() && to_pool {
+        if test.call.is_none() {
             self.pool.push(test.input.clone());
         }
         if let Some(o) = &test.output {
@@ -537,7 +534,7 @@ fn admit_covering(
         if new {
             growth.covering += 1;
             added += 1;
-            growth.push(test, arcs, outputs, true);
+            growth.push(test, arcs, outputs);
         } else {
             *report.discarded.entry(NO_KILL).or_default() += 1;
         }
@@ -629,7 +626,7 @@ fn admit(
             Admit::Large => growth.large += 1,
             Admit::Killing(_) => {}
         }
-        growth.push(test, arcs, outputs, which != Admit::Large);
+        growth.push(test, arcs, outputs);
     }
     for (all, new) in growth.sibling_kills.iter_mut().zip(sibling_kills) {
         *all += new;
@@ -666,10 +663,10 @@ fn large_inputs(
         return Vec::new();
     }
     let mut rng = ChaCha8Rng::seed_from_u64(task_seed(seed, id) ^ LARGE_SEED);
-    let tries = wanted * LARGE_TRIES;
+    let tries = wanted.saturating_mul(LARGE_TRIES);
     let mut made = Vec::new();
     for i in 0..tries {
-        let cap = if i * 3 < tries * 2 {
+        let cap = if i.saturating_mul(3) < tries.saturating_mul(2) {
             LARGE_COUNT
         } else {
             LARGE_COUNT / 4
@@ -1056,34 +1053,6 @@ fn grow_inner(
             &mut growth,
         );
     }
-    if let Maker::Stdin(model, inputs) = &maker {
-        let made = large_inputs(
-            model,
-            inputs,
-            options.large_tests,
-            &mut seen,
-            &task.id,
-            options.seed,
-        );
-        report.tried += made.len();
-        let verdicts: Vec<Result<Kept, &'static str>> = made
-            .into_par_iter()
-            .map(|t| keep(oracle, task, siblings, t, options.deadline))
-            .collect();
-        let kept: Vec<Kept> = sorted_out(verdicts, &mut report)
-            .into_iter()
-            .take(options.large_tests)
-            .collect();
-        admit(
-            oracle,
-            task,
-            &programs,
-            kept,
-            Admit::Large,
-            &options,
-            &mut growth,
-        );
-    }
     let mut idle = 0;
     while idle < options.patience {
         let kills_left = !growth.survivors.is_empty() && growth.killing() < options.max_tests;
@@ -1092,10 +1061,7 @@ fn grow_inner(
             break;
         }
         if stop.load(Ordering::Relaxed) {
-            report.interrupted = true;
-            report.reason = Some("interrupted: nothing grown (the task is unchanged)".into());
-            report.after = report.before.clone();
-            return (task.clone(), report, Vec::new());
+            return interrupted(task, report);
         }
         let mut batch = Vec::new();
         for _ in 0..options.batch * 4 {
@@ -1150,6 +1116,42 @@ fn grow_inner(
         );
         idle = if killing + covering > 0 { 0 } else { idle + 1 };
     }
+    // Large inputs last: taken first, they reject the known solutions' mutants wholesale and
+    // leave growth no survivor to aim its small inputs at (kit 31's coin change: 12 of the
+    // held-out solution's 12 mutants rejected → 1).
+    if stop.load(Ordering::Relaxed) {
+        return interrupted(task, report);
+    }
+    if let Maker::Stdin(model, inputs) = &maker {
+        let made = large_inputs(
+            model,
+            inputs,
+            options.large_tests,
+            &mut seen,
+            &task.id,
+            options.seed,
+        );
+        report.tried += made.len();
+        let verdicts: Vec<Result<Kept, &'static str>> = made
+            .into_par_iter()
+            .map(|t| keep(oracle, task, siblings, t, options.deadline))
+            .collect();
+        let mut kept: Vec<Kept> = sorted_out(verdicts, &mut report);
+        let spare = kept.len().saturating_sub(options.large_tests);
+        kept.truncate(options.large_tests);
+        if spare > 0 {
+            *report.discarded.entry(LARGE_SPARE).or_default() += spare;
+        }
+        admit(
+            oracle,
+            task,
+            &programs,
+            kept,
+            Admit::Large,
+            &options,
+            &mut growth,
+        );
+    }
     report.added = growth.new_tests.len();
     report.stated = growth.stated;
     report.covering = growth.covering;
@@ -1191,6 +1193,17 @@ fn grow_inner(
     out.adequacy = Some(after.clone());
     report.after = Some(after);
     (out, report, shares)
+}
+
+/// `task` unchanged, its report saying the run was interrupted while it grew.
+fn interrupted(
+    task: &Task,
+    mut report: GrowReport,
+) -> (Task, GrowReport, Vec<Option<SiblingShare>>) {
+    report.interrupted = true;
+    report.reason = Some("interrupted: nothing grown (the task is unchanged)".into());
+    report.after = report.before.clone();
+    (task.clone(), report, Vec::new())
 }
 
 /// The other tasks of `task`'s problem in `tasks`.

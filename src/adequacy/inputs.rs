@@ -490,7 +490,8 @@ impl Parsed {
 /// What the existing inputs show: integer range, word alphabets and lengths.
 #[derive(Debug, Clone)]
 pub struct InputModel {
-    /// Largest count a resize gives: [`MAX_COUNT`], or [`LARGE_COUNT`] for large inputs.
+    /// Largest count a resize gives: [`MAX_COUNT`], or a large input's cap
+    /// ([`InputModel::enlarge`]).
     cap: usize,
     int_lo: i64,
     int_hi: i64,
@@ -604,7 +605,11 @@ impl Index {
     /// up to `h` (an unseen top is left out, unless that leaves nothing: `n` = 1).
     fn bounds(&self, h: i64) -> Option<(i64, i64)> {
         let lo = if self.zero { 0 } else { 1 };
-        let hi = if self.top || h - 1 < lo { h } else { h - 1 };
+        let hi = if self.top || h.saturating_sub(1) < lo {
+            h
+        } else {
+            h - 1
+        };
         (lo <= hi).then_some((lo, hi))
     }
 }
@@ -1028,6 +1033,10 @@ pub const LARGE_COUNT: usize = 400;
 /// Largest large input, in bytes: a grid of 400 by 400 is no test a task file should carry.
 const MAX_LARGE_INPUT: usize = 64 << 10;
 
+/// Largest cap of a large input: a square matrix is built whole before its size is checked,
+/// and one of 1,000 by 1,000 is as far as that should go.
+const MAX_LARGE_CAP: usize = 1000;
+
 /// Broad mutations in a row that make a large input: each resizes one count, so two counts
 /// on one line (`n q`) both grow in most large inputs.
 const LARGE_STEPS: usize = 4;
@@ -1392,24 +1401,28 @@ impl InputModel {
         self.mutate_in(base, false, rng)
     }
 
-    /// A large input made from `base`, as a judge's large random tests are: every count
-    /// resized to between half of `cap` and all of it (a few broad mutations in a row, each
-    /// re-reading the counts), its values redrawn within the range the task's tests show,
-    /// and every index column redrawn over all it may index (`flip l r` over the whole string,
-    /// not its first five places). `None` where `base` has no count to grow or is made of
-    /// cases. The same keep rules judge it as any grown input.
+    /// A large input made from `base`, as a judge's large random tests are: a few broad
+    /// mutations in a row at `cap` (each re-reading the counts and resizing one of them to
+    /// between half of `cap` and all of it, so most counts grow; a record's own count stays
+    /// within what the task's records show), its values redrawn within the range the task's
+    /// tests show, and every index column redrawn over all it may index (`flip l r` over the
+    /// whole string, not its first five places; `cap` at most 1,000). `None` where `base` has
+    /// no count to grow, is made of cases, or would pass 64 KiB. The same keep rules judge it as any grown input.
     pub fn enlarge(&self, base: &str, cap: usize, rng: &mut impl Rng) -> Option<String> {
         if self.cases_of(base).is_some() {
             return None;
         }
         let big = InputModel {
-            cap: cap.max(MAX_COUNT),
+            cap: cap.clamp(MAX_COUNT, MAX_LARGE_CAP),
             ..self.clone()
         };
         let mut input = base.to_string();
         for _ in 0..LARGE_STEPS {
             if let Some(next) = big.mutate_in(&input, true, rng) {
                 input = next;
+            }
+            if input.len() > MAX_LARGE_INPUT {
+                return None;
             }
         }
         (input.len() > base.len() && input.len() <= MAX_LARGE_INPUT).then_some(input)
@@ -1686,8 +1699,9 @@ impl InputModel {
 
     /// Makes each value of the first line that an index column indexes and that is not one of
     /// `fixed` (counts, a matrix's width; `n` of `n m` over `m` edges `u v`) larger, up to
-    /// [`MAX_COUNT`], and redraws every value of its index columns over all it may now index. Edits keep indices within the values
-    /// the task's inputs show, so a graph of 6 vertices stays one of 6 however many edges a
+    /// the model's cap ([`MAX_COUNT`] but in large inputs), and redraws every value of its index
+    /// columns over all it may now index. Edits keep indices within the values the task's
+    /// inputs show, so a graph of 6 vertices stays one of 6 however many edges a
     /// broad input gives it; a judge's random graph spreads its edges over many vertices, where
     /// union-find parities, path lengths and components a solution growth never saw may err.
     fn spread_indices(&self, p: &mut Parsed, fixed: &BTreeSet<Place>, rng: &mut impl Rng) {
@@ -2102,7 +2116,8 @@ impl InputModel {
     /// Changes a count and what it counts together. Earlier mutations may have moved or
     /// removed the count or what it counts (shuffled lines, a resized line): whatever is no
     /// longer where the link says is left alone (never indexed blindly). `broad`: to between
-    /// half of [`MAX_COUNT`] and all of it (never smaller).
+    /// half of the model's cap ([`MAX_COUNT`] but in large inputs) and all of it (never
+    /// smaller).
     fn resize(&self, p: &mut Parsed, link: Link, broad: bool, rng: &mut impl Rng) {
         let (l, k) = link.at();
         let Some(Token::Int(n)) = p.lines.get(l).and_then(|line| line.get(k)) else {
@@ -3986,10 +4001,18 @@ mod tests {
         assert!(made >= 15, "{made} large inputs");
         assert!(long * 2 >= made, "{long} of {made} grew both counts");
         assert!(wide > 100, "indices spread past the samples' 5: {wide}");
-        // The same seed makes the same input.
-        let again =
-            |seed| model.enlarge(inputs[0], LARGE_COUNT, &mut ChaCha8Rng::seed_from_u64(seed));
+        // The same seed makes the same input, from a model made anew of the same inputs.
+        let again = |seed| {
+            InputModel::of(inputs).enlarge(
+                inputs[0],
+                LARGE_COUNT,
+                &mut ChaCha8Rng::seed_from_u64(seed),
+            )
+        };
         assert_eq!(again(3), again(3));
+        // No cap makes an input past 64 KiB or panics.
+        let huge = model.enlarge(inputs[0], usize::MAX, &mut rng);
+        assert!(huge.is_none_or(|h| h.len() <= MAX_LARGE_INPUT));
         // A list's count follows it; a lone value has nothing to grow.
         let list = "5\n1 3 2 5 4\n";
         let model = InputModel::of([list]);

@@ -102,9 +102,10 @@ pub struct GrowArgs {
     coverage_tests: usize,
     /// Large inputs added to each stdin task whatever mutants they reject: every count grown
     /// to a few hundred, as a judge's large tests are, kept where the original runs normally
-    /// and deterministically and the other accepted solutions agree (0: none).
-    #[arg(long, default_value_t = DEFAULT_LARGE_TESTS, value_name = "N")]
-    large_tests: usize,
+    /// and deterministically and the other accepted solutions agree (0: none; at most 50).
+    #[arg(long, default_value_t = DEFAULT_LARGE_TESTS as u64, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(..=50))]
+    large_tests: u64,
     /// New inputs tried per round.
     #[arg(long, default_value_t = 16, value_name = "N")]
     batch: usize,
@@ -196,7 +197,8 @@ fn grow(args: GrowArgs) -> Result<ExitCode> {
         oracle: &oracle,
         options: GrowOptions {
             share: !args.per_solution,
-            large_tests: args.large_tests,
+            // At most 50 (checked by the parser).
+            large_tests: usize::try_from(args.large_tests).unwrap_or(DEFAULT_LARGE_TESTS),
             ..options
         },
         out: args.out.clone(),

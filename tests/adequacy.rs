@@ -13,7 +13,7 @@ use equimorph::adequacy::score::{score_task, MutantOptions};
 use equimorph::adequacy::symbolic::{
     strengthened, SymbolicChecker, SymbolicRecord, SymbolicVerdict,
 };
-use equimorph::oracle::{OracleMode, ValidationStatus};
+use equimorph::oracle::{Oracle, OracleMode, ValidationStatus};
 use equimorph::program::Language;
 use equimorph::task::{self, Task, TestCase};
 use std::time::Duration;
@@ -52,6 +52,27 @@ fn first_of(tasks: &[Task]) -> (&Task, Vec<&Task>, GrowOptions) {
         ..GrowOptions::default()
     };
     (&tasks[0], siblings_of(&tasks[0], tasks), options)
+}
+
+/// Asserts that `original` and each of its `siblings` pass every test of `grown`.
+fn assert_every_solution_passes(
+    oracle: &Oracle,
+    grown: &Task,
+    original: &Task,
+    siblings: &[&Task],
+) {
+    for s in std::iter::once(original).chain(siblings.iter().copied()) {
+        let as_task = Task {
+            source: s.source.clone(),
+            ..grown.clone()
+        };
+        assert_eq!(
+            oracle.validate(&as_task).status,
+            ValidationStatus::Ok,
+            "{} fails a grown test",
+            s.id
+        );
+    }
 }
 
 fn problem(tasks: &[Task], name: &str) -> Vec<Task> {
@@ -121,18 +142,7 @@ fn grown_tests_reject_the_off_by_one_the_sample_misses_and_no_accepted_solution(
     assert!(!d.equivalent, "a grown test rejects the off-by-one");
     assert!(d.failure.unwrap().grown);
     // No false alarm: the original and every other accepted solution pass the grown tests.
-    for s in std::iter::once(original).chain(siblings.iter().copied()) {
-        let as_task = Task {
-            source: s.source.clone(),
-            ..grown.clone()
-        };
-        assert_eq!(
-            oracle.validate(&as_task).status,
-            ValidationStatus::Ok,
-            "{} fails a grown test",
-            s.id
-        );
-    }
+    assert_every_solution_passes(&oracle, &grown, original, &siblings);
     // A mutant retired before it ever runs on a new input is rejected by none: only tests for
     // coverage are grown, and the mutation score stays where the sample left it.
     let retired = GrowOptions {
@@ -863,19 +873,8 @@ fn large_inputs_are_kept_on_the_keep_rules_alone_and_every_solution_passes_them(
         .filter(|t| t.grown && t.input.split_whitespace().count() > 100)
         .count();
     assert_eq!(large, report.large, "{report:?}");
-    // No false alarm: every accepted solution passes them with its own output.
-    for s in std::iter::once(original).chain(siblings.iter().copied()) {
-        let as_task = Task {
-            source: s.source.clone(),
-            ..grown.clone()
-        };
-        assert_eq!(
-            oracle.validate(&as_task).status,
-            ValidationStatus::Ok,
-            "{}",
-            s.id
-        );
-    }
+    // No false alarm: every accepted solution passes them.
+    assert_every_solution_passes(&oracle, &grown, original, &siblings);
     let off = GrowOptions {
         large_tests: 0,
         ..quick

@@ -168,6 +168,17 @@ impl Parsed {
             [t] => Some(t.render().chars().count()).filter(|&w| w >= 2),
             _ => None,
         };
+        // The word classes that lead a line with arguments after them (see `commands`
+        // below), found once: per run of rows, it made reading a long input quadratic.
+        let leading_classes: BTreeSet<usize> = self
+            .lines
+            .iter()
+            .filter(|l| l.len() >= 2)
+            .filter_map(|l| match l.first() {
+                Some(Token::Word(w)) => Some(word_class(w)),
+                _ => None,
+            })
+            .collect();
         let mut out = Vec::new();
         let mut start = 0;
         while start < self.lines.len() {
@@ -195,11 +206,9 @@ impl Parsed {
             let one_shape = shapes.len() == 1 && shapes.iter().all(Option::is_some);
             // Commands among records (`max` and `pop` between `push 3` lines): a line
             // elsewhere led by a word of the rows' class, with arguments after it.
-            let class = rows.first().map(|r| word_class(r));
-            let commands = self.lines.iter().any(|l| {
-                l.len() >= 2
-                    && matches!(l.first(), Some(Token::Word(w)) if Some(word_class(w)) == class)
-            });
+            let commands = rows
+                .first()
+                .is_some_and(|r| leading_classes.contains(&word_class(r)));
             if end - start >= 2 && words && !one_shape && !commands {
                 out.push(start..end);
             }
@@ -343,6 +352,17 @@ impl Parsed {
     /// of the column's width. A list that a resize gives that width is clamped too: its values
     /// stay valid, only less varied (telling it from records by the counts was wrong as often).
     fn keep_indices(&mut self, indices: &BTreeMap<(usize, usize), Index>) {
+        self.each_index_value(indices, |v, (lo, hi)| *v = (*v).clamp(lo, hi));
+    }
+
+    /// Calls `f` on every integer of an index column (on the lines after the first, by their
+    /// width) with the bounds the value it indexes on this input's first line allows, where
+    /// that value is an integer that allows any.
+    fn each_index_value(
+        &mut self,
+        indices: &BTreeMap<(usize, usize), Index>,
+        mut f: impl FnMut(&mut i64, (i64, i64)),
+    ) {
         if indices.is_empty() {
             return;
         }
@@ -353,11 +373,13 @@ impl Parsed {
                 let (Some(ix), Token::Int(v)) = (indices.get(&(width, k)), &mut *t) else {
                     continue;
                 };
-                let Some(Some(h)) = header.get(ix.place).copied() else {
-                    continue;
-                };
-                if let Some((lo, hi)) = ix.bounds(h) {
-                    *v = (*v).clamp(lo, hi);
+                if let Some(bounds) = header
+                    .get(ix.place)
+                    .copied()
+                    .flatten()
+                    .and_then(|h| ix.bounds(h))
+                {
+                    f(v, bounds);
                 }
             }
         }
@@ -396,23 +418,7 @@ impl Parsed {
     /// Redraws every integer of an index column over all the value it indexes on this input's
     /// first line allows (see [`Parsed::keep_indices`]).
     fn redraw_indices(&mut self, indices: &BTreeMap<(usize, usize), Index>, rng: &mut impl Rng) {
-        let header = self.header();
-        for line in self.lines.iter_mut().skip(1) {
-            let width = line.len();
-            for (k, t) in line.iter_mut().enumerate() {
-                let (Some(ix), Token::Int(v)) = (indices.get(&(width, k)), &mut *t) else {
-                    continue;
-                };
-                if let Some((lo, hi)) = header
-                    .get(ix.place)
-                    .copied()
-                    .flatten()
-                    .and_then(|h| ix.bounds(h))
-                {
-                    *v = rng.random_range(lo..=hi);
-                }
-            }
-        }
+        self.each_index_value(indices, |v, (lo, hi)| *v = rng.random_range(lo..=hi));
     }
 
     /// Puts each ordered pair of `orders` back in order where a mutation reversed it (the
@@ -1421,7 +1427,10 @@ impl InputModel {
             if let Some(next) = big.mutate_in(&input, true, rng) {
                 input = next;
             }
-            if input.len() > MAX_LARGE_INPUT {
+            // Copied cases or rows of rows can multiply lines past any count's cap (370
+            // lines became 22,990 of one token each), and reading counts on such an input
+            // is slow: no input is made of it.
+            if input.len() > MAX_LARGE_INPUT || input.lines().count() > 2 * big.cap + 2 {
                 return None;
             }
         }

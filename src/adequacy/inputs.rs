@@ -3867,6 +3867,40 @@ mod tests {
     }
 
     #[test]
+    fn a_one_in_front_of_one_value_between_other_lines_is_a_list_of_one() {
+        // `c x_1 … x_c` accepting states between `s t` and the transitions, every sample
+        // `1 x`: never `0 1` or `2 1`, which solutions reading `c` values and ones reading
+        // the rest of the line part on.
+        let task = [
+            "2 4\n1 0\n0 a 1\n0 b 0\n1 a 0\n1 b 1\n2\nab\nbbb\n",
+            "3 3\n1 2\n0 x 1\n1 y 2\n2 x 1\n1\nxy\n",
+        ];
+        let model = InputModel::of(task);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut longer = 0;
+        for i in 0..400 {
+            let Some(new) = model.mutate(task[i % 2], &mut rng) else {
+                continue;
+            };
+            let line: Vec<&str> = new.lines().nth(1).unwrap().split(' ').collect();
+            assert_eq!(
+                line[0].parse::<usize>().ok(),
+                Some(line.len() - 1),
+                "{new:?}"
+            );
+            longer += usize::from(line.len() > 2);
+        }
+        assert!(longer > 0);
+        // In a run of pairs, or last, `1 x` is two values.
+        for input in ["3\n1 10\n11 19\n2 4\n", "20 3 4\n5 1\n1 2\n"] {
+            assert!(!Parsed::of(input)
+                .links()
+                .iter()
+                .any(|l| matches!(l, Link::TokensAfter { .. })));
+        }
+    }
+
+    #[test]
     fn cards_are_edited_as_cards_of_one_deck() {
         let base = "3\n2 AS KD\n3 10H 5C 9D\n3 AH AD 9S\n";
         let model = InputModel::of([base]);

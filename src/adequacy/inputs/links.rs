@@ -321,13 +321,14 @@ impl Parsed {
                     continue;
                 }
                 // A line that starts with the count of what follows on it: `2 AS KD`
-                // (`1 x` only before a word: `1 5` is more often two numbers).
+                // (`1 x` only before a word, or on a line of its own: `1 5` is more often
+                // two numbers).
                 let rest_words = line.iter().skip(1).any(|t| matches!(t, Token::Word(_)));
                 if k == 0
                     && !counted
                     && line.len() == n + 1
                     && !unled.contains(&line.len())
-                    && (n >= 2 || rest_words || leading >= 2)
+                    && (n >= 2 || rest_words || leading >= 2 || self.lone_list_of_one(l))
                 {
                     // What follows on the line is what it counts, not counts.
                     out.push(Link::TokensAfter { line: l, tok: k });
@@ -477,6 +478,7 @@ impl Parsed {
                     nx.len() == n && (n >= 2 || (short && !(line.len() >= 2 && one_word)))
                 }) && !self.lone_over_records(l, n)
                     && !(k >= 1 && self.in_record_run(l))
+                    && !self.lone_list_of_one(l + 1)
                 {
                     out.push(Link::TokensOnNext { line: l, tok: k });
                 } else if let Some([Token::Word(w)]) = next.map(Vec::as_slice) {
@@ -549,6 +551,22 @@ impl Parsed {
             && records.len() >= 2
             && width >= 2
             && records.iter().all(|r| r.len() == width)
+    }
+
+    /// Whether line `l` (after the first) is `1 x` between lines of other widths, with lines
+    /// after it: a list of one led by its count (`1 0`, the accepting states, between `s t`
+    /// and the transitions `0 a 1`). Read as two values, an edit to `0 1` or `2 1` makes an
+    /// input that solutions reading `c` values and ones reading the rest of the line part on,
+    /// and no statement allows. A `1 5` in a run of pairs, or last, is two values.
+    pub(super) fn lone_list_of_one(&self, l: usize) -> bool {
+        let width = |i: usize| self.lines.get(i).map(Vec::len);
+        l >= 1
+            && matches!(
+                self.lines.get(l).map(Vec::as_slice),
+                Some([Token::Int(1), Token::Int(_)])
+            )
+            && (l == 1 || width(l - 1) != Some(2))
+            && width(l + 1).is_some_and(|w| w >= 1 && w != 2)
     }
 
     /// Whether line `l` (after the first) is one integer `n` ≥ 2 over two lines or more that

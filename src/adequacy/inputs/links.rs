@@ -476,9 +476,7 @@ impl Parsed {
                     // start cell, over the moves `RRDDLLUU`).
                     let one_word = matches!(nx.as_slice(), [Token::Word(_)]);
                     nx.len() == n && (n >= 2 || (short && !(line.len() >= 2 && one_word)))
-                }) && !self.lone_over_records(l, n)
-                    && !(k >= 1 && self.in_record_run(l))
-                    && !self.lone_list_of_one(l + 1)
+                }) && !self.counts_next_by_chance(l, k, n)
                 {
                     out.push(Link::TokensOnNext { line: l, tok: k });
                 } else if let Some([Token::Word(w)]) = next.map(Vec::as_slice) {
@@ -551,6 +549,16 @@ impl Parsed {
             && records.len() >= 2
             && width >= 2
             && records.iter().all(|r| r.len() == width)
+    }
+
+    /// Whether token `k` (an integer `n`) of line `l` equals the next line's width by chance:
+    /// the next line is a run of records as wide ([`Parsed::lone_over_records`]), `l` is a
+    /// record among records, or the next line leads with its own count
+    /// ([`Parsed::lone_list_of_one`]).
+    fn counts_next_by_chance(&self, l: usize, k: usize, n: usize) -> bool {
+        self.lone_over_records(l, n)
+            || (k >= 1 && self.in_record_run(l))
+            || self.lone_list_of_one(l + 1)
     }
 
     /// Whether line `l` (after the first) is `1 x` between lines of other widths, with lines

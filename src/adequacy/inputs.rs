@@ -591,6 +591,10 @@ pub struct InputModel {
     /// Where every input is cases of varying length, their layout and model: inputs that
     /// split into them are edited case by case.
     cases: Option<cases::Cases>,
+    /// Whether no input holds a count (nor a grid, nor cases) and the inputs' numbers of
+    /// lines differ: lines until the end of the input (ballots, log events, queries `Y M`),
+    /// which are copied and dropped ([`InputModel::resize_open`]).
+    open_ended: bool,
 }
 
 /// A record column whose integers lie within a value of the first line in every input: an
@@ -1153,6 +1157,7 @@ impl InputModel {
         let line_orders = one_line_orders(&parsed_all);
         let free_text = free_text_classes(&parsed_all, plain);
         let graphs = graphs::GraphRules::of(&parsed_all, &indices, commands.is_some());
+        let line_counts: BTreeSet<usize> = parsed_all.iter().map(|p| p.lines.len()).collect();
         let mut first_line_kinds: BTreeMap<usize, BTreeSet<LinkKind>> = BTreeMap::new();
         let mut weak_first_line_kinds = BTreeSet::new();
         let mut counting_widths = BTreeSet::new();
@@ -1259,7 +1264,7 @@ impl InputModel {
                 ((class, len), sets)
             })
             .collect();
-        InputModel {
+        let mut model = InputModel {
             int_lo: lo,
             int_hi: hi,
             alphabets: alphabets.map(|a| a.into_iter().collect()),
@@ -1297,8 +1302,17 @@ impl InputModel {
             square_sides,
             unsure_sides,
             cases,
+            open_ended: false,
             cap: MAX_COUNT,
-        }
+        };
+        // Counts read as the task reads them: `2` over `1 1` in `2021 2` is chance where
+        // `2024 2` alone shows the `2` counting nothing.
+        model.open_ended = model.cases.is_none()
+            && line_counts.len() >= 2
+            && parsed_all
+                .iter()
+                .all(|p| model.links_of(p).is_empty() && p.grids().is_empty());
+        model
     }
 
     /// Whether `w` is a word of a free-text class ([`free_text_classes`]) made of characters
@@ -1412,11 +1426,16 @@ impl InputModel {
     /// between half of `cap` and all of it, so most counts grow; a record's own count stays
     /// within what the task's records show), its values redrawn within the range the task's
     /// tests show, and every index column redrawn over all it may index (`flip l r` over the
-    /// whole string, not its first five places; `cap` at most 1,000). `None` where `base` has
-    /// no count to grow, is made of cases, or would pass 64 KiB. The same keep rules judge it as any grown input.
+    /// whole string, not its first five places; `cap` at most 1,000). An input of cases gets
+    /// many cases or a few large ones ([`cases::Cases::enlarge`]). `None` where `base` has no
+    /// count to grow, or the input would pass 64 KiB. The same keep rules judge it as any
+    /// grown input.
     pub fn enlarge(&self, base: &str, cap: usize, rng: &mut impl Rng) -> Option<String> {
-        if self.cases_of(base).is_some() {
-            return None;
+        if let Some((c, cases)) = self.cases_of(base) {
+            let cap = cap.clamp(MAX_COUNT, MAX_LARGE_CAP);
+            return c
+                .enlarge(&cases, cap, rng)
+                .filter(|input| input.len() > base.len());
         }
         let big = InputModel {
             cap: cap.clamp(MAX_COUNT, MAX_LARGE_CAP),
@@ -1473,7 +1492,8 @@ impl InputModel {
         // solution growth never saw errs on values no small edit of the sample reaches
         // (`x mod y = 1` among many cases), and a broad input tries many at once.
         // Not of cards: a hand cannot outgrow the deck.
-        let broad = (!links.is_empty() || !trees.is_empty())
+        let open = self.open_ended && links.is_empty();
+        let broad = (!links.is_empty() || !trees.is_empty() || open)
             && self.cards.is_none()
             && (large || rng.random_ratio(1, 5));
         // A large input is a broad one, of a count or a tree it can grow.
@@ -1520,6 +1540,7 @@ impl InputModel {
             };
             match choice {
                 0..=4 => self.change_value(&mut p, &links, rng),
+                5..=7 if open => self.resize_open(&mut p, broad, rng),
                 5..=7 if !links.is_empty() => {
                     let link = match grid_links.get(step) {
                         Some(&g) if both_ways => g,
@@ -1703,6 +1724,38 @@ impl InputModel {
                     }
                 }
             }
+        }
+    }
+
+    /// Copies or drops a line of an open-ended input ([`InputModel::open_ended`]): a line
+    /// after the first (the first, where it is alone) copied next to itself, or a line after
+    /// the first dropped; `broad`: copies until the input has between half the
+    /// model's cap and all of it lines, as a judge's large test of lines until the end is.
+    fn resize_open(&self, p: &mut Parsed, broad: bool, rng: &mut impl Rng) {
+        let n = p.lines.len();
+        if n == 0 {
+            return;
+        }
+        if !broad && n >= 2 && rng.random_bool(0.4) {
+            p.lines.remove(rng.random_range(1..n));
+            return;
+        }
+        let target = match broad {
+            true => rng.random_range(self.cap / 2..=self.cap).max(n + 1),
+            false => n + 1,
+        };
+        while p.lines.len() < target {
+            let len = p.lines.len();
+            let from = if len == 1 {
+                0
+            } else {
+                rng.random_range(1..len)
+            };
+            let Some(line) = p.lines.get(from).cloned() else {
+                return;
+            };
+            // Next to its source: lines the task keeps in order (log events by time) stay so.
+            p.lines.insert(from + 1, line);
         }
     }
 
@@ -3864,6 +3917,34 @@ mod tests {
         }
         // Alone, `1 5` is two numbers.
         assert!(Parsed::of("1 5\n").links().is_empty());
+    }
+
+    #[test]
+    fn lines_until_the_end_are_copied_and_dropped_where_the_inputs_show_them() {
+        // Queries `Y M` until the end of the input: one line in one sample, two in the other
+        // (the `2` over `1 1` counts nothing: `2024 2` alone shows it).
+        let task = ["2024 2\n", "2021 2\n1 1\n"];
+        let model = InputModel::of(task);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        let mut lengths = BTreeSet::new();
+        for i in 0..300 {
+            if let Some(new) = model.mutate(task[i % 2], &mut rng) {
+                assert!(new.lines().all(|l| l.split(' ').count() == 2), "{new:?}");
+                lengths.insert(new.lines().count());
+            }
+        }
+        assert!(lengths.contains(&3) && lengths.contains(&1), "{lengths:?}");
+        let large = model
+            .enlarge(task[1], 100, &mut rng)
+            .expect("a large input");
+        assert!(large.lines().count() >= 50, "{large:?}");
+        // Inputs of one length hold a fixed number of lines.
+        let fixed = InputModel::of(["5 7\n", "10 3\n"]);
+        for _ in 0..100 {
+            if let Some(new) = fixed.mutate("5 7\n", &mut rng) {
+                assert_eq!(new.lines().count(), 1, "{new:?}");
+            }
+        }
     }
 
     #[test]

@@ -187,21 +187,59 @@ impl Cases {
     /// `case` edited by the cases' model, when an edit keeps it one case whose counted lines
     /// keep their width (an edit that reads a counted line as something else is dropped).
     fn edit(&self, case: &str, rng: &mut impl Rng) -> Option<String> {
-        (0..4).find_map(|_| {
-            self.model.mutate(case, rng).filter(|c| {
-                let lines: Vec<&str> = c.lines().collect();
-                let all = 0..lines.len();
-                self.layout.is_case(c)
-                    && match self.line_width {
-                        Some(width) => self
-                            .layout
-                            .body_widths(&lines, &all)
-                            .iter()
-                            .all(|&w| w == width),
-                        None => self.layout.is_square(&lines, &all),
-                    }
-            })
-        })
+        (0..4).find_map(|_| self.model.mutate(case, rng).filter(|c| self.fits(c)))
+    }
+
+    /// Whether `case` is one case whose counted lines are of the task's width (or the rows of
+    /// its square matrix).
+    fn fits(&self, case: &str) -> bool {
+        let lines: Vec<&str> = case.lines().collect();
+        let all = 0..lines.len();
+        self.layout.is_case(case)
+            && match self.line_width {
+                Some(width) => self
+                    .layout
+                    .body_widths(&lines, &all)
+                    .iter()
+                    .all(|&w| w == width),
+                None => self.layout.is_square(&lines, &all),
+            }
+    }
+
+    /// A large input of cases, as a judge's large tests are: half the time many cases
+    /// (between half of `cap` and all of it), each an edit of one of `cases`; else one to
+    /// three cases, each made large by the cases' model ([`InputModel::enlarge`] at `cap`).
+    /// `None` where no case could be made large, or the input would pass 64 KiB.
+    pub(super) fn enlarge(
+        &self,
+        cases: &[String],
+        cap: usize,
+        rng: &mut impl Rng,
+    ) -> Option<String> {
+        if cases.is_empty() {
+            return None;
+        }
+        let made: Vec<String> = if rng.random_bool(0.5) {
+            let t = rng.random_range(cap / 2..=cap).max(2);
+            (0..t)
+                .map(|_| {
+                    let c = &cases[rng.random_range(0..cases.len())];
+                    self.edit(c, rng).unwrap_or_else(|| c.clone())
+                })
+                .collect()
+        } else {
+            (0..rng.random_range(1..=3))
+                .filter_map(|_| {
+                    let c = &cases[rng.random_range(0..cases.len())];
+                    self.model.enlarge(c, cap, rng).filter(|c| self.fits(c))
+                })
+                .collect()
+        };
+        if made.is_empty() {
+            return None;
+        }
+        let out = format!("{}\n{}", made.len(), made.concat());
+        (out.len() <= super::MAX_LARGE_INPUT).then_some(out)
     }
 
     /// A new input made from `base`, whose cases ([`Cases::cases_of`]) are `cases`, by one to
@@ -290,6 +328,26 @@ mod tests {
         assert!(Cases::of(&["2\n3\n1 2 3\n2\n5 6\n"]).is_none());
         assert!(Cases::of(&["1\n3 2\n1 2\n2 3\n"]).is_none());
         assert!(Cases::of(&["3\n3 2\n1 2\n2 3\n3 3\n1 2\n2 3\n3 1\n4 0\n9\n"]).is_none());
+    }
+
+    #[test]
+    fn a_large_input_of_cases_holds_many_cases_or_a_few_large_ones() {
+        let c = Cases::of(&[GRAPHS]).expect("cases");
+        let cases = c.cases_of(GRAPHS).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (mut many, mut large) = (0, 0);
+        for _ in 0..40 {
+            let Some(new) = c.enlarge(&cases, 200, &mut rng) else {
+                continue;
+            };
+            // Still `T` cases, each of the task's layout.
+            let made = c.cases_of(&new).expect("still cases");
+            assert!(made.iter().all(|case| c.fits(case)), "{new:?}");
+            many += usize::from(made.len() >= 100);
+            large += usize::from(made.len() <= 3 && made.iter().any(|x| x.lines().count() > 50));
+            assert!(new.len() <= crate::adequacy::inputs::MAX_LARGE_INPUT);
+        }
+        assert!(many > 0 && large > 0, "{many} {large}");
     }
 
     #[test]

@@ -1684,6 +1684,8 @@ impl InputModel {
         self.records.permute(&mut p);
         self.records.sort(&mut p, &counts);
         self.deal(&mut p, rng);
+        self.records
+            .keep_keys(&mut p, |w| self.new_word(w, false, rng));
         // A command's code edited, or its arguments shuffled before it (`2 4` from `4 2`), is
         // no command the problem knows: solutions that read lines and ones that read tokens
         // part there.

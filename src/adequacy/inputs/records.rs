@@ -30,6 +30,54 @@ pub(super) struct RecordRules {
     /// widened as [`widened`]: a record's own size stays near what the records show (a
     /// solution may be exponential in it: `n ≤ 5` piles), where the number of records grows.
     count_ranges: BTreeMap<Place, (i64, i64)>,
+    /// Whether the word that leads each line after the first is a key ([`keyed_lines`]): a
+    /// copied line must not repeat it.
+    keyed: bool,
+}
+
+/// The fewest lines led by a word that one input shows, all their words distinct, for those
+/// words to be keys: two or three distinct names are chance (`alice`, `bob`), four and none
+/// seen twice in any input is a statement's `all n cells are distinct`.
+const FEWEST_KEYS: usize = 4;
+
+/// The lines after the first, outside grids, led by a name (a letter, then letters, digits
+/// and `_`: `A10`, `alice`; not a clock `09:00` nor a grid row `S.*`), with that name.
+fn named_lines(p: &Parsed) -> Vec<(usize, &str)> {
+    let grids = p.grids();
+    let is_name = |w: &str| {
+        w.chars().next().is_some_and(|c| c.is_alphabetic())
+            && w.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    p.lines
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(l, _)| !grids.iter().any(|g| g.contains(l)))
+        .filter_map(|(l, line)| match line.first() {
+            Some(Token::Word(w)) if is_name(w) => Some((l, w.as_str())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether the names leading the lines after the first ([`named_lines`]) are keys: no name leads two lines of
+/// one input nor lines of two inputs, and one input shows [`FEWEST_KEYS`] of them or more
+/// (cells `A1 = 5`, `B2 = A1 + 3`; the names of a table). Commands repeat across inputs and
+/// so are no keys. A copied line that repeats a key is outside the problem, where accepted
+/// solutions part (one keeps the first definition, one the last).
+fn keyed_lines(inputs: &[Parsed]) -> bool {
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut most = 0;
+    for p in inputs {
+        let names = named_lines(p);
+        most = most.max(names.len());
+        for (_, w) in names {
+            if !seen.insert(w) {
+                return false;
+            }
+        }
+    }
+    most >= FEWEST_KEYS
 }
 
 /// The widths of the lines after the first that two lines or more of `p` have: its records.
@@ -215,6 +263,29 @@ impl RecordRules {
             permutation_base,
             pairs_permuted: permutation_base
                 .is_some_and(|b| pairs.iter().all(|l| is_permutation(l, b))),
+            keyed: keyed_lines(inputs),
+        }
+    }
+
+    /// Where lines are keyed ([`keyed_lines`]), gives each line that repeats an earlier line's
+    /// key a new one from `rename` (a few tries; a key no try makes new stays).
+    pub(super) fn keep_keys(&self, p: &mut Parsed, mut rename: impl FnMut(&str) -> String) {
+        if !self.keyed {
+            return;
+        }
+        let lines: Vec<usize> = named_lines(p).into_iter().map(|(l, _)| l).collect();
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        for l in lines {
+            let Some(Token::Word(w)) = p.lines.get_mut(l).and_then(|line| line.first_mut()) else {
+                continue;
+            };
+            for _ in 0..20 {
+                if !seen.contains(w.as_str()) {
+                    break;
+                }
+                *w = rename(w);
+            }
+            seen.insert(w.clone());
         }
     }
 
@@ -297,6 +368,31 @@ mod tests {
     fn rules(inputs: &[&str]) -> RecordRules {
         let parsed: Vec<Parsed> = inputs.iter().map(|s| Parsed::of(s)).collect();
         RecordRules::of(&parsed)
+    }
+
+    #[test]
+    fn keys_seen_distinct_in_four_lines_stay_distinct() {
+        let keyed = rules(&[
+            "4\nA1 = 5\nB2 = A1 + 3\nA10 = 7\nA2 = 1\n",
+            "2\nZ9 = 0\nC3 = Z9\n",
+        ]);
+        let mut p = Parsed::of("3\nA1 = 5\nA1 = 6\nA1 = 7\n");
+        let mut next = 0;
+        keyed.keep_keys(&mut p, |w| {
+            next += 1;
+            format!("{w}{next}")
+        });
+        let keys: BTreeSet<&str> = named_lines(&p).into_iter().map(|(_, w)| w).collect();
+        assert_eq!(keys.len(), 3, "{}", p.render());
+        // Three names are chance, and words that lead lines of two inputs are commands.
+        for inputs in [
+            &["3\nalice 5\nbob 6\ncarol 7\n"][..],
+            &["4\npush 1\npop\ntop\nsize\n", "2\npush 2\npop\n"],
+        ] {
+            let mut p = Parsed::of("2\nx 1\nx 2\n");
+            rules(inputs).keep_keys(&mut p, |w| format!("{w}y"));
+            assert_eq!(p.render(), "2\nx 1\nx 2\n");
+        }
     }
 
     #[test]

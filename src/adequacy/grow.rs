@@ -211,6 +211,48 @@ impl Maker {
         CallModel::of_task(task.test_code.as_deref(), &task.source, entry).map(Maker::Call)
     }
 
+    /// Probes the value domains of the stdin model's small columns on `task`'s original
+    /// ([`InputModel::domain_probes`]): a value is valid where the original ends normally on
+    /// the probe, a timeout is no answer. Returns how many domains were found. Calls have none.
+    pub(super) fn probe_domains(
+        &mut self,
+        oracle: &Oracle,
+        task: &Task,
+        deadline: Duration,
+    ) -> usize {
+        let Maker::Stdin(model, inputs) = self else {
+            return 0;
+        };
+        let probes = model.domain_probes(inputs.iter().map(String::as_str));
+        let mut found = 0;
+        for probe in probes {
+            let ok = |v: i64| {
+                let test = TestCase {
+                    input: probe.input(v),
+                    output: None,
+                    call: None,
+                    grown: true,
+                };
+                let run = oracle.run_test(
+                    task.language,
+                    &task.source,
+                    &test,
+                    deadline,
+                    REFERENCE_HASH_SEED,
+                );
+                match run.class {
+                    ExitClass::Timeout => None,
+                    class => Some(super::seed::ends_normally(task, class)),
+                }
+            };
+            if let Some(domain) = probe.search(ok) {
+                model.set_domain(probe.column(), domain);
+                found += 1;
+            }
+        }
+        found
+    }
+
     /// The stdin inputs new ones are made from (none for calls).
     pub(super) fn inputs(&self) -> Vec<String> {
         match self {
@@ -974,7 +1016,7 @@ fn grow_inner(
         report.reason = Some(format!("mutation score not measured: {why}"));
     }
     let mut out = task.clone();
-    let Some(maker) = Maker::of(task) else {
+    let Some(mut maker) = Maker::of(task) else {
         report.reason = Some(
             "no test to grow from: neither stdin inputs nor literal calls of the entry point \
              (in the tests or the task's examples)"
@@ -985,6 +1027,7 @@ fn grow_inner(
         return (out, report, Vec::new());
     };
     report.kind = Some(maker.kind());
+    maker.probe_domains(oracle, task, options.deadline);
     let pool = maker.inputs();
     let mut seen: HashSet<String> = task.tests.iter().map(test_key).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(task_seed(options.seed, &task.id));

@@ -126,7 +126,8 @@ pub fn judge(
     // Fresh inputs from the held-out solution's own tests, under the keep rules.
     let fresh: Vec<(TestCase, f64)> = match Maker::of(held) {
         None => Vec::new(),
-        Some(maker) => {
+        Some(mut maker) => {
+            maker.probe_domains(oracle, held, deadline);
             let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0x6a75_6467_6521);
             let pool = maker.inputs();
             let mut candidates = Vec::new();

@@ -11,6 +11,7 @@
 
 mod cases;
 mod commands;
+mod domains;
 mod graphs;
 mod links;
 mod records;
@@ -19,6 +20,7 @@ use super::cards::Deck;
 use super::fields::{shape_of, Shapes};
 use super::grids;
 use super::numerals;
+pub use domains::DomainProbe;
 use links::{
     count_places, counted_list, record_count_places, tail_counts, Link, LinkKind, TailShape,
 };
@@ -80,7 +82,7 @@ fn header_cap(top: i64) -> i64 {
 
 /// Two indices into an input: (line, token), or (tokens on a record line, token) for a
 /// record column.
-type Place = (usize, usize);
+pub type Place = (usize, usize);
 
 /// Whether two tokens are of the same kind (integer, decimal, word).
 fn same_type(a: &Token, b: &Token) -> bool {
@@ -595,6 +597,9 @@ pub struct InputModel {
     /// lines differ: lines until the end of the input (ballots, log events, queries `Y M`),
     /// which are copied and dropped ([`InputModel::resize_open`]).
     open_ended: bool,
+    /// The domains of small columns that probes of the original found
+    /// ([`InputModel::domain_probes`], [`InputModel::set_domain`]).
+    domains: domains::Domains,
 }
 
 /// A record column whose integers lie within a value of the first line in every input: an
@@ -1303,6 +1308,7 @@ impl InputModel {
             unsure_sides,
             cases,
             open_ended: false,
+            domains: domains::Domains::default(),
             cap: MAX_COUNT,
         };
         // Counts read as the task reads them: `2` over `1 1` in `2021 2` is chance where
@@ -1663,6 +1669,10 @@ impl InputModel {
         } else {
             counts.clone()
         };
+        if !self.domains.is_empty() {
+            let first = usize::from(!self.open_ended);
+            self.domains.apply(&mut p, first, &counts, rng);
+        }
         self.records.clamp(&mut p, &unclamped);
         p.keep_order(&orders, &counts);
         p.keep_line_order(&self.line_orders);
@@ -1698,6 +1708,62 @@ impl InputModel {
         self.op_codes.keep(&mut p, &values, rng);
         let out = p.render();
         (out != base).then_some(out)
+    }
+
+    /// The columns of small integers whose domain a probe of the original may find (see
+    /// [`DomainProbe`]), each with one of `inputs` (the task's own, the model's source) to set
+    /// values in: token `k` of lines of one width (after a header; every line where the lines
+    /// run until the end), integers from 0 to [`domains::SMALL_TOP`] in every input, neither a
+    /// count nor an index (their bounds are their own), at most [`domains::MOST_PROBED`].
+    /// None for inputs of cases, commands, operations or cards, whose columns mean one thing
+    /// per code.
+    pub fn domain_probes<'a>(&self, inputs: impl IntoIterator<Item = &'a str>) -> Vec<DomainProbe> {
+        if self.cases.is_some()
+            || self.commands.is_some()
+            || self.op_codes != commands::OpCodes::default()
+            || self.cards.is_some()
+        {
+            return Vec::new();
+        }
+        let first = usize::from(!self.open_ended);
+        let mut columns: BTreeMap<Place, domains::ColumnSeen> = BTreeMap::new();
+        let parsed: Vec<Parsed> = inputs.into_iter().map(Parsed::of).collect();
+        for (i, p) in parsed.iter().enumerate() {
+            let counts = count_places(&self.links_of(p));
+            let grids = p.grids();
+            for (l, line) in p.lines.iter().enumerate().skip(first) {
+                if grids.iter().any(|g| g.contains(&l)) {
+                    continue;
+                }
+                for (k, t) in line.iter().enumerate() {
+                    let value = match t {
+                        Token::Int(v) if !counts.contains(&(l, k)) => Some(*v),
+                        _ => None,
+                    };
+                    columns
+                        .entry((line.len(), k))
+                        .or_default()
+                        .add(value, (i, (l, k)));
+                }
+            }
+        }
+        columns
+            .into_iter()
+            .filter(|(column, seen)| seen.small() && !self.indices.contains_key(column))
+            .filter_map(|(column, seen)| {
+                let (i, at) = seen.base?;
+                let range = seen.range()?;
+                Some(DomainProbe::new(column, range, parsed.get(i)?.clone(), at))
+            })
+            .take(domains::MOST_PROBED)
+            .collect()
+    }
+
+    /// Sets the domain a probe found for `column` (see [`InputModel::domain_probes`]): its
+    /// values are drawn over all of it, and kept within it.
+    pub fn set_domain(&mut self, column: Place, domain: (i64, i64)) {
+        self.domains.set(column, domain);
+        self.records.set_range(column, domain);
     }
 
     /// The smallest integer [`InputModel::within_observed`] accepts: the smallest seen, or 1

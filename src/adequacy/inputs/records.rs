@@ -289,6 +289,13 @@ impl RecordRules {
         }
     }
 
+    /// Sets the range of a record column that holds one (a domain a probe found).
+    pub(super) fn set_range(&mut self, column: Place, range: (i64, i64)) {
+        if let Some(r) = self.ranges.get_mut(&column) {
+            *r = range;
+        }
+    }
+
     /// The range a count at token `k` of a record line of `width` tokens stays within, where
     /// the task's records hold counts there.
     pub(super) fn count_range(&self, width: usize, k: usize) -> Option<(i64, i64)> {

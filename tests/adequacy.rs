@@ -6,7 +6,8 @@ use crate::common;
 use equimorph::adequacy::coverage::arcs_of;
 use equimorph::adequacy::equivalent::without_trivially_equivalent;
 use equimorph::adequacy::grow::{
-    grow_group_until, grow_task, growth_leaders, siblings_of, GrowOptions, CONTRADICTS, DISAGREE,
+    grow_group_until, grow_task, growth_leaders, siblings_of, FoundDomain, GrowOptions,
+    CONTRADICTS, DISAGREE,
 };
 use equimorph::adequacy::mutants::{all_mutants, mutants};
 use equimorph::adequacy::score::{score_task, MutantOptions};
@@ -241,6 +242,51 @@ fn an_input_accepted_solutions_disagree_on_is_discarded() {
             "kept an input outside the constraints: {n}"
         );
     }
+}
+
+#[test]
+fn a_small_columns_domain_is_probed_on_the_original_and_inputs_draw_over_it() {
+    let oracle = common::oracle(OracleMode::Fork);
+    // Queries `Y M` until the end; the sample shows months 1 and 2 only. Both solutions fail
+    // on a month past 12 (a table, a library call), so the probes find the domain 1..=12.
+    let table = "import sys\nN = ['January', 'February', 'March', 'April', 'May', 'June', \
+                 'July', 'August', 'September', 'October', 'November', 'December']\n\
+                 for line in sys.stdin.read().splitlines():\n    y, m = map(int, line.split())\n\
+                 \x20   assert m >= 1\n    print(N[m - 1], y)\n";
+    let library = "import calendar, sys\nfor line in sys.stdin:\n    y, m = line.split()\n\
+                   \x20   print(calendar.month_name[int(m)] or 1 // 0, int(y))\n";
+    let tasks = two_solutions(
+        "month",
+        TestCase::stdin(
+            "2024 2\n2021 1\n2020 2\n",
+            Some("February 2024\nJanuary 2021\nFebruary 2020\n".into()),
+        ),
+        table,
+        library,
+    );
+    let (a, siblings, options) = first_of(&tasks);
+    let (grown, report) = grow_task(&oracle, a, &siblings, options);
+    assert_eq!(
+        report.domains,
+        vec![FoundDomain {
+            width: 2,
+            token: 1,
+            lo: 1,
+            hi: 12
+        }],
+        "{report:?}"
+    );
+    // The grown inputs reach months the sample's 1 and 2 never come near.
+    let months: std::collections::BTreeSet<i64> = grown
+        .tests
+        .iter()
+        .filter(|t| t.grown)
+        .flat_map(|t| t.input.lines().map(str::to_string).collect::<Vec<_>>())
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .collect();
+    assert!(months.iter().any(|&m| m > 6), "{months:?}");
+    assert!(months.iter().all(|m| (1..=12).contains(m)), "{months:?}");
+    assert_every_solution_passes(&oracle, &grown, a, &siblings);
 }
 
 /// Checks that coverage of the leap-year program `leap` (in `language`) reads four paths for

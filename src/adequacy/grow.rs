@@ -142,6 +142,10 @@ pub struct GrowReport {
     /// Of them, calls with the value the task's text states (docstring examples), kept
     /// whether or not they reject a mutant.
     pub stated: usize,
+    /// The value domains probes of the original found for small columns of its inputs
+    /// (months 1 to 12 from a sample of 1 and 2), which new inputs draw over.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub domains: Vec<FoundDomain>,
     /// New inputs tried.
     pub tried: usize,
     /// New inputs dropped, by the rule that dropped them.
@@ -168,6 +172,20 @@ pub struct GrowReport {
     /// tests.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub holdout: Option<super::holdout::HoldoutReport>,
+}
+
+/// A value domain a probe of the original found: token `token` of input lines of `width`
+/// tokens holds `lo` to `hi`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FoundDomain {
+    /// Tokens on the lines of the column.
+    pub width: usize,
+    /// The column's token (from 0).
+    pub token: usize,
+    /// The lowest value of the domain.
+    pub lo: i64,
+    /// The highest.
+    pub hi: i64,
 }
 
 /// Why a new input was dropped.
@@ -213,18 +231,18 @@ impl Maker {
 
     /// Probes the value domains of the stdin model's small columns on `task`'s original
     /// ([`InputModel::domain_probes`]): a value is valid where the original ends normally on
-    /// the probe, a timeout is no answer. Returns how many domains were found. Calls have none.
+    /// the probe, a timeout is no answer. Returns the domains found. Calls have none.
     pub(super) fn probe_domains(
         &mut self,
         oracle: &Oracle,
         task: &Task,
         deadline: Duration,
-    ) -> usize {
+    ) -> Vec<FoundDomain> {
         let Maker::Stdin(model, inputs) = self else {
-            return 0;
+            return Vec::new();
         };
         let probes = model.domain_probes(inputs.iter().map(String::as_str));
-        let mut found = 0;
+        let mut found = Vec::new();
         for probe in probes {
             let ok = |v: i64| {
                 let test = TestCase {
@@ -245,9 +263,15 @@ impl Maker {
                     class => Some(super::seed::ends_normally(task, class)),
                 }
             };
-            if let Some(domain) = probe.search(ok) {
-                model.set_domain(probe.column(), domain);
-                found += 1;
+            if let Some((lo, hi)) = probe.search(ok) {
+                let (width, token) = probe.column();
+                model.set_domain((width, token), (lo, hi));
+                found.push(FoundDomain {
+                    width,
+                    token,
+                    lo,
+                    hi,
+                });
             }
         }
         found
@@ -872,6 +896,7 @@ fn shared(
     report.added = grown.added;
     report.covering = grown.covering;
     report.large = grown.large;
+    report.domains = grown.domains.clone();
     report.stated = grown.stated;
     report.tried = grown.tried;
     report.discarded = grown.discarded.clone();
@@ -927,6 +952,7 @@ pub fn empty_report(task: &Task, siblings: usize) -> GrowReport {
         covering: 0,
         large: 0,
         stated: 0,
+        domains: Vec::new(),
         tried: 0,
         discarded: BTreeMap::new(),
         siblings,
@@ -1027,7 +1053,7 @@ fn grow_inner(
         return (out, report, Vec::new());
     };
     report.kind = Some(maker.kind());
-    maker.probe_domains(oracle, task, options.deadline);
+    report.domains = maker.probe_domains(oracle, task, options.deadline);
     let pool = maker.inputs();
     let mut seen: HashSet<String> = task.tests.iter().map(test_key).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(task_seed(options.seed, &task.id));

@@ -1714,7 +1714,9 @@ impl InputModel {
     /// [`DomainProbe`]), each with one of `inputs` (the task's own, the model's source) to set
     /// values in: token `k` of lines of one width (after a header; every line where the lines
     /// run until the end), integers from 0 to [`domains::SMALL_TOP`] in every input, neither a
-    /// count nor an index (their bounds are their own), at most [`domains::MOST_PROBED`].
+    /// count, a counted list's value nor an index (their bounds are their own; but an index
+    /// into a first-line value no probe reaches, a month under a year, is a column), at most
+    /// [`domains::MOST_PROBED`].
     /// None for inputs of cases, commands, operations or cards, whose columns mean one thing
     /// per code.
     pub fn domain_probes<'a>(&self, inputs: impl IntoIterator<Item = &'a str>) -> Vec<DomainProbe> {
@@ -1729,10 +1731,13 @@ impl InputModel {
         let mut columns: BTreeMap<Place, domains::ColumnSeen> = BTreeMap::new();
         let parsed: Vec<Parsed> = inputs.into_iter().map(Parsed::of).collect();
         for (i, p) in parsed.iter().enumerate() {
-            let counts = count_places(&self.links_of(p));
+            let links = self.links_of(p);
+            let counts = count_places(&links);
+            // A counted list's values are no column: its width is its count.
+            let lists: BTreeSet<usize> = links.iter().filter_map(|l| l.counted_line()).collect();
             let grids = p.grids();
             for (l, line) in p.lines.iter().enumerate().skip(first) {
-                if grids.iter().any(|g| g.contains(&l)) {
+                if grids.iter().any(|g| g.contains(&l)) || lists.contains(&l) {
                     continue;
                 }
                 for (k, t) in line.iter().enumerate() {
@@ -1749,11 +1754,20 @@ impl InputModel {
         }
         columns
             .into_iter()
-            .filter(|(column, seen)| seen.small() && !self.indices.contains_key(column))
+            .filter(|(_, seen)| seen.small())
             .filter_map(|(column, seen)| {
                 let (i, at) = seen.base?;
-                let range = seen.range()?;
-                Some(DomainProbe::new(column, range, parsed.get(i)?.clone(), at))
+                let (lo, hi) = seen.range()?;
+                let base = parsed.get(i)?;
+                // An index's edge is the value it indexes (`n`), no domain; a column within a
+                // first-line value no probe reaches (`M` under the year `2024`) is one by chance.
+                if let Some(index) = self.indices.get(&column) {
+                    let h = base.header().get(index.place).copied().flatten()?;
+                    if h <= hi.saturating_add(domains::PROBE_SPAN) {
+                        return None;
+                    }
+                }
+                Some(DomainProbe::new(column, (lo, hi), base.clone(), at))
             })
             .take(domains::MOST_PROBED)
             .collect()
@@ -3358,6 +3372,42 @@ mod tests {
             longer += usize::from(n > 5);
         }
         assert!(longer > 5, "{longer}");
+    }
+
+    #[test]
+    fn small_columns_are_probed_unless_they_index_a_value_a_probe_reaches() {
+        let columns = |inputs: &[&str]| -> Vec<Place> {
+            let model = InputModel::of(inputs.iter().copied());
+            let probes = model.domain_probes(inputs.iter().copied());
+            probes.iter().map(DomainProbe::column).collect()
+        };
+        // Months under years: the month column (the years are too large to probe).
+        assert_eq!(columns(&["2024 2\n2021 1\n2020 2\n"]), vec![(2, 1)]);
+        assert_eq!(columns(&["2024 2\n", "2021 2\n1 1\n"]), vec![(2, 1)]);
+        // Edges `u v` under `n m`: indices into `n`, whose edge is `n` itself.
+        assert!(columns(&["4 3\n1 2\n2 3\n3 4\n"]).is_empty());
+        // Words and counts are no column of small integers.
+        assert!(columns(&["2\nab 3\ncd 4\n"]).iter().all(|&(_, k)| k == 1));
+        assert!(columns(&["3\n1 2 3\n"]).is_empty());
+        // Set domains are kept: the month stays within 1..=12 however it is edited.
+        let mut model = InputModel::of(["2024 2\n", "2021 2\n1 1\n"]);
+        model.set_domain((2, 1), (1, 12));
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut months = BTreeSet::new();
+        for _ in 0..300 {
+            if let Some(new) = model.mutate("2021 2\n1 1\n", &mut rng) {
+                for line in new.lines() {
+                    let m: i64 = line
+                        .split(' ')
+                        .nth(1)
+                        .and_then(|m| m.parse().ok())
+                        .unwrap_or(0);
+                    assert!((1..=12).contains(&m), "{new:?}");
+                    months.insert(m);
+                }
+            }
+        }
+        assert!(months.len() >= 10, "{months:?}");
     }
 
     #[test]

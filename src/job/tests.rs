@@ -804,6 +804,22 @@ fn grown_lines(p: &mut Printout, r: &GrowReport) {
     if let Some(why) = &r.reason {
         p.out(format!("    {why}"));
     }
+    if !r.domains.is_empty() {
+        let found: Vec<String> = r
+            .domains
+            .iter()
+            .map(|d| {
+                format!(
+                    "token {} of lines of {}: {}..={}",
+                    d.token + 1,
+                    d.width,
+                    d.lo,
+                    d.hi
+                )
+            })
+            .collect();
+        p.out(format!("    value domains probed: {}", found.join("; ")));
+    }
 }
 
 /// The tasks equimorph itself failed on (caught panics), when any.

@@ -294,8 +294,24 @@ impl Parsed {
                 .collect();
             let widths = records::record_widths(p);
             let counts = record_count_places(p);
+            let lists: BTreeSet<usize> =
+                p.links().iter().filter_map(|l| l.counted_line()).collect();
             for (l, line) in p.lines.iter().enumerate().skip(1) {
                 if !widths.contains(&line.len()) {
+                    // A lone line of a record width that is no counted list shows what its
+                    // columns are not: `2023 5` under `1` is a month, no index into the `1`
+                    // (the other input's `2024 1`, `2000 1` under `2` fit both).
+                    if !lists.contains(&l) {
+                        for (k, t) in line.iter().enumerate() {
+                            let Token::Int(v) = t else { continue };
+                            for &(j, h) in &header {
+                                if !(0..=h).contains(v) {
+                                    seen.entry((line.len(), k, j))
+                                        .or_insert([true, false, false, false])[0] = false;
+                                }
+                            }
+                        }
+                    }
                     continue;
                 }
                 for (k, t) in line.iter().enumerate() {
@@ -3384,6 +3400,8 @@ mod tests {
         // Months under years: the month column (the years are too large to probe).
         assert_eq!(columns(&["2024 2\n2021 1\n2020 2\n"]), vec![(2, 1)]);
         assert_eq!(columns(&["2024 2\n", "2021 2\n1 1\n"]), vec![(2, 1)]);
+        // Queries `Y M` under their count: a month past the count in one input is no index.
+        assert_eq!(columns(&["1\n2023 5\n", "2\n2024 1\n2000 1\n"]), vec![(2, 1)]);
         // Edges `u v` under `n m`: indices into `n`, whose edge is `n` itself.
         assert!(columns(&["4 3\n1 2\n2 3\n3 4\n"]).is_empty());
         // Words and counts are no column of small integers.

@@ -21,6 +21,11 @@
 //!    or keep a buffer that only a large input fills, which no small input and no mutant of the
 //!    known solutions points at. They are not mutated further (growth's own inputs stay small).
 //!
+//! Before growth, the value domains of a stdin task's small columns are probed on the original
+//! (`Maker::probe_domains`): a sample's months 1 and 2 say nothing of December, and where
+//! the original stops running normally past them (month 13), new inputs draw over all the
+//! values before that edge.
+//!
 //! A kept test is differential: its `output` is the original's. Growing stops when no new
 //! test has been kept for `patience` rounds, or when neither a surviving mutant nor coverage
 //! budget is left (at most `max_tests` tests for kills and `coverage_tests` for coverage).

@@ -1729,10 +1729,10 @@ impl InputModel {
     /// The columns of small integers whose domain a probe of the original may find (see
     /// [`DomainProbe`]), each with one of `inputs` (the task's own, the model's source) to set
     /// values in: token `k` of lines of one width (after a header; every line where the lines
-    /// run until the end), integers from 0 to [`domains::SMALL_TOP`] in every input, neither a
+    /// run until the end), integers from 0 to 64 in every input, neither a
     /// count, a counted list's value nor an index (their bounds are their own; but an index
     /// into a first-line value no probe reaches, a month under a year, is a column), at most
-    /// [`domains::MOST_PROBED`].
+    /// four.
     /// None for inputs of cases, commands, operations or cards, whose columns mean one thing
     /// per code.
     pub fn domain_probes<'a>(&self, inputs: impl IntoIterator<Item = &'a str>) -> Vec<DomainProbe> {
@@ -3401,7 +3401,10 @@ mod tests {
         assert_eq!(columns(&["2024 2\n2021 1\n2020 2\n"]), vec![(2, 1)]);
         assert_eq!(columns(&["2024 2\n", "2021 2\n1 1\n"]), vec![(2, 1)]);
         // Queries `Y M` under their count: a month past the count in one input is no index.
-        assert_eq!(columns(&["1\n2023 5\n", "2\n2024 1\n2000 1\n"]), vec![(2, 1)]);
+        assert_eq!(
+            columns(&["1\n2023 5\n", "2\n2024 1\n2000 1\n"]),
+            vec![(2, 1)]
+        );
         // Edges `u v` under `n m`: indices into `n`, whose edge is `n` itself.
         assert!(columns(&["4 3\n1 2\n2 3\n3 4\n"]).is_empty());
         // Words and counts are no column of small integers.

@@ -98,7 +98,7 @@ impl DomainProbe {
 
     /// The column's domain, where the probes find its upper edge: `ok(v)` says whether the
     /// original runs normally with the value `v` (`None`: no answer, a timeout). The values
-    /// seen are taken as valid; past them the probes step 1, 2, 4, … up to [`PROBE_SPAN`],
+    /// seen are taken as valid; past them the probes step 1, 2, 4, … up to `PROBE_SPAN` (64),
     /// then halve the gap between the last valid value and the first invalid one. Below, an
     /// edge is looked for the same way down to 0 (a domain of non-negative values seen stays
     /// non-negative). `None` where no upper edge is found or a probe gets no answer.

@@ -101,11 +101,14 @@ impl DomainProbe {
     /// seen are taken as valid; past them the probes step 1, 2, 4, … up to `PROBE_SPAN` (64),
     /// then halve the gap between the last valid value and the first invalid one. Below, an
     /// edge is looked for the same way down to 0 (a domain of non-negative values seen stays
-    /// non-negative). `None` where no upper edge is found or a probe gets no answer.
+    /// non-negative, and one of positive values stays positive). `None` where no upper edge is found or a probe gets no answer.
     pub fn search(&self, mut ok: impl FnMut(i64) -> Option<bool>) -> Option<(i64, i64)> {
         let (lo, hi) = self.seen;
         let top = edge(hi, 1, hi.saturating_add(PROBE_SPAN), &mut ok)?;
         let bottom = edge(lo, -1, 0, &mut ok).unwrap_or(0.min(lo));
+        // A column seen positive stays so: an original that runs on `k` = 0 tolerates it, and
+        // `1 ≤ k` is the commonest bound (a window of 0 made a false alarm on kit 31).
+        let bottom = if lo >= 1 { bottom.max(1) } else { bottom };
         Some((bottom, top))
     }
 }
@@ -223,8 +226,9 @@ mod tests {
     fn no_edge_within_reach_or_no_answer_sets_no_domain() {
         assert_eq!(probe((1, 5)).search(|v| Some(v >= 0)), None);
         assert_eq!(probe((1, 5)).search(|v| (v < 9).then_some(true)), None);
-        // Valid all the way down: the domain starts at 0.
-        assert_eq!(probe((1, 5)).search(|v| Some(v <= 20)), Some((0, 20)));
+        // Valid all the way down: the domain starts at 0 where a 0 is seen, else at 1.
+        assert_eq!(probe((0, 5)).search(|v| Some(v <= 20)), Some((0, 20)));
+        assert_eq!(probe((2, 5)).search(|v| Some(v <= 20)), Some((1, 20)));
     }
 
     #[test]

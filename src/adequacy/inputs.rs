@@ -4111,8 +4111,13 @@ mod tests {
             longer += usize::from(line.len() > 2);
         }
         assert!(longer > 0);
-        // In a run of pairs, or last, `1 x` is two values.
-        for input in ["3\n1 10\n11 19\n2 4\n", "20 3 4\n5 1\n1 2\n"] {
+        // In a run of pairs, or last, or under a lone `2` that counts it (`n` = 2, then `k`:
+        // read as a list of one, it grew into `48 -2 …` under `n` = 2), `1 x` is two values.
+        for input in [
+            "3\n1 10\n11 19\n2 4\n",
+            "20 3 4\n5 1\n1 2\n",
+            "2\n1 -2\n1\n",
+        ] {
             assert!(!Parsed::of(input)
                 .links()
                 .iter()

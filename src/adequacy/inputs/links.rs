@@ -565,7 +565,8 @@ impl Parsed {
     /// after it: a list of one led by its count (`1 0`, the accepting states, between `s t`
     /// and the transitions `0 a 1`). Read as two values, an edit to `0 1` or `2 1` makes an
     /// input that solutions reading `c` values and ones reading the rest of the line part on,
-    /// and no statement allows. A `1 5` in a run of pairs, or last, is two values.
+    /// and no statement allows. A `1 5` in a run of pairs, or last, or under a lone `2`, is
+    /// two values.
     pub(super) fn lone_list_of_one(&self, l: usize) -> bool {
         let width = |i: usize| self.lines.get(i).map(Vec::len);
         l >= 1
@@ -575,6 +576,11 @@ impl Parsed {
             )
             && (l == 1 || width(l - 1) != Some(2))
             && width(l + 1).is_some_and(|w| w >= 1 && w != 2)
+            // A lone `2` before it counts its two values (`n` = 2 over `1 -2`, then `k`).
+            && !matches!(
+                self.lines.get(l - 1).map(Vec::as_slice),
+                Some([Token::Int(2)])
+            )
     }
 
     /// Whether line `l` (after the first) is one integer `n` ≥ 2 over two lines or more that

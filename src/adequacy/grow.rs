@@ -250,12 +250,7 @@ impl Maker {
         let mut found = Vec::new();
         for probe in probes {
             let ok = |v: i64| {
-                let test = TestCase {
-                    input: probe.input(v),
-                    output: None,
-                    call: None,
-                    grown: true,
-                };
+                let test = TestCase::stdin(probe.input(v), None);
                 let run = oracle.run_test(
                     task.language,
                     &task.source,

@@ -1,11 +1,14 @@
 //! Detector throughput on the CPU through `OnnxDetector`, tokenization included: the default
 //! model's fp32 graph at batch sizes 1, 8 and 32 with exact batch shapes, the fixed shapes that
 //! shared batching uses, the fused fp16 graph, and int8; the tokenizer alone, in parallel and
-//! one text at a time; drift of int8 and fp16 against fp32. Run with `cargo bench --bench
-//! detector` (EQUIMORPH_BENCH_ROUNDS, default 3). Prints a table; no assertions. The GPU figures
+//! one text at a time, and on a search's stream of candidates with and without line reuse;
+//! drift of int8 and fp16 against fp32. Run with `cargo bench --bench detector`
+//! (EQUIMORPH_BENCH_ROUNDS, default 3). Prints a table; no assertions. The GPU figures
 //! come from `equimorph bench-detector --device cuda` (see scripts/gpu/).
 
-use equimorph::detector::bench::{agreement, throughput, tokenizer_pace};
+use equimorph::detector::bench::{
+    agreement, candidate_stream, stream_pace, throughput, tokenizer_pace,
+};
 use equimorph::detector::engine::BatchShapes;
 use equimorph::detector::model::models_dir;
 use equimorph::detector::onnx::{OnnxDetector, OnnxOptions, Precision};
@@ -39,6 +42,27 @@ fn main() {
     let det = open(&dir, 8, Precision::Fp32, BatchShapes::Exact);
     let (parallel, one) = tokenizer_pace(&det, &refs).expect("tokenizer");
     println!("tokenizer alone: {parallel:.0} texts/s in parallel, {one:.0} texts/s one by one");
+    // A search's stream (each program, then 30 candidates editing one line each), 10 a call.
+    let stream = candidate_stream(&refs, 30);
+    let stream: Vec<&str> = stream.iter().map(String::as_str).collect();
+    let whole = OnnxDetector::open(
+        &dir,
+        OnnxOptions {
+            threads: 2,
+            line_tokens: false,
+            ..OnnxOptions::default()
+        },
+    )
+    .expect("model");
+    let (a, b) = (
+        stream_pace(&whole, &stream, 10).expect("tokenizer"),
+        stream_pace(&det, &stream, 10).expect("tokenizer"),
+    );
+    println!(
+        "tokenizer on a search's stream ({} texts, 10 a call): {a:.0} texts/s whole, {b:.0} texts/s from lines ({:.2}x)",
+        stream.len(),
+        b / a
+    );
     let mut reference: Option<Vec<Vec<f32>>> = None;
     let int8 = dir.join("equimorph-int8.toml");
     for (label, path, batch, precision, shapes) in [

@@ -1,5 +1,5 @@
 //! The detector's fast paths give the same answers as the plain ones: parallel tokenization,
-//! the token cache, fetching only the pooled output, the fused fp16 graph, fixed-shape batches
+//! the token cache, tokens assembled from lines, fetching only the pooled output, the fused fp16 graph, fixed-shape batches
 //! shared by several callers, and attacks with several tasks in flight (also when interrupted
 //! and resumed, and with tasks that never reach the search).
 
@@ -73,6 +73,93 @@ fn parallel_tokenization_and_the_token_cache_give_the_ids_of_one_by_one_tokeniza
 }
 
 /// The pooled embedding of `text` from a session that computes and copies every output.
+/// Real programs in both languages, and candidates made from them the way a search makes
+/// them: one line edited, lines swapped, a line duplicated, indentation changed, CRLF endings.
+fn programs_and_candidates() -> Vec<String> {
+    let mut texts = programs();
+    let java = equimorph::task::load(&common::root().join("fixtures/java/tasks.jsonl"), None)
+        .expect("java fixtures");
+    texts.extend(java.tasks.iter().map(|t| t.source.clone()));
+    let mut out = Vec::new();
+    for t in &texts {
+        let lines: Vec<&str> = t.lines().collect();
+        let mut edited = lines.clone();
+        let renamed = edited.get(1).map(|l| l.replace("=", "= 0 +"));
+        if let (Some(slot), Some(r)) = (edited.get_mut(1), renamed.as_deref()) {
+            *slot = r;
+        }
+        let mut swapped = lines.clone();
+        if swapped.len() > 3 {
+            swapped.swap(1, 2);
+        }
+        let mut doubled = lines.clone();
+        doubled.extend(lines.iter().copied());
+        out.push(t.clone());
+        out.push(edited.join("\n"));
+        out.push(swapped.join("\n") + "\n");
+        out.push(doubled.join("\n"));
+        out.push(t.replace("    ", "\t"));
+        out.push(t.replace('\n', "\r\n"));
+    }
+    out
+}
+
+#[test]
+fn tokens_assembled_from_lines_equal_whole_text_tokenization() {
+    let texts = programs_and_candidates();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let whole = OnnxDetector::open(
+        &model("minilm"),
+        OnnxOptions {
+            line_tokens: false,
+            ..cpu(8)
+        },
+    )
+    .unwrap();
+    let lines = OnnxDetector::open(&model("minilm"), cpu(8)).unwrap();
+    assert!(whole.line_counts().is_none());
+    assert!(
+        lines.line_counts().is_some(),
+        "MiniLM's WordPiece allows line reuse"
+    );
+    // Counts (untruncated) first, then the fed inputs, as a search asks for them.
+    assert_eq!(
+        lines.token_counts(&refs).unwrap(),
+        whole.token_counts(&refs).unwrap()
+    );
+    let (a, b) = (lines.feeds(&refs).unwrap(), whole.feeds(&refs).unwrap());
+    assert_eq!(a.len(), refs.len());
+    for ((x, y), t) in a.iter().zip(&b).zip(&refs) {
+        assert_eq!(x.as_ref(), y.as_ref(), "{t}");
+    }
+    assert!(
+        a.iter().any(|f| f.truncated),
+        "some doubled programs pass the window"
+    );
+    let counts = lines.line_counts().unwrap();
+    assert!(
+        counts.reused > counts.tokenized,
+        "candidates share most lines: {counts:?}"
+    );
+    // A cross-encoder tokenizes the pair (original, candidate) from lines too.
+    let (pair_lines, pair_whole) = (
+        OnnxDetector::open(&model("tiny-cross"), cpu(8)).unwrap(),
+        OnnxDetector::open(
+            &model("tiny-cross"),
+            OnnxOptions {
+                line_tokens: false,
+                ..cpu(8)
+            },
+        )
+        .unwrap(),
+    );
+    let (anchor, rest) = refs.split_first().unwrap();
+    assert_eq!(
+        pair_lines.similarities(anchor, rest).unwrap(),
+        pair_whole.similarities(anchor, rest).unwrap()
+    );
+}
+
 fn every_output(model_dir: &Path, file: &str, text: &str, det: &OnnxDetector) -> Vec<f32> {
     use ort::session::Session;
     let feed = det.feeds(&[text]).unwrap().pop().unwrap();

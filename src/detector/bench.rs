@@ -188,3 +188,49 @@ pub fn tokenizer_pace(det: &OnnxDetector, texts: &[&str]) -> Result<(f64, f64), 
     det.clear_token_cache();
     Ok(best)
 }
+
+/// A search's stream of texts: each program, then `per_program` candidates that each edit one
+/// of its lines (a different line each time), as one transform step does.
+pub fn candidate_stream(programs: &[&str], per_program: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in programs {
+        out.push(p.to_string());
+        let lines: Vec<&str> = p.lines().collect();
+        for k in 0..per_program {
+            let edited = (k * 7) % lines.len().max(1);
+            let text: Vec<String> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    if i == edited {
+                        format!("{l}  # v{k}")
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .collect();
+            out.push(text.join("\n") + "\n");
+        }
+    }
+    out
+}
+
+/// Texts per second tokenizing `stream` as a search does, an iteration's `batch` texts per
+/// call, from empty caches; the faster of two passes.
+pub fn stream_pace(
+    det: &OnnxDetector,
+    stream: &[&str],
+    batch: usize,
+) -> Result<f64, DetectorError> {
+    let mut best = 0f64;
+    for _ in 0..2 {
+        det.clear_token_cache();
+        let t = Instant::now();
+        for chunk in stream.chunks(batch.max(1)) {
+            det.feeds(chunk)?;
+        }
+        best = best.max(stream.len() as f64 / t.elapsed().as_secs_f64());
+    }
+    det.clear_token_cache();
+    Ok(best)
+}

@@ -12,6 +12,7 @@ pub mod canon;
 pub mod classic;
 pub mod engine;
 pub mod infer;
+pub mod lines;
 pub mod model;
 pub mod onnx;
 pub mod projection;

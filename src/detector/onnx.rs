@@ -3,11 +3,14 @@
 //!
 //! Texts are tokenized in parallel (rayon) and each text's tokens are kept in a bounded cache,
 //! so a text counted for `--window`/`--max-growth` is not tokenized again when it is scored.
+//! Where the tokenizer allows it, a text's tokens are assembled from its lines' cached tokens
+//! ([`super::lines`]): a candidate shares most lines with its parent.
 //! Only the output a detector kind reads is computed and copied back ([`super::engine`]). On
 //! CUDA the model's fused fp16 graph (`gpu_model`) runs unless fp32 is asked for.
 
 use super::batcher::{Batcher, BatcherSettings};
 use super::engine::{plan, BatchShapes, Engine, Feed, Pooling};
+use super::lines::{LineCounts, LineTokens};
 use super::model::{environment, runtime_library, ModelDir, ModelKind, ORT_VERSION};
 use super::{Detector, DetectorError, DetectorStats, Device, InputKey};
 use crate::program::ProgramHash;
@@ -53,6 +56,9 @@ pub struct OnnxOptions {
     pub shapes: Option<BatchShapes>,
     /// How long a scoring request waits for others to share its batches (fixed shapes only).
     pub max_wait: Duration,
+    /// Assemble a text's tokens from its lines' cached tokens where the tokenizer allows it
+    /// ([`LineTokens`]); the ids are the same either way.
+    pub line_tokens: bool,
 }
 
 impl Default for OnnxOptions {
@@ -64,6 +70,7 @@ impl Default for OnnxOptions {
             precision: Precision::Auto,
             shapes: None,
             max_wait: Duration::from_millis(2),
+            line_tokens: true,
         }
     }
 }
@@ -97,6 +104,8 @@ struct Tokens {
     counts: Mutex<HashMap<ProgramHash, usize>>,
     nanos: AtomicU64,
     truncated: AtomicU64,
+    /// Lines' tokens, where the tokenizer lets a text's tokens be assembled from them.
+    lines: Option<LineTokens>,
 }
 
 /// An ONNX clone detector (embedding, cross-encoder or siamese).
@@ -202,6 +211,11 @@ impl OnnxDetector {
         counter
             .with_truncation(None)
             .map_err(tokenizer_error(&tok_path))?;
+        let lines = if options.line_tokens {
+            LineTokens::for_tokenizer(&counter)
+        } else {
+            None
+        };
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: cfg.max_length,
@@ -307,7 +321,10 @@ impl OnnxDetector {
             options,
             graph,
             anchors: Mutex::new(HashMap::new()),
-            tokens: Tokens::default(),
+            tokens: Tokens {
+                lines,
+                ..Tokens::default()
+            },
             scoring_nanos: AtomicU64::new(0),
         };
         if det.batch_shapes() == BatchShapes::Fixed {
@@ -340,6 +357,15 @@ impl OnnxDetector {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clear();
+        if let Some(lines) = &self.tokens.lines {
+            lines.clear();
+        }
+    }
+
+    /// Lines whose tokens were reused and lines tokenized, or `None` where this detector's
+    /// tokenizer tokenizes whole texts.
+    pub fn line_counts(&self) -> Option<LineCounts> {
+        self.tokens.lines.as_ref().map(LineTokens::counts)
     }
 
     /// The batch layout in use.
@@ -369,9 +395,11 @@ impl OnnxDetector {
         let t0 = Instant::now();
         let out: Result<Vec<Encoding>, _> = texts
             .par_iter()
-            .map(|t| match anchor {
-                None => tokenizer.encode_fast(*t, true),
-                Some(a) => tokenizer.encode_fast((a, *t), true),
+            .map(|t| match (&self.tokens.lines, anchor) {
+                (Some(lines), None) => lines.encode(tokenizer, &self.counter, t, None),
+                (Some(lines), Some(a)) => lines.encode(tokenizer, &self.counter, a, Some(t)),
+                (None, None) => tokenizer.encode_fast(*t, true),
+                (None, Some(a)) => tokenizer.encode_fast((a, *t), true),
             })
             .collect();
         self.tokens

@@ -4,9 +4,11 @@
 //! is handed to the caller as soon as it is measured.
 
 use super::settings::DetectorSettings;
-use crate::detector::bench::{agreement, composition_independent, throughput, tokenizer_pace};
+use crate::detector::bench::{
+    agreement, candidate_stream, composition_independent, stream_pace, throughput, tokenizer_pace,
+};
 use crate::detector::engine::BatchShapes;
-use crate::detector::onnx::{OnnxDetector, Precision};
+use crate::detector::onnx::{OnnxDetector, OnnxOptions, Precision};
 use crate::detector::{model_path, DetectorError};
 use crate::task::TaskError;
 use std::path::PathBuf;
@@ -99,10 +101,34 @@ impl BenchJob {
                     if !tokenizer_done {
                         tokenizer_done = true;
                         let (par, one) = tokenizer_pace(&det, &texts)?;
+                        // A search's stream, tokenized whole and from lines.
+                        let stream = candidate_stream(&texts, 30);
+                        let stream: Vec<&str> = stream.iter().map(String::as_str).collect();
+                        let whole = OnnxDetector::open(
+                            &path,
+                            OnnxOptions {
+                                line_tokens: false,
+                                ..this.options()?
+                            },
+                        )?;
+                        let whole_pace = stream_pace(&whole, &stream, 10)?;
+                        let lines_pace = det
+                            .line_counts()
+                            .map(|_| stream_pace(&det, &stream, 10))
+                            .transpose()?;
                         emit(if self.json {
-                            serde_json::json!({"tokenizer_texts_per_s": {"parallel": par, "one_by_one": one}}).to_string()
+                            serde_json::json!({"tokenizer_texts_per_s": {"parallel": par, "one_by_one": one,
+                                "stream_whole": whole_pace, "stream_lines": lines_pace}}).to_string()
                         } else {
-                            format!("tokenizer alone: {par:.0} texts/s in parallel, {one:.0} texts/s one by one")
+                            let lines = lines_pace.map_or(
+                                "this tokenizer does not allow line reuse".to_string(),
+                                |l| format!("{l:.0} texts/s from lines"),
+                            );
+                            format!(
+                                "tokenizer alone: {par:.0} texts/s in parallel, {one:.0} texts/s one by one; \
+                                 a search's stream ({} texts, 10 a call): {whole_pace:.0} texts/s whole, {lines}",
+                                stream.len()
+                            )
                         });
                     }
                     let (t, vectors) = throughput(&det, &texts, self.rounds, self.clients, 100)?;

@@ -311,6 +311,57 @@ fn fixed_shapes_give_a_sequence_the_same_vector_in_any_company_and_from_any_call
 }
 
 #[test]
+fn row_counts_the_canaries_pass_give_real_programs_their_full_batch_rows() {
+    use equimorph::detector::engine::{plan_fixed, Engine};
+    let programs = programs();
+    let texts: Vec<&str> = programs.iter().map(String::as_str).collect();
+    for name in ["minilm", "tiny-embedding"] {
+        let det = OnnxDetector::open(
+            &model(name),
+            OnnxOptions {
+                shapes: Some(BatchShapes::Fixed),
+                ..cpu(8)
+            },
+        )
+        .unwrap();
+        let rows = det.fixed_rows().to_vec();
+        assert_eq!(
+            rows.last(),
+            Some(&8),
+            "{name}: the full batch is always allowed"
+        );
+        assert!(rows.windows(2).all(|w| w[0] < w[1]), "{rows:?}");
+        // The canary runs are not counted as work.
+        assert_eq!(det.stats().sequences, 0, "{name}");
+        eprintln!("{name} on this CPU: fixed-shape row counts {rows:?}");
+        // Real programs, each batched in every allowed row count, get the full batch's vector.
+        let feeds = det.feeds(&texts).unwrap();
+        let refs: Vec<&equimorph::detector::engine::Feed> =
+            feeds.iter().map(|f| f.as_ref()).collect();
+        let lengths: Vec<usize> = refs.iter().map(|f| f.len()).collect();
+        let engine: &Engine = det.engine();
+        let window = det.window().unwrap();
+        let full = engine
+            .run(
+                &refs,
+                &plan_fixed(&lengths, &[8], window),
+                "sentence_embedding",
+            )
+            .unwrap();
+        for &r in &rows {
+            let cut = engine
+                .run(
+                    &refs,
+                    &plan_fixed(&lengths, &[r], window),
+                    "sentence_embedding",
+                )
+                .unwrap();
+            assert_eq!(cut, full, "{name}: rows {r}");
+        }
+    }
+}
+
+#[test]
 fn two_sessions_share_the_batches_and_give_the_vectors_of_one() {
     let programs = programs();
     let texts: Vec<&str> = programs.iter().map(String::as_str).collect();

@@ -3,10 +3,10 @@
 //! callers' CPU work (transforms, oracle) goes on.
 //!
 //! A request waits at most `max_wait` for others to join it, and a merge stops growing once it
-//! fills one batch per device. Batches are fixed-shape ([`BatchShapes::Fixed`]), so no
-//! result depends on which requests were merged.
+//! fills one batch per device. Batches are fixed-shape
+//! ([`super::engine::BatchShapes::Fixed`]), so no result depends on which requests were merged.
 
-use super::engine::{plan, BatchShapes, Engine, Feed};
+use super::engine::{plan_fixed, Engine, Feed};
 use super::DetectorError;
 use std::collections::BTreeMap;
 use std::sync::mpsc;
@@ -42,10 +42,13 @@ pub struct Batcher {
 }
 
 /// How merged requests are cut.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct BatcherSettings {
     /// Rows per batch.
     pub batch: usize,
+    /// Smaller row counts a batch with few members may have (checked on the device; see
+    /// [`super::engine::Engine::checked_row_counts`]).
+    pub smaller_rows: Vec<usize>,
     /// The model's window (the longest padded length).
     pub window: usize,
     /// How long a request waits for others before its batch runs anyway.
@@ -164,12 +167,12 @@ fn dispatch(shared: &Shared, engine: &Engine, settings: BatcherSettings) {
             q.first = None;
             std::mem::take(&mut q.pending)
         };
-        run_merged(engine, settings, taken);
+        run_merged(engine, &settings, taken);
     }
 }
 
 /// Runs every request of one merge (grouped by the output they read) and answers each.
-fn run_merged(engine: &Engine, settings: BatcherSettings, requests: Vec<Request>) {
+fn run_merged(engine: &Engine, settings: &BatcherSettings, requests: Vec<Request>) {
     let mut by_output: BTreeMap<String, Vec<Request>> = BTreeMap::new();
     for r in requests {
         by_output.entry(r.output.clone()).or_default().push(r);
@@ -180,12 +183,9 @@ fn run_merged(engine: &Engine, settings: BatcherSettings, requests: Vec<Request>
             .flat_map(|r| r.feeds.iter().map(|f| f.as_ref()))
             .collect();
         let lengths: Vec<usize> = feeds.iter().map(|f| f.len()).collect();
-        let batches = plan(
-            &lengths,
-            settings.batch,
-            BatchShapes::Fixed,
-            settings.window,
-        );
+        let mut rows = settings.smaller_rows.clone();
+        rows.push(settings.batch);
+        let batches = plan_fixed(&lengths, &rows, settings.window);
         match engine.run(&feeds, &batches, &output) {
             Ok(mut rows) => {
                 // Hand each request its slice, in its own order.

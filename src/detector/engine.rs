@@ -8,7 +8,9 @@
 //! - `Fixed`: every batch has `batch` rows (unused rows repeat the first) and a length that is a
 //!   function of the sequence alone (rounded up to [`LENGTH_BUCKET`] tokens). A sequence's
 //!   vector is then the same whatever else is in its batch, which is what lets several tasks
-//!   share batches ([`super::batcher`]) without changing any result.
+//!   share batches ([`super::batcher`]) without changing any result. A batch with few members
+//!   may have fewer rows where a canary check on the device showed that row count gives every
+//!   sequence the same row ([`Engine::checked_row_counts`]): fewer filler rows.
 
 use super::DetectorError;
 use ndarray::{Array2, Axis};
@@ -113,11 +115,10 @@ pub fn bucket_length(len: usize, window: usize) -> usize {
 
 /// Lays out `lengths` in batches of at most `batch` rows (`window`: the model's window).
 pub fn plan(lengths: &[usize], batch: usize, shapes: BatchShapes, window: usize) -> Vec<Batch> {
-    let bucket_length = |l: usize| bucket_length(l, window);
     let batch = batch.max(1);
-    let mut order: Vec<usize> = (0..lengths.len()).collect();
     match shapes {
         BatchShapes::Exact => {
+            let mut order: Vec<usize> = (0..lengths.len()).collect();
             order.sort_by_key(|&i| (lengths[i], i));
             order
                 .chunks(batch)
@@ -128,31 +129,48 @@ pub fn plan(lengths: &[usize], batch: usize, shapes: BatchShapes, window: usize)
                 })
                 .collect()
         }
-        BatchShapes::Fixed => {
-            order.sort_by_key(|&i| (bucket_length(lengths[i]), i));
-            let mut out = Vec::new();
-            let mut start = 0;
-            while start < order.len() {
-                let length = bucket_length(lengths[order[start]]);
-                let mut end = start;
-                while end < order.len()
-                    && end - start < batch
-                    && bucket_length(lengths[order[end]]) == length
-                {
-                    end += 1;
-                }
-                // Always full: rows of the CPU and fp32 CUDA graphs were measured to vary with
-                // the row count (ONNX Runtime splits work by it), never with a fixed shape.
-                out.push(Batch {
-                    members: order[start..end].to_vec(),
-                    rows: batch,
-                    length,
-                });
-                start = end;
-            }
-            out
-        }
+        BatchShapes::Fixed => plan_fixed(lengths, &[batch], window),
     }
+}
+
+/// Lays out `lengths` in fixed-shape batches (`window`: the model's window). `row_counts` are
+/// the row counts a batch may have, the largest last: each batch takes the smallest that holds
+/// its members. Only row counts at which the device gives every sequence the same row as in a
+/// full batch may be listed ([`Engine::checked_row_counts`]).
+pub fn plan_fixed(lengths: &[usize], row_counts: &[usize], window: usize) -> Vec<Batch> {
+    let bucket_length = |l: usize| bucket_length(l, window);
+    let batch = row_counts.iter().copied().max().unwrap_or(1).max(1);
+    let mut order: Vec<usize> = (0..lengths.len()).collect();
+    order.sort_by_key(|&i| (bucket_length(lengths[i]), i));
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < order.len() {
+        let length = bucket_length(lengths[order[start]]);
+        let mut end = start;
+        while end < order.len()
+            && end - start < batch
+            && bucket_length(lengths[order[end]]) == length
+        {
+            end += 1;
+        }
+        // Full unless a smaller row count was checked: rows can vary with the row count
+        // (ONNX Runtime splits work by it; on 2 CPU cores a row alone differs from the same
+        // row among 8), never with a fixed shape.
+        let members = end - start;
+        let rows = row_counts
+            .iter()
+            .copied()
+            .filter(|&r| r >= members)
+            .min()
+            .unwrap_or(batch);
+        out.push(Batch {
+            members: order[start..end].to_vec(),
+            rows,
+            length,
+        });
+        start = end;
+    }
+    out
 }
 
 /// How a 3-D output (per-token states) becomes one row per sequence.
@@ -209,6 +227,85 @@ impl Engine {
     pub fn with_pooling(mut self, pooling: Pooling) -> Self {
         self.pooling = pooling;
         self
+    }
+
+    /// The row counts below `batch`, among 1, 2, 4, …, at which every canary gets bit for bit
+    /// the row of `output` it gets in a full batch of `batch` rows, on every device; `None`
+    /// where full batches themselves give a canary different rows in different company (then
+    /// no request may share a batch with another). `canaries` should hold sequences of every
+    /// length bucket, several per bucket; the runs are not counted in the engine's counters.
+    pub fn checked_row_counts(
+        &self,
+        canaries: &[Feed],
+        batch: usize,
+        window: usize,
+        output: &str,
+    ) -> Result<Option<Vec<usize>>, DetectorError> {
+        let batch = batch.max(1);
+        let c = &self.counters;
+        let counters = [
+            &c.sequences,
+            &c.filler_rows,
+            &c.batches,
+            &c.run_nanos,
+            &c.copy_nanos,
+        ];
+        let before: Vec<u64> = counters.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        let mut groups: std::collections::BTreeMap<usize, Vec<&Feed>> = Default::default();
+        for f in canaries.iter().filter(|f| !f.is_empty()) {
+            groups
+                .entry(bucket_length(f.len(), window))
+                .or_default()
+                .push(f);
+        }
+        let smaller: Vec<usize> = std::iter::successors(Some(1usize), |r| r.checked_mul(2))
+            .take_while(|&r| r < batch)
+            .collect();
+        let mut agree = vec![true; smaller.len()];
+        let mut independent = true;
+        for device in 0..self.sessions.len() {
+            for (&length, group) in &groups {
+                let group: Vec<&Feed> = group.iter().copied().take(batch).collect();
+                let n = group.len();
+                let run = |members: Vec<usize>, rows: usize| {
+                    let b = Batch {
+                        members,
+                        rows,
+                        length,
+                    };
+                    self.run_batch(device, &group, &b, output)
+                };
+                let reference = run((0..n).collect(), batch)?;
+                // The same sequences in reverse order, so each has other neighbours.
+                let reversed = run((0..n).rev().collect(), batch)?;
+                if reversed.iter().rev().ne(reference.iter()) {
+                    independent = false;
+                }
+                for (ok, &rows) in agree.iter_mut().zip(&smaller) {
+                    let members: Vec<usize> = (0..n).rev().take(rows).collect();
+                    let got = run(members.clone(), rows)?;
+                    if members
+                        .iter()
+                        .zip(&got)
+                        .any(|(&i, row)| reference.get(i) != Some(row))
+                    {
+                        *ok = false;
+                    }
+                }
+            }
+        }
+        for (counter, value) in counters.iter().zip(before) {
+            counter.store(value, Ordering::Relaxed);
+        }
+        Ok(independent.then(|| {
+            smaller
+                .iter()
+                .zip(&agree)
+                .filter(|(_, &ok)| ok)
+                .map(|(&r, _)| r)
+                .chain(std::iter::once(batch))
+                .collect()
+        }))
     }
 
     /// Devices (sessions) the engine spreads batches over.
@@ -379,6 +476,25 @@ mod tests {
         assert_eq!((p[0].rows, p[0].length), (2, 3));
         assert_eq!(p[1].members, vec![0, 2]);
         assert_eq!(p[1].length, 9);
+    }
+
+    #[test]
+    fn checked_smaller_row_counts_cut_filler_and_keep_buckets() {
+        // 3 sequences of one bucket take 4 rows, not 8; 9 take a full 8 and then 1.
+        let p = plan_fixed(&[5, 6, 7], &[1, 4, 8], 512);
+        assert_eq!(p.len(), 1);
+        assert_eq!((p[0].members.len(), p[0].rows, p[0].length), (3, 4, 32));
+        let p = plan_fixed(&[3; 9], &[1, 4, 8], 512);
+        let shapes: Vec<(usize, usize)> = p.iter().map(|b| (b.members.len(), b.rows)).collect();
+        assert_eq!(shapes, vec![(8, 8), (1, 1)]);
+        // Without checked smaller counts every batch is full.
+        assert!(plan_fixed(&[5, 6, 7], &[8], 512)
+            .iter()
+            .all(|b| b.rows == 8));
+        assert_eq!(
+            plan(&[5, 6, 7], 8, BatchShapes::Fixed, 512),
+            plan_fixed(&[5, 6, 7], &[8], 512)
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! CUDA the model's fused fp16 graph (`gpu_model`) runs unless fp32 is asked for.
 
 use super::batcher::{Batcher, BatcherSettings};
-use super::engine::{plan, BatchShapes, Engine, Feed, Pooling};
+use super::engine::{plan, BatchShapes, Engine, Feed, Pooling, LENGTH_BUCKET};
 use super::lines::{LineCounts, LineTokens};
 use super::model::{environment, runtime_library, ModelDir, ModelKind, ORT_VERSION};
 use super::{Detector, DetectorError, DetectorStats, Device, InputKey};
@@ -124,6 +124,10 @@ pub struct OnnxDetector {
     anchors: Mutex<HashMap<ProgramHash, Vec<f32>>>,
     tokens: Tokens,
     scoring_nanos: AtomicU64,
+    /// The batch layout in use.
+    shapes: BatchShapes,
+    /// Row counts a fixed-shape batch may have (checked at open).
+    fixed_rows: Vec<usize>,
 }
 
 fn session(
@@ -310,6 +314,7 @@ impl OnnxDetector {
             }
             _ => None,
         };
+        let shapes = options.batch_shapes(graph != model.config.model);
         let mut det = OnnxDetector {
             model,
             tokenizer,
@@ -326,16 +331,40 @@ impl OnnxDetector {
                 ..Tokens::default()
             },
             scoring_nanos: AtomicU64::new(0),
+            shapes,
+            fixed_rows: Vec::new(),
         };
-        if det.batch_shapes() == BatchShapes::Fixed {
-            det.batcher = Some(Batcher::start(
-                det.engine.clone(),
-                BatcherSettings {
-                    batch: batch_rows(&det.options, &det.model),
-                    window: det.model.config.max_length,
-                    max_wait: det.options.max_wait,
-                },
-            ));
+        if det.shapes == BatchShapes::Fixed {
+            // Requests share batches only where the device gives a sequence the same row in
+            // any company, checked here on canaries rather than assumed.
+            let batch = batch_rows(&det.options, &det.model);
+            let window = det.model.config.max_length;
+            let canaries = det.canary_feeds()?;
+            let checked =
+                det.engine
+                    .checked_row_counts(&canaries, batch, window, det.batch_output())?;
+            match checked {
+                Some(rows) => {
+                    det.batcher = Some(Batcher::start(
+                        det.engine.clone(),
+                        BatcherSettings {
+                            batch,
+                            smaller_rows: rows.iter().copied().filter(|&r| r < batch).collect(),
+                            window,
+                            max_wait: det.options.max_wait,
+                        },
+                    ));
+                    det.fixed_rows = rows;
+                }
+                None => {
+                    tracing::warn!(
+                        "{}: on this device a sequence's output varies with the other sequences \
+                         in its fixed-shape batch; requests are batched alone (exact shapes)",
+                        det.graph
+                    );
+                    det.shapes = BatchShapes::Exact;
+                }
+            }
         }
         Ok(det)
     }
@@ -368,10 +397,69 @@ impl OnnxDetector {
         self.tokens.lines.as_ref().map(LineTokens::counts)
     }
 
-    /// The batch layout in use.
+    /// The batch layout in use: the options' layout, or exact where the device failed the
+    /// fixed-shape canary check.
     pub fn batch_shapes(&self) -> BatchShapes {
-        self.options
-            .batch_shapes(self.graph != self.model.config.model)
+        self.shapes
+    }
+
+    /// The engine that runs batches (benchmarks and checks run plans on it directly).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The row counts a fixed-shape batch may have, the full one last (checked on the device
+    /// at open); empty with exact shapes.
+    pub fn fixed_rows(&self) -> &[usize] {
+        &self.fixed_rows
+    }
+
+    /// The output batches are run for (the vector, or a cross-encoder's logits).
+    fn batch_output(&self) -> &str {
+        match self.model.config.kind {
+            ModelKind::CrossEncoder => self
+                .model
+                .config
+                .logits_output
+                .as_deref()
+                .unwrap_or("logits"),
+            _ => self.vector_output(),
+        }
+    }
+
+    /// Canary sequences for the fixed-shape check: three of every length bucket up to the
+    /// window, cut at different offsets from a real program's tokens.
+    fn canary_feeds(&self) -> Result<Vec<Feed>, DetectorError> {
+        let window = self.model.config.max_length.max(1);
+        let program = "def total(xs, k=2):\n    s = 0\n    for i, x in enumerate(xs):\n        if i % k == 0:\n            s += x * (i + 1)\n    return s // max(1, len(xs))\n";
+        let mut text = String::new();
+        let mut ids: Vec<u32> = Vec::new();
+        let mut types: Vec<u32> = Vec::new();
+        while ids.len() < window + 16 && text.len() < 1 << 20 {
+            text.push_str(program);
+            let e = self
+                .counter
+                .encode_fast(text.as_str(), true)
+                .map_err(|e| DetectorError::Inference(format!("tokenizer: {e}")))?;
+            ids = e.get_ids().to_vec();
+            types = e.get_type_ids().to_vec();
+        }
+        let mut out = Vec::new();
+        for top in (LENGTH_BUCKET..window + LENGTH_BUCKET).step_by(LENGTH_BUCKET) {
+            let top = top.min(window);
+            for (offset, shorter) in [(0, 0), (5, 3), (11, 7)] {
+                let len = top.saturating_sub(shorter).max(1);
+                let range = offset..offset + len;
+                if let (Some(i), Some(t)) = (ids.get(range.clone()), types.get(range)) {
+                    out.push(Feed {
+                        ids: i.to_vec(),
+                        types: t.to_vec(),
+                        truncated: false,
+                    });
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn feed_of(e: &Encoding) -> Feed {

@@ -145,6 +145,7 @@ impl BenchJob {
                             "graph": det.graph(),
                             "precision": format!("{precision:?}").to_lowercase(),
                             "shapes": layout, "batch": batch, "clients": self.clients,
+                            "fixed_rows": det.fixed_rows(),
                         });
                         emit(
                             serde_json::json!({"config": label, "throughput": t,
@@ -153,8 +154,12 @@ impl BenchJob {
                             .to_string(),
                         );
                     } else {
+                        let rows = match det.fixed_rows() {
+                            [] => String::new(),
+                            r => format!(" (rows {r:?})"),
+                        };
                         emit(format!(
-                            "{} {:>5} batch {:>4}: {:>8.1} sequences/s, {:>9.0} tokens/s; tokenize {:>4.1} %, run {:>5.1} %, copy {:>4.1} %; \
+                            "{} {:>5}{rows} batch {:>4}: {:>8.1} sequences/s, {:>9.0} tokens/s; tokenize {:>4.1} %, run {:>5.1} %, copy {:>4.1} %; \
                              filler rows {:.2}/seq; same vector in any company: {}{}",
                             det.graph(),
                             layout,

@@ -258,6 +258,10 @@ impl Engine {
                 .or_default()
                 .push(f);
         }
+        if groups.is_empty() {
+            // Nothing to check with: full batches only, as before any check.
+            return Ok(Some(vec![batch]));
+        }
         let smaller: Vec<usize> = std::iter::successors(Some(1usize), |r| r.checked_mul(2))
             .take_while(|&r| r < batch)
             .collect();

@@ -432,18 +432,13 @@ impl OnnxDetector {
     fn canary_feeds(&self) -> Result<Vec<Feed>, DetectorError> {
         let window = self.model.config.max_length.max(1);
         let program = "def total(xs, k=2):\n    s = 0\n    for i, x in enumerate(xs):\n        if i % k == 0:\n            s += x * (i + 1)\n    return s // max(1, len(xs))\n";
-        let mut text = String::new();
-        let mut ids: Vec<u32> = Vec::new();
-        let mut types: Vec<u32> = Vec::new();
-        while ids.len() < window + 16 && text.len() < 1 << 20 {
-            text.push_str(program);
-            let e = self
-                .counter
-                .encode_fast(text.as_str(), true)
-                .map_err(|e| DetectorError::Inference(format!("tokenizer: {e}")))?;
-            ids = e.get_ids().to_vec();
-            types = e.get_type_ids().to_vec();
-        }
+        // The program is about 60 tokens: enough copies for the window and the offsets.
+        let text = program.repeat(window / 16 + 2);
+        let e = self
+            .counter
+            .encode_fast(text.as_str(), true)
+            .map_err(|e| DetectorError::Inference(format!("tokenizer: {e}")))?;
+        let (ids, types) = (e.get_ids(), e.get_type_ids());
         let mut out = Vec::new();
         for top in (LENGTH_BUCKET..window + LENGTH_BUCKET).step_by(LENGTH_BUCKET) {
             let top = top.min(window);

@@ -72,7 +72,6 @@ fn parallel_tokenization_and_the_token_cache_give_the_ids_of_one_by_one_tokeniza
     );
 }
 
-/// The pooled embedding of `text` from a session that computes and copies every output.
 /// Real programs in both languages, and candidates made from them the way a search makes
 /// them: one line edited, lines swapped, a line duplicated, indentation changed, CRLF endings.
 fn programs_and_candidates() -> Vec<String> {
@@ -160,6 +159,7 @@ fn tokens_assembled_from_lines_equal_whole_text_tokenization() {
     );
 }
 
+/// The pooled embedding of `text` from a session that computes and copies every output.
 fn every_output(model_dir: &Path, file: &str, text: &str, det: &OnnxDetector) -> Vec<f32> {
     use ort::session::Session;
     let feed = det.feeds(&[text]).unwrap().pop().unwrap();

@@ -33,7 +33,7 @@ pub const LENGTH_BUCKET: usize = 32;
 pub enum BatchShapes {
     /// Padded to each batch's longest.
     Exact,
-    /// Length buckets and full rows.
+    /// Length buckets, and full rows unless a smaller row count passed the device's check.
     Fixed,
 }
 
@@ -233,7 +233,8 @@ impl Engine {
     /// the row of `output` it gets in a full batch of `batch` rows, on every device; `None`
     /// where full batches themselves give a canary different rows in different company (then
     /// no request may share a batch with another). `canaries` should hold sequences of every
-    /// length bucket, several per bucket; the runs are not counted in the engine's counters.
+    /// length bucket, several per bucket. Meant for a detector being opened, with nothing else
+    /// running: the counters are set back to their values before the check.
     pub fn checked_row_counts(
         &self,
         canaries: &[Feed],

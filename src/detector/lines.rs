@@ -5,8 +5,8 @@
 //!
 //! Whether a tokenizer allows it is decided per tokenizer ([`LineTokens::for_tokenizer`]): its
 //! normalizer must act on each character alone, its pre-tokenizer must split at every
-//! whitespace (WordPiece models such as MiniLM), no added token may hold or strip a line
-//! break, and on a set of canary programs the assembled tokens must equal the whole text's.
+//! whitespace (WordPiece models such as MiniLM), no added token may hold or strip
+//! whitespace, and on a set of canary programs the assembled tokens must equal the whole text's.
 //! Byte-level BPE (RoBERTa, CodeBERT) glues a line break to the next line's indentation, so
 //! those tokenizers tokenize whole texts as before.
 
@@ -20,6 +20,9 @@ use tokenizers::{Encoding, Tokenizer};
 /// Distinct lines whose tokens are kept (a line and its ids take about 150 bytes: about
 /// 10 MB when full; then the cache starts again).
 const LINE_CACHE: usize = 65_536;
+
+/// Lines longer than this many bytes are tokenized every time, not kept.
+const LONGEST_KEPT: usize = 4_096;
 
 /// Programs the assembled tokens are checked against before line reuse is turned on: code in
 /// both languages, tabs, CRLF, blank and unterminated lines, non-ASCII text, combining marks
@@ -49,10 +52,11 @@ pub struct LineCounts {
 }
 
 impl LineTokens {
-    /// Line reuse for `tokenizer` (which must not truncate), or `None` where the tokenizer could
+    /// Line reuse for `tokenizer` (which must neither truncate nor pad), or `None` where the tokenizer could
     /// let a token span a line break or the canaries tokenize differently line by line.
     pub fn for_tokenizer(tokenizer: &Tokenizer) -> Option<Self> {
-        if tokenizer.get_truncation().is_some() || !splits_at_lines(tokenizer) {
+        let reshapes = tokenizer.get_truncation().is_some() || tokenizer.get_padding().is_some();
+        if reshapes || !splits_at_lines(tokenizer) {
             return None;
         }
         let lines = LineTokens {
@@ -82,37 +86,40 @@ impl LineTokens {
     /// are tokenized with `tokenizer` (one that does not truncate) and kept.
     pub fn ids(&self, tokenizer: &Tokenizer, text: &str) -> tokenizers::Result<Vec<u32>> {
         let parts: Vec<&str> = text.split_inclusive('\n').collect();
-        let mut found: Vec<Option<Arc<[u32]>>> = {
+        let mut found: HashMap<&str, Arc<[u32]>> = {
             let cache = self.lines.lock().unwrap_or_else(|p| p.into_inner());
-            parts.iter().map(|l| cache.get(*l).cloned()).collect()
+            parts
+                .iter()
+                .filter_map(|l| cache.get(*l).map(|ids| (*l, ids.clone())))
+                .collect()
         };
-        let mut fresh: Vec<(usize, Arc<[u32]>)> = Vec::new();
-        for (i, slot) in found.iter_mut().enumerate() {
-            if slot.is_none() {
-                let line = parts.get(i).copied().unwrap_or_default();
-                let ids: Arc<[u32]> = tokenizer.encode_fast(line, false)?.get_ids().into();
-                *slot = Some(ids.clone());
-                fresh.push((i, ids));
+        let reused = parts.iter().filter(|l| found.contains_key(*l)).count();
+        // Each distinct line not cached is tokenized once (blank lines and `}` repeat).
+        let mut fresh: Vec<(&str, Arc<[u32]>)> = Vec::new();
+        for line in &parts {
+            if !found.contains_key(line) {
+                let ids: Arc<[u32]> = tokenizer.encode_fast(*line, false)?.get_ids().into();
+                found.insert(line, ids.clone());
+                fresh.push((line, ids));
             }
         }
         self.tokenized
             .fetch_add(fresh.len() as u64, Ordering::Relaxed);
-        self.reused
-            .fetch_add((parts.len() - fresh.len()) as u64, Ordering::Relaxed);
+        self.reused.fetch_add(reused as u64, Ordering::Relaxed);
+        // Long lines (minified code) are not kept: a few edited copies would fill memory.
+        fresh.retain(|(line, _)| line.len() <= LONGEST_KEPT);
         if !fresh.is_empty() {
             let mut cache = self.lines.lock().unwrap_or_else(|p| p.into_inner());
             if cache.len() + fresh.len() > LINE_CACHE {
                 cache.clear();
             }
-            for (i, ids) in fresh {
-                if let Some(line) = parts.get(i) {
-                    cache.insert((*line).into(), ids);
-                }
+            for (line, ids) in fresh {
+                cache.insert(line.into(), ids);
             }
         }
-        Ok(found
+        Ok(parts
             .iter()
-            .flatten()
+            .filter_map(|l| found.get(l))
             .flat_map(|ids| ids.iter().copied())
             .collect())
     }
@@ -178,7 +185,9 @@ fn splits_at_lines(tokenizer: &Tokenizer) -> bool {
     let added_ok = tokenizer
         .get_added_tokens_decoder()
         .values()
-        .all(|t| !t.content.contains('\n') && !t.lstrip && !t.rstrip);
+        // Normalized added tokens match the normalized text, where a line break may have
+        // become a space: no added token may hold whitespace at all.
+        .all(|t| !t.content.chars().any(char::is_whitespace) && !t.lstrip && !t.rstrip);
     normalizer_ok && pre_ok && added_ok
 }
 
@@ -264,6 +273,25 @@ mod tests {
     }
 
     #[test]
+    fn long_lines_are_tokenized_each_time_and_not_kept() {
+        let tok = word_level(SPLIT, "");
+        let lines = LineTokens::for_tokenizer(&tok).expect("line reuse allowed");
+        let text = format!("def f(x):\n{}\n", "x = 1 ".repeat(1_000));
+        let whole = tok.encode_fast(text.as_str(), false).unwrap();
+        for _ in 0..2 {
+            assert_eq!(lines.ids(&tok, &text).unwrap(), whole.get_ids());
+        }
+        // The short line was kept after the first pass; the 6,000-byte line never was.
+        assert_eq!(
+            lines.counts(),
+            LineCounts {
+                reused: 1,
+                tokenized: 3
+            }
+        );
+    }
+
+    #[test]
     fn tokenizers_that_can_span_a_line_break_tokenize_whole_texts() {
         let byte_level =
             r#"{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true}"#;
@@ -278,6 +306,10 @@ mod tests {
         let stripping = r#"{"id":8,"content":"[MARK]","single_word":false,"lstrip":false,
             "rstrip":true,"normalized":false,"special":true}"#;
         assert!(LineTokens::for_tokenizer(&word_level(SPLIT, stripping)).is_none());
+        // A normalized added token matches the normalized text, where a line break is a space.
+        let indent = r#"{"id":8,"content":"  ","single_word":false,"lstrip":false,
+            "rstrip":false,"normalized":true,"special":false}"#;
+        assert!(LineTokens::for_tokenizer(&word_level(SPLIT, indent)).is_none());
         // A tokenizer that truncates cannot count a long text's lines.
         let mut truncating = word_level(SPLIT, "");
         truncating

@@ -287,19 +287,24 @@ fn a_named_but_missing_gpu_graph_is_reported_and_not_counted_as_there() {
     assert_eq!(det.batch_shapes(), BatchShapes::Exact);
 }
 
+/// `name`'s detector on 2 CPU threads with fixed-shape batches of 8 rows.
+fn fixed_shapes(name: &str) -> OnnxDetector {
+    OnnxDetector::open(
+        &model(name),
+        OnnxOptions {
+            shapes: Some(BatchShapes::Fixed),
+            ..cpu(8)
+        },
+    )
+    .unwrap()
+}
+
 #[test]
 fn fixed_shapes_give_a_sequence_the_same_vector_in_any_company_and_from_any_caller() {
     let programs = programs();
     let texts: Vec<&str> = programs.iter().map(String::as_str).collect();
     for name in ["minilm", "tiny-embedding"] {
-        let det = OnnxDetector::open(
-            &model(name),
-            OnnxOptions {
-                shapes: Some(BatchShapes::Fixed),
-                ..cpu(8)
-            },
-        )
-        .unwrap();
+        let det = fixed_shapes(name);
         assert!(det.shares_batches());
         assert!(composition_independent(&det, &texts).unwrap(), "{name}");
         let alone = det.vectors(&texts).unwrap();
@@ -316,14 +321,7 @@ fn row_counts_the_canaries_pass_give_real_programs_their_full_batch_rows() {
     let programs = programs();
     let texts: Vec<&str> = programs.iter().map(String::as_str).collect();
     for name in ["minilm", "tiny-embedding"] {
-        let det = OnnxDetector::open(
-            &model(name),
-            OnnxOptions {
-                shapes: Some(BatchShapes::Fixed),
-                ..cpu(8)
-            },
-        )
-        .unwrap();
+        let det = fixed_shapes(name);
         let rows = det.fixed_rows().to_vec();
         assert_eq!(
             rows.last(),
